@@ -1,0 +1,72 @@
+/**
+ * The contract every engine implements. The core (template cache, test databases, cleanup)
+ * speaks only to this interface; an engine file holds all of its SQL.
+ */
+import type { SqlFamily } from '../quote.js';
+import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
+
+/** The little we need from a driver connection; each engine wraps its driver into this. */
+export interface SqlClient {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/** What we write next to every database we create, and check before anything destructive. */
+export interface Marker {
+  tool: 'fast-test-db';
+  kind: 'template' | 'database';
+  /** ISO timestamp of creation, for `clean --older-than`. */
+  created: string;
+  run?: string;
+  fingerprint?: string;
+  /** Creating process, to tell a live owner from a crashed one. */
+  pid?: number;
+  host?: string;
+}
+
+export type TemplateState = 'missing' | 'incomplete' | 'complete';
+
+export interface Dialect {
+  readonly engine: Engine;
+  readonly family: SqlFamily;
+  /** Opens a connection; `database` defaults to the server's admin database. */
+  connect(server: ServerInfo, database?: string): Promise<SqlClient>;
+  /** A URL a user's driver or ORM accepts for `database`. */
+  url(server: ServerInfo, database: string): string;
+  /** Runs `fn` holding a server-wide lock named `key`, so racing processes build a template once. */
+  withLock<T>(admin: SqlClient, key: string, fn: () => Promise<T>): Promise<T>;
+  templateState(admin: SqlClient, name: string): Promise<TemplateState>;
+  /** An empty database carrying `marker`, ready for migrations. */
+  createEmpty(admin: SqlClient, name: string, marker: Marker): Promise<void>;
+  /** After migrations: optional UNLOGGED conversion, capture what clones need, then mark complete. */
+  completeTemplate(admin: SqlClient, server: ServerInfo, name: string, opts: { unlogged: boolean }): Promise<void>;
+  /** A new database `name` with the template's schema and rows. */
+  clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
+  /** Drops `name`. Callers check the marker first. */
+  drop(admin: SqlClient, name: string, opts: { force?: boolean }): Promise<void>;
+  /** undefined: no such database; null: it exists and is not ours. */
+  readMarker(admin: SqlClient, name: string): Promise<Marker | null | undefined>;
+  /** Every database carrying our marker whose name starts with `prefix`. */
+  listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
+  /** Per-database, reversible speed settings for servers we do not own. */
+  tuneDatabase(admin: SqlClient, name: string): Promise<void>;
+  /** Empties tables with rows and restarts counters; `db` is connected to database `name`. */
+  reset(db: SqlClient, name: string): Promise<ResetReport>;
+  describe(admin: SqlClient, server: ServerInfo): Promise<DescribeReport>;
+}
+
+export const MARKER_TAG = 'fast-test-db';
+
+export function encodeMarker(m: Marker): string {
+  return `${MARKER_TAG} ${JSON.stringify(m)}`;
+}
+
+export function decodeMarker(text: string | null | undefined): Marker | null {
+  if (!text || !text.startsWith(MARKER_TAG + ' ')) return null;
+  try {
+    const m = JSON.parse(text.slice(MARKER_TAG.length + 1)) as Marker;
+    return m.tool === 'fast-test-db' ? m : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,123 @@
+/** Public types of fast-test-db. */
+
+export type Engine = 'postgres' | 'mysql';
+export type Flavor = 'postgres' | 'mysql' | 'mariadb';
+export type ServerMode = 'auto' | 'embedded' | 'external' | 'container';
+
+/** A running server and how to reach it as admin. Serializable: it travels to worker processes in an env var. */
+export interface ServerInfo {
+  engine: Engine;
+  flavor: Flavor;
+  /** Full version string, e.g. "18.1" or "10.11.19-MariaDB". */
+  version: string;
+  major: number;
+  provider: 'embedded' | 'external' | 'container';
+  /** True when fast-test-db started this server: we may tune it, and we stop it. */
+  owned: boolean;
+  /** True when durability is off (read back from the server, not assumed). */
+  tuned: boolean;
+  host: string;
+  port: number;
+  /** Unix socket directory (PostgreSQL) or socket path (MySQL), when the server has one. */
+  socket?: string;
+  user: string;
+  password: string;
+  /** The database admin connections use (postgres / mysql). */
+  adminDatabase: string;
+  /** For owned servers: the state directory that the keeper process watches. */
+  stateDir?: string;
+}
+
+/** Connection options for one database, in the shape most drivers take. */
+export interface ConnectionOptions {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export interface ResetReport {
+  /** Tables that had rows and were emptied. */
+  emptied: string[];
+  /** Sequences / AUTO_INCREMENT counters restarted. */
+  restarted: string[];
+  ms: number;
+}
+
+export interface DescribeReport {
+  engine: Engine;
+  flavor: Flavor;
+  version: string;
+  owned: boolean;
+  provider: ServerInfo['provider'];
+  tuned: boolean;
+  /** Settings read back from the server: name -> value. */
+  settings: Record<string, string>;
+  /** Settings that differ from what a tuned server has: name -> { expected, actual }. */
+  untuned: Record<string, { expected: string; actual: string }>;
+}
+
+export interface TestDatabase extends AsyncDisposable {
+  readonly name: string;
+  readonly url: string;
+  readonly connection: ConnectionOptions;
+  readonly server: ServerInfo;
+  /** The template this database was cloned from, and whether this call had to build it. */
+  readonly template: { name: string; fingerprint: string; built: boolean };
+  /** Empties every table that has rows and restarts sequences; respects foreign keys. */
+  reset(): Promise<ResetReport>;
+  /** Drops this database and clones it again from the template. */
+  recreate(opts?: { force?: boolean }): Promise<void>;
+  /** Drops this database. With `force`, connections still open to it are terminated first. */
+  destroy(opts?: { force?: boolean }): Promise<void>;
+  /** Reads the server's settings back and says whether it is really tuned. */
+  describe(): Promise<DescribeReport>;
+}
+
+export type MigrateFn = (url: string, ctx: { database: string; server: ServerInfo; connection: ConnectionOptions }) => Promise<void>;
+
+export interface TestDatabaseOptions {
+  /** 'postgres' (default) or 'mysql'. Inferred from `url` when that is given. Env: FAST_TEST_DB_ENGINE. */
+  engine?: Engine;
+  /** Where the server comes from. Default 'auto': `url` if given, otherwise embedded. Env: FAST_TEST_DB_SERVER_MODE. */
+  server?: ServerMode;
+  /** Admin URL of a server we do not own. Env: TEST_DATABASE_URL. */
+  url?: string;
+  /** Allow `url` to point at a non-loopback host. Env: FAST_TEST_DB_ALLOW_REMOTE=1. */
+  allowRemote?: boolean;
+  /** Builds the schema into the template database, once per fingerprint. */
+  migrate?: MigrateFn;
+  /** Anything that identifies the schema (e.g. an ORM's DDL hash); part of the fingerprint. */
+  cacheKey?: string;
+  /** Globs (relative to cwd) whose file contents are part of the fingerprint. */
+  migrationFiles?: string | string[];
+  /** This worker's id. Default: detected from the test runner's env vars, else `p<pid>`. Env: FAST_TEST_DB_WORKER. */
+  worker?: string;
+  /** Run identity so that many CI jobs can share one server. Default: from CI env vars. Env: FAST_TEST_DB_RUN_ID. */
+  runId?: string;
+  /** CI shard, part of the name. Env: FAST_TEST_DB_SHARD. */
+  shard?: string;
+  /** Extra name part, e.g. a test file for per-file isolation. */
+  suffix?: string;
+  /** Name prefix of everything we create. Default 'ftdb'. Env: FAST_TEST_DB_PREFIX. */
+  prefix?: string;
+  /** Convert template tables to UNLOGGED (PostgreSQL). Default 'auto': on where the server is not tuned. */
+  unlogged?: boolean | 'auto';
+  /** Keep an owned server alive across runs; it stops itself after `idleTimeoutMs` with no client. Env: FAST_TEST_DB_REUSE=1. */
+  reuse?: boolean;
+  idleTimeoutMs?: number;
+  /** Directory with the server binaries (postgres/initdb, or mysqld/mariadbd). Env: FAST_TEST_DB_BIN_DIR. */
+  binDir?: string;
+  /** Where owned servers keep their data. Default /dev/shm, else the OS temp dir. Env: FAST_TEST_DB_DATA_ROOT. */
+  dataRoot?: string;
+  /** max_connections of owned servers. Default 300. */
+  maxConnections?: number;
+  /** Templates kept per prefix; older ones are dropped. Default 3. */
+  keepTemplates?: number;
+  /** MySQL/MariaDB only: InnoDB buffer pool and redo log sizes of owned servers, e.g. '512M'. */
+  bufferPoolSize?: string;
+  redoLogSize?: string;
+  /** Container image for server: 'container'. */
+  image?: string;
+}
