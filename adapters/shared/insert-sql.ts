@@ -1,0 +1,51 @@
+/**
+ * The INSERT text every adapter's fastInsert sends, built once per (table, column set, row count)
+ * and cached, so that the driver can reuse it as a prepared statement.
+ */
+import { quoteIdent, quoteQualified, type SqlFamily } from '../../src/quote.js';
+
+/** Bind parameters one statement may carry: both PostgreSQL and MySQL count them in 16 bits. */
+export const MAX_BIND_PARAMS = 65_535;
+
+export interface InsertShape {
+  family: SqlFamily;
+  /** Table, optionally with its schema (PostgreSQL) or database (MySQL) first. */
+  table: string[];
+  columns: string[];
+  rows: number;
+  /** PostgreSQL: columns to return (RETURNING). Ignored on MySQL, which reports insertId. */
+  returning?: string[];
+}
+
+/** Largest row count per statement for this many columns. */
+export function rowsPerStatement(columnCount: number, cap = 1000): number {
+  return Math.max(1, Math.min(cap, Math.floor(MAX_BIND_PARAMS / Math.max(1, columnCount))));
+}
+
+/** Splits rows into batches that each fit one statement. */
+export function chunk<T>(rows: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+const cache = new Map<string, string>();
+
+export function insertSql(shape: InsertShape): string {
+  const key = JSON.stringify(shape);
+  let sql = cache.get(key);
+  if (sql) return sql;
+  const { family, columns, rows } = shape;
+  const cols = columns.map((c) => quoteIdent(family, c)).join(', ');
+  let n = 0;
+  const tuple = () => `(${columns.map(() => (family === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
+  const values =
+    columns.length === 0
+      ? family === 'postgres' ? ' DEFAULT VALUES' : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')
+      : ` (${cols}) VALUES ` + Array.from({ length: rows }, tuple).join(', ');
+  const returning = family === 'postgres' && shape.returning?.length ? ` RETURNING ${shape.returning.map((c) => quoteIdent(family, c)).join(', ')}` : '';
+  sql = `INSERT INTO ${quoteQualified(family, ...shape.table)}${values}${returning}`;
+  if (cache.size > 5000) cache.clear();
+  cache.set(key, sql);
+  return sql;
+}

@@ -1,0 +1,40 @@
+/**
+ * How an engine describes the server it wants started. The registry hands a LaunchPlan to the
+ * keeper process, which runs `init`, then `server`, and stops and cleans up when no client is left.
+ * Engines never spawn long-lived processes themselves: the keeper owns them, so that a client
+ * killed with SIGKILL still leaves no server behind.
+ */
+import type { ServerInfo, TestDatabaseOptions } from '../types.js';
+
+export interface Command {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Run as this user (we are root and the server refuses root). */
+  uid?: number;
+  gid?: number;
+}
+
+export interface LaunchPlan {
+  /** Commands run once, in order, before the server (initdb, mariadb-install-db). Each must exit 0. */
+  init: Command[];
+  server: Command;
+  /** Signal for a fast, clean shutdown (PostgreSQL: SIGINT; mysqld: SIGTERM). */
+  stopSignal: 'SIGINT' | 'SIGTERM';
+  /** Paths the keeper removes once the server has exited. */
+  cleanup: string[];
+  /**
+   * Runs in the client once the keeper has started the server: wait until it answers queries,
+   * read its settings back, and return how to reach it.
+   */
+  ready(signal: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo>;
+}
+
+export interface PlanContext {
+  /** This server's own directory (on tmpfs); the plan puts data and sockets below it. */
+  dir: string;
+  /** A port that was free a moment ago. */
+  port: number;
+  options: TestDatabaseOptions;
+}
