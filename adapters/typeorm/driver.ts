@@ -1,0 +1,89 @@
+/**
+ * The two TypeORM drivers fastInsert speaks to, reached below TypeORM: a pg Pool (or the pg
+ * client of an open QueryRunner) and a mysql2 pool (or connection). Statements go out prepared:
+ * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
+ */
+import { createHash } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { FastTestDbError, classifyDriverError } from '../../src/errors.js';
+import type { SqlFamily } from '../../src/quote.js';
+
+export interface InsertOutcome {
+  /** PostgreSQL: the RETURNING rows, in VALUES order. */
+  rows: Record<string, unknown>[];
+  /** MySQL: the first AUTO_INCREMENT value the statement generated (0 when none). */
+  insertId: number;
+}
+
+export type Runner = (text: string, values: unknown[]) => Promise<InsertOutcome>;
+
+interface PgQueryable {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
+}
+interface MysqlExecutable {
+  execute(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
+}
+
+const names = new Map<string, string>();
+
+/** A stable statement name per text: pg refuses one name for two texts, so the name is the text's hash. */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = 'ftdb_' + createHash('sha1').update(text).digest('hex').slice(0, 20);
+    if (names.size > 10_000) names.clear();
+    names.set(text, name);
+  }
+  return name;
+}
+
+export function familyOf(dataSource: DataSource): SqlFamily {
+  const type = dataSource.options.type;
+  if (type === 'postgres') return 'postgres';
+  if (type === 'mysql' || type === 'mariadb') return 'mysql';
+  throw new FastTestDbError('UNSUPPORTED', `fastInsert does not support the TypeORM driver "${type}"`, 'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one');
+}
+
+function pgRunner(target: PgQueryable): Runner {
+  return async (text, values) => {
+    try {
+      const res = await target.query({ name: statementName(text), text, values });
+      return { rows: res.rows, insertId: 0 };
+    } catch (e) {
+      throw classifyDriverError(e, `fastInsert: ${text.slice(0, 200)}`);
+    }
+  };
+}
+
+function mysqlRunner(target: MysqlExecutable): Runner {
+  return (text, values) =>
+    new Promise((resolve, reject) => {
+      target.execute(text, values, (err, result) => {
+        if (err) return reject(classifyDriverError(err, `fastInsert: ${text.slice(0, 200)}`));
+        const insertId = Number((result as { insertId?: number | string }).insertId ?? 0);
+        resolve({ rows: [], insertId });
+      });
+    });
+}
+
+/**
+ * Where the statement runs: inside the caller's transaction when the repository belongs to a
+ * QueryRunner (manager.transaction(...)), otherwise on the DataSource's pool.
+ */
+export async function runnerFor(dataSource: DataSource, family: SqlFamily, queryRunner: QueryRunner | undefined): Promise<Runner> {
+  if (queryRunner && !queryRunner.isReleased) {
+    const conn = (await queryRunner.connect()) as PgQueryable & MysqlExecutable;
+    return family === 'postgres' ? pgRunner(conn) : mysqlRunner(conn);
+  }
+  const driver = dataSource.driver as unknown as { master?: PgQueryable; pool?: MysqlExecutable };
+  if (family === 'postgres') {
+    if (!driver.master) throw notConnected();
+    return pgRunner(driver.master);
+  }
+  if (!driver.pool) throw notConnected();
+  return mysqlRunner(driver.pool);
+}
+
+function notConnected(): FastTestDbError {
+  return new FastTestDbError('UNSUPPORTED', 'fastInsert needs an initialised DataSource without replication (no pool found on its driver)', 'call dataSource.initialize() first; with `replication` options, pass a repository from a QueryRunner: dataSource.createQueryRunner("master").manager.getRepository(Entity)');
+}

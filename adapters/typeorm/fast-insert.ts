@@ -1,0 +1,268 @@
+/**
+ * fastInsert: the rows repository.insert() would write, without what insert() does around them
+ * (query builder, parameter rewriting, a QueryRunner per call, a SELECT to reload defaults on MySQL).
+ * The statement text is built once per (entity, column set, row count) from TypeORM's metadata and
+ * sent prepared; values go through the driver's own preparePersistentValue, as insert() does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
+import type { DataSource, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
+import { FastTestDbError } from '../../src/errors.js';
+import type { SqlFamily } from '../../src/quote.js';
+import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import { familyOf, runnerFor, type Runner } from './driver.js';
+
+export interface FastInsertOptions {
+  /**
+   * Entity subscribers with beforeInsert/afterInsert are not called by fastInsert. By default their
+   * presence is an error (the row could differ from insert()'s); 'skip' inserts without them.
+   */
+  subscribers?: 'error' | 'skip';
+}
+
+export interface FastInsertResult {
+  /** Primary key of each row, in input order (as InsertResult.identifiers). */
+  identifiers: ObjectLiteral[];
+  /** Values the database or fastInsert generated for each row (as InsertResult.generatedMaps). */
+  generatedMaps: ObjectLiteral[];
+}
+
+export type FastInsertTarget<T extends ObjectLiteral> = Repository<T> | { entity: EntityTarget<T>; dataSource: DataSource };
+
+interface EntityPlan {
+  metadata: EntityMetadata;
+  dataSource: DataSource;
+  family: SqlFamily;
+  table: string[];
+  /** Columns an INSERT may carry, in metadata order (the order insert() uses). */
+  columns: ColumnMetadata[];
+  spatial: Set<ColumnMetadata>;
+  /** UUID keys TypeORM generates in the client because the engine cannot (MySQL). */
+  clientUuid: Set<ColumnMetadata>;
+  /** MySQL: the AUTO_INCREMENT key whose value comes back as insertId. */
+  increment?: ColumnMetadata;
+  /** PostgreSQL: what insert() asks back with RETURNING. */
+  returning: ColumnMetadata[];
+  statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
+  poolRunner?: Runner;
+  subscribersChecked: boolean;
+}
+
+const plans = new WeakMap<DataSource, Map<unknown, EntityPlan>>();
+
+function unsupported(what: string, fix: string): FastTestDbError {
+  return new FastTestDbError('UNSUPPORTED', `fastInsert: ${what}`, fix);
+}
+
+function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, metadata?: EntityMetadata): EntityPlan {
+  let byEntity = plans.get(dataSource);
+  if (!byEntity) plans.set(dataSource, (byEntity = new Map()));
+  let plan = byEntity.get(target);
+  if (plan) return plan;
+
+  const md = metadata ?? dataSource.getMetadata(target);
+  const family = familyOf(dataSource);
+  const driver = dataSource.driver;
+  if (md.treeType) {
+    throw unsupported(`${md.name} is a tree entity (${md.treeType}); insert() would write it without its tree bookkeeping`, 'seed tree entities with repository.save() or treeRepository.save()');
+  }
+  if (md.tableType === 'view') throw unsupported(`${md.name} is a view entity`, 'insert into the tables the view reads from');
+  const columns = md.columns.filter((c) => {
+    if (!c.isInsert) return false;
+    // insert() leaves SERIAL keys out on PostgreSQL, even when the row carries a value.
+    if (family === 'postgres' && c.isGenerated && c.generationStrategy === 'increment') return false;
+    return true;
+  });
+  const spatialTypes = (driver as unknown as { spatialTypes: unknown[] }).spatialTypes ?? [];
+  plan = {
+    metadata: md,
+    dataSource,
+    family,
+    table: [family === 'postgres' ? md.schema : md.database, md.tableName].filter((p): p is string => !!p),
+    columns,
+    spatial: new Set(columns.filter((c) => spatialTypes.includes(c.type))),
+    clientUuid: new Set(columns.filter((c) => c.isGenerated && c.generationStrategy === 'uuid' && !driver.isUUIDGenerationSupported())),
+    increment: md.columns.find((c) => c.isPrimary && c.isGenerated && c.generationStrategy === 'increment'),
+    returning: family === 'postgres' ? md.getInsertionReturningColumns() : [],
+    statements: new Map(),
+    subscribersChecked: false,
+  };
+  byEntity.set(target, plan);
+  return plan;
+}
+
+function checkSubscribers(plan: EntityPlan, opts: FastInsertOptions): void {
+  if (plan.subscribersChecked || opts.subscribers === 'skip') return;
+  const target = plan.metadata.target;
+  const listening = plan.dataSource.subscribers.filter((s) => {
+    if (!s.beforeInsert && !s.afterInsert) return false;
+    const to = s.listenTo?.();
+    return !to || to === Object || to === target || (typeof target === 'function' && target.prototype instanceof (to as new () => unknown));
+  });
+  if (listening.length) {
+    throw unsupported(
+      `${listening.map((s) => s.constructor.name).join(', ')} listen(s) to inserts of ${plan.metadata.name}, and fastInsert does not call subscribers`,
+      `pass { subscribers: 'skip' } if the rows do not depend on them, or use repository.insert() for this entity`,
+    );
+  }
+  plan.subscribersChecked = true;
+}
+
+interface PreparedRow {
+  key: string;
+  values: unknown[];
+  columns: ColumnMetadata[];
+  local?: Map<ColumnMetadata, unknown>;
+}
+
+/** One row's values, exactly as insert() computes them; undefined means DEFAULT, so the column is left out. */
+function prepareRow(plan: EntityPlan, row: ObjectLiteral): PreparedRow {
+  const driver = plan.dataSource.driver;
+  const values: unknown[] = [];
+  const columns: ColumnMetadata[] = [];
+  let key = '';
+  let local: Map<ColumnMetadata, unknown> | undefined;
+  const cols = plan.columns;
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i]!;
+    let v: unknown;
+    if (c.isDiscriminator) {
+      v = plan.metadata.discriminatorValue;
+    } else {
+      v = c.getEntityValue(row);
+      if (typeof v === 'function') {
+        throw unsupported(`${plan.metadata.name}.${c.propertyPath} is a SQL expression (a function value)`, 'pass a plain value, or use repository.insert() for rows with SQL expressions');
+      }
+      if (v === undefined && c.relationMetadata && c.referencedColumn) checkRelation(plan, c, row);
+      v = driver.preparePersistentValue(v, c);
+      if (v === undefined) {
+        if (c.isVersion) v = 1;
+        else if (plan.clientUuid.has(c)) {
+          v = randomUUID();
+          (local ??= new Map()).set(c, v);
+        } else continue;
+      } else if (v !== null && plan.spatial.has(c)) {
+        throw unsupported(`${plan.metadata.name}.${c.propertyPath} is a spatial column`, 'use repository.insert() for rows with spatial values');
+      }
+    }
+    key += i + ',';
+    values.push(v);
+    columns.push(c);
+  }
+  return { key, values, columns, local };
+}
+
+/** A related object without its key would silently become a NULL foreign key: insert() does that, we refuse. */
+function checkRelation(plan: EntityPlan, c: ColumnMetadata, row: ObjectLiteral): void {
+  const related = c.relationMetadata!.getEntityValue(row);
+  if (related !== null && typeof related === 'object' && !(related instanceof Date) && !ArrayBuffer.isView(related)) {
+    throw unsupported(
+      `${plan.metadata.name}.${c.relationMetadata!.propertyPath} is an object without ${c.referencedColumn!.propertyPath}; fastInsert does not cascade, so its foreign key would be NULL`,
+      'insert the related row first (fastInsert returns its key) and pass it, or pass its id',
+    );
+  }
+}
+
+function statement(plan: EntityPlan, row: PreparedRow, rows: number): string {
+  const k = row.key + '|' + rows;
+  let st = plan.statements.get(k);
+  if (!st) {
+    const text = insertSql({
+      family: plan.family,
+      table: plan.table,
+      columns: row.columns.map((c) => c.databaseName),
+      rows,
+      returning: plan.returning.map((c) => c.databaseName),
+    });
+    st = { text, columns: row.columns };
+    if (plan.statements.size > 2000) plan.statements.clear();
+    plan.statements.set(k, st);
+  }
+  return st.text;
+}
+
+function resolveTarget<T extends ObjectLiteral>(target: FastInsertTarget<T>): { dataSource: DataSource; entity: EntityTarget<T>; metadata?: EntityMetadata; queryRunner?: QueryRunner } {
+  if ('entity' in target && 'dataSource' in target && !('metadata' in target)) {
+    return { dataSource: target.dataSource, entity: target.entity };
+  }
+  const repo = target as Repository<T>;
+  if (!repo.manager || !repo.metadata) {
+    throw new FastTestDbError('BAD_OPTION', 'fastInsert: the first argument is neither a Repository nor { entity, dataSource }', 'pass dataSource.getRepository(Entity), or { entity: Entity, dataSource }');
+  }
+  return { dataSource: repo.manager.dataSource, entity: repo.target, metadata: repo.metadata, queryRunner: repo.queryRunner ?? repo.manager.queryRunner };
+}
+
+/**
+ * Inserts one row or many, as `repository.insert()` would write them, and sets generated keys on
+ * the objects passed in. Arrays go out as multi-row INSERTs within the engine's parameter limit.
+ */
+export async function fastInsert<T extends ObjectLiteral>(
+  target: FastInsertTarget<T>,
+  rowOrRows: Partial<T> | T | ReadonlyArray<Partial<T> | T>,
+  opts: FastInsertOptions = {},
+): Promise<FastInsertResult> {
+  const { dataSource, entity, metadata, queryRunner } = resolveTarget(target);
+  const plan = planFor(dataSource, entity as EntityTarget<ObjectLiteral>, metadata);
+  checkSubscribers(plan, opts);
+  const rows = (Array.isArray(rowOrRows) ? rowOrRows : [rowOrRows]) as ObjectLiteral[];
+  const result: FastInsertResult = { identifiers: [], generatedMaps: [] };
+  if (rows.length === 0) return result;
+
+  const md = plan.metadata;
+  if (md.beforeInsertListeners.length) await runListeners(md.beforeInsertListeners, rows);
+
+  let run: Runner;
+  if (queryRunner && !queryRunner.isReleased) run = await runnerFor(dataSource, plan.family, queryRunner);
+  else run = plan.poolRunner ??= await runnerFor(dataSource, plan.family, undefined);
+
+  const prepared = rows.map((r) => prepareRow(plan, r));
+  let start = 0;
+  while (start < prepared.length) {
+    // Rows with the same column set share a statement; a change of set starts a new batch, keeping input order.
+    const first = prepared[start]!;
+    let end = start + 1;
+    while (end < prepared.length && prepared[end]!.key === first.key) end++;
+    const size = first.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(first.columns.length);
+    const idx = Array.from({ length: end - start }, (_, i) => start + i);
+    for (const part of chunk(idx, size)) {
+      const values = part.length === 1 ? prepared[part[0]!]!.values : part.flatMap((i) => prepared[i]!.values);
+      const out = await run(statement(plan, first, part.length), values);
+      part.forEach((rowIndex, j) => {
+        const generated = applyGenerated(plan, rows[rowIndex]!, prepared[rowIndex]!, out.rows[j], out.insertId ? out.insertId + j : 0);
+        result.generatedMaps[rowIndex] = generated;
+      });
+    }
+    start = end;
+  }
+  for (const r of rows) result.identifiers.push(md.getEntityIdMap(r) ?? {});
+  if (md.afterInsertListeners.length) await runListeners(md.afterInsertListeners, rows);
+  return result;
+}
+
+async function runListeners(listeners: EntityMetadata['beforeInsertListeners'], rows: ObjectLiteral[]): Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  for (const row of rows) {
+    for (const l of listeners) {
+      if (!l.isAllowed(row)) continue;
+      const r = l.execute(row) as unknown;
+      if (r instanceof Promise) pending.push(r);
+    }
+  }
+  await Promise.all(pending);
+}
+
+/** Merges what the database returned (or we generated) into the caller's object, as insert() does. */
+function applyGenerated(plan: EntityPlan, entity: ObjectLiteral, row: PreparedRow, returned: Record<string, unknown> | undefined, insertId: number): ObjectLiteral {
+  const map: ObjectLiteral = {};
+  const set = (c: ColumnMetadata, v: unknown) => {
+    c.setEntityValue(map, v);
+    c.setEntityValue(entity, v);
+  };
+  if (returned) {
+    for (const c of plan.returning) if (c.databaseName in returned) set(c, returned[c.databaseName]);
+  }
+  if (row.local) for (const [c, v] of row.local) set(c, v);
+  if (insertId && plan.increment && !row.columns.includes(plan.increment)) set(plan.increment, insertId);
+  return map;
+}
