@@ -1,0 +1,228 @@
+/**
+ * fastInsert for Drizzle: the rows `db.insert(table).values(rows)` would write, sent as a cached
+ * prepared statement per (table, column set) straight to the driver client, batched within the
+ * bind-parameter limit. PostgreSQL returns the inserted rows (like `.returning()`), MySQL the
+ * generated keys (like `.$returningId()`).
+ */
+import type { InferModelFromColumns } from 'drizzle-orm';
+import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
+import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'drizzle-orm/mysql-core';
+import { FastTestDbError } from '../../src/errors.js';
+import type { SqlFamily } from '../../src/quote.js';
+import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import { isSqlValue, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
+import { runnerFor, type Runner } from './runners.js';
+
+type AnyPgDb = PgDatabase<any, any, any>;
+type AnyMySqlDb = MySqlDatabase<any, any, any, any>;
+
+/** What `.$returningId()` gives for one row of `T`. */
+export type MySqlInsertedId<T extends MySqlTable> = InferModelFromColumns<GetPrimarySerialOrDefaultKeys<T['_']['columns']>>;
+
+export interface FastInsertOptions {
+  /** false: return only the number of rows inserted (PostgreSQL then sends no RETURNING). */
+  returning?: boolean;
+}
+
+interface ColumnPlan {
+  key: string;
+  column: DrizzleColumn;
+  dbName: string;
+  /** MySQL: reported by $returningId. */
+  isId: boolean;
+}
+
+interface TablePlan {
+  family: SqlFamily;
+  table: string[];
+  insertable: ColumnPlan[];
+  /** PostgreSQL: every column, in declaration order, as `.returning()` selects them. */
+  returning: ColumnPlan[];
+  /** MySQL: the keys `$returningId()` reports (primary and AUTO_INCREMENT or $defaultFn). */
+  ids: ColumnPlan[];
+  /** SQL text by column set and row count. */
+  statements: Map<string, string>;
+}
+
+interface PreparedRow {
+  /** Indexes into `insertable` of the columns this row sends; rows with the same set share a statement. */
+  set: string;
+  columns: number[];
+  values: unknown[];
+  /** MySQL: values of id columns known before the insert (given or from $defaultFn). */
+  ids?: Record<string, unknown>;
+}
+
+const plans = new WeakMap<object, WeakMap<object, TablePlan>>();
+
+function unsupported(what: string, fix: string): FastTestDbError {
+  return new FastTestDbError('UNSUPPORTED', what, fix);
+}
+
+function planFor(db: any, table: object, family: SqlFamily): TablePlan {
+  // Column names depend on the instance's casing option, so plans are kept per dialect.
+  const dialect = db.dialect as object;
+  let byTable = plans.get(dialect);
+  if (!byTable) plans.set(dialect, (byTable = new WeakMap()));
+  let plan = byTable.get(table);
+  if (plan) return plan;
+  if (!isTable(table)) throw unsupported('fastInsert needs a Drizzle table (the value pgTable()/mysqlTable() returns)', 'pass the table object from your schema, not a view, subquery or name');
+  const casing = (dialect as { casing: { getColumnCasing(c: DrizzleColumn): string } }).casing;
+  const all: ColumnPlan[] = tableColumns(table).map(([key, column]) => ({
+    key,
+    column,
+    dbName: casing.getColumnCasing(column),
+    isId: family === 'mysql' && column.primary && (column.autoIncrement === true || column.defaultFn !== undefined),
+  }));
+  const schema = tableSchema(table);
+  plan = {
+    family,
+    table: schema ? [schema, tableName(table)] : [tableName(table)],
+    // Generated (computed) columns take no value, as in Drizzle's own insert.
+    insertable: all.filter((c) => !c.column.shouldDisableInsert()),
+    returning: all,
+    ids: all.filter((c) => c.isId),
+    statements: new Map(),
+  };
+  byTable.set(table, plan);
+  return plan;
+}
+
+function toDriver(plan: ColumnPlan, value: unknown): unknown {
+  if (value === null) return null;
+  if (isSqlValue(value)) {
+    throw unsupported(
+      `fastInsert cannot send the SQL expression given for column "${plan.key}" as a bind parameter`,
+      'pass a plain value, or insert rows that need SQL expressions with db.insert(table).values(...)',
+    );
+  }
+  const mapped = plan.column.mapToDriverValue(value);
+  if (isSqlValue(mapped)) {
+    throw unsupported(
+      `column "${plan.key}" turns its values into SQL expressions (custom type toDriver returning sql), which fastInsert cannot bind`,
+      'use db.insert(table).values(...) for this table',
+    );
+  }
+  return mapped;
+}
+
+/** Mirrors Drizzle's buildInsertQuery: a missing value takes $defaultFn, else $onUpdate (when no SQL default), else the column default. */
+function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow {
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+    throw unsupported(`fastInsert got ${row === null ? 'null' : Array.isArray(row) ? 'a nested array' : typeof row} where a row object was expected`, 'pass one row object or an array of row objects');
+  }
+  const columns: number[] = [];
+  const values: unknown[] = [];
+  let set = '';
+  let ids: Record<string, unknown> | undefined;
+  const { insertable } = plan;
+  for (let i = 0; i < insertable.length; i++) {
+    const c = insertable[i]!;
+    let value = row[c.key];
+    if (value === undefined) {
+      const col = c.column;
+      if (col.defaultFn !== undefined) value = col.defaultFn();
+      else if (!col.default && col.onUpdateFn !== undefined) value = col.onUpdateFn();
+      else continue;
+    }
+    if (c.isId) (ids ??= {})[c.key] = value;
+    columns.push(i);
+    values.push(toDriver(c, value));
+    set += i + ',';
+  }
+  return { set, columns, values, ids };
+}
+
+function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): string {
+  const first = rows[0]!;
+  const key = `${first.set}|${rows.length}|${returning ? 1 : 0}`;
+  let sql = plan.statements.get(key);
+  if (!sql) {
+    sql = insertSql({
+      family: plan.family,
+      table: plan.table,
+      columns: first.columns.map((i) => plan.insertable[i]!.dbName),
+      rows: rows.length,
+      returning: returning && plan.family === 'postgres' ? plan.returning.map((c) => c.dbName) : undefined,
+    });
+    plan.statements.set(key, sql);
+  }
+  return sql;
+}
+
+function mapReturned(plan: TablePlan, raw: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const cols = plan.returning;
+  for (let i = 0; i < cols.length; i++) {
+    const v = raw[i];
+    out[cols[i]!.key] = v === null ? null : cols[i]!.column.mapFromDriverValue(v);
+  }
+  return out;
+}
+
+function mysqlIds(plan: TablePlan, rows: PreparedRow[], insertId: number): Array<Record<string, unknown>> {
+  let next = insertId;
+  return rows.map((r) => {
+    const out: Record<string, unknown> = {};
+    let generated = false;
+    for (const c of plan.ids) {
+      if (r.ids && c.key in r.ids) out[c.key] = r.ids[c.key];
+      else if (c.column.autoIncrement) {
+        // One multi-row INSERT takes consecutive AUTO_INCREMENT values (what $returningId assumes too).
+        out[c.key] = next;
+        generated = true;
+      }
+    }
+    if (generated) next++;
+    return out;
+  });
+}
+
+async function runBatch(runner: Runner, plan: TablePlan, rows: PreparedRow[], returning: boolean, out: unknown[]): Promise<number> {
+  const sql = statement(plan, rows, returning);
+  const params = rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values);
+  const res = await runner.insert(sql, params, returning && plan.family === 'postgres');
+  if (!returning) return res.affected;
+  if (plan.family === 'postgres') for (const raw of res.rows) out.push(mapReturned(plan, raw));
+  else for (const ids of mysqlIds(plan, rows, res.insertId)) out.push(ids);
+  return res.affected;
+}
+
+export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert']): Promise<T['$inferSelect']>;
+export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, rows: ReadonlyArray<T['$inferInsert']>): Promise<Array<T['$inferSelect']>>;
+export function fastInsert<T extends MySqlTable>(db: AnyMySqlDb, table: T, row: T['$inferInsert']): Promise<MySqlInsertedId<T>>;
+export function fastInsert<T extends MySqlTable>(db: AnyMySqlDb, table: T, rows: ReadonlyArray<T['$inferInsert']>): Promise<Array<MySqlInsertedId<T>>>;
+export function fastInsert<T extends PgTable | MySqlTable>(
+  db: AnyPgDb | AnyMySqlDb,
+  table: T,
+  rows: T['$inferInsert'] | ReadonlyArray<T['$inferInsert']>,
+  options: FastInsertOptions & { returning: false },
+): Promise<number>;
+export async function fastInsert(db: object, table: object, rowOrRows: unknown, options?: FastInsertOptions): Promise<unknown> {
+  const known = runnerFor(db);
+  const runner = 'then' in known ? await known : known;
+  const plan = planFor(db, table, runner.family);
+  const returning = options?.returning !== false;
+  const out: unknown[] = [];
+
+  if (!Array.isArray(rowOrRows)) {
+    const affected = await runBatch(runner, plan, [prepareRow(plan, rowOrRows as Record<string, unknown>)], returning, out);
+    return returning ? out[0] : affected;
+  }
+
+  // Consecutive rows with the same column set share statements, which keeps generated keys in input order.
+  const prepared = rowOrRows.map((r) => prepareRow(plan, r as Record<string, unknown>));
+  let affected = 0;
+  let start = 0;
+  while (start < prepared.length) {
+    let end = start + 1;
+    while (end < prepared.length && prepared[end]!.set === prepared[start]!.set) end++;
+    const run = prepared.slice(start, end);
+    const width = run[0]!.columns.length;
+    // PostgreSQL's DEFAULT VALUES form inserts a single row.
+    const size = width === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(width);
+    for (const batch of chunk(run, size)) affected += await runBatch(runner, plan, batch, returning, out);
+    start = end;
+  }
+  return returning ? out : affected;
+}

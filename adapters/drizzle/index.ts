@@ -1,0 +1,11 @@
+/**
+ * fast-test-db/drizzle: a Drizzle instance on this worker's database, built from your
+ * drizzle-kit migrations (or schema) once per fingerprint, and fastInsert for seeding.
+ */
+export { drizzleTestDb } from './test-db.js';
+export type { DrizzleTestDb, DrizzleTestDbOptions, DrizzleDbFor } from './test-db.js';
+export { fastInsert } from './fast-insert.js';
+export type { FastInsertOptions, MySqlInsertedId } from './fast-insert.js';
+export type { DrizzleDriver } from './drivers.js';
+export { schemaDdl } from './schema-ddl.js';
+export type { Casing } from './schema-ddl.js';

@@ -1,0 +1,117 @@
+/**
+ * Runs fastInsert's statements on the driver client underneath a Drizzle instance, bypassing
+ * Drizzle's query builder but reading results back the way Drizzle's own session does
+ * (same type parsers), so that returned rows match `db.insert(...).returning()`.
+ */
+import { createHash } from 'node:crypto';
+import type { SqlFamily } from '../../src/quote.js';
+import { FastTestDbError } from '../../src/errors.js';
+import { loadPeer } from '../../src/peer.js';
+import { kindOf } from './meta.js';
+
+export interface InsertResult {
+  /** PostgreSQL with RETURNING: one array of raw values per row, in RETURNING order. */
+  rows: unknown[][];
+  /** MySQL: first generated AUTO_INCREMENT value of the statement (0 when none). */
+  insertId: number;
+  affected: number;
+}
+
+export interface Runner {
+  readonly family: SqlFamily;
+  readonly driver: 'pg' | 'postgres-js' | 'mysql2';
+  insert(sql: string, params: unknown[], returning: boolean): Promise<InsertResult>;
+}
+
+// node-postgres: the same OIDs Drizzle's NodePgPreparedQuery leaves as text, so that the
+// columns' mapFromDriverValue sees what it sees under db.insert().returning().
+const PG_TEXT_OIDS = new Set([1184, 1114, 1082, 1186, 1231, 1115, 1185, 1187, 1182]);
+
+function statementName(sql: string, names: Map<string, string>): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = 'ftdb_' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
+    if (names.size > 5000) names.clear();
+    names.set(sql, name);
+  }
+  return name;
+}
+
+async function nodePgRunner(client: any): Promise<Runner> {
+  const pg = await loadPeer('pg', 'fastInsert with drizzle-orm/node-postgres');
+  const pgTypes = pg.types ?? pg.default?.types;
+  const names = new Map<string, string>();
+  const types = {
+    getTypeParser(oid: number, format?: string) {
+      if (PG_TEXT_OIDS.has(oid)) return (v: unknown) => v;
+      return pgTypes.getTypeParser(oid, format);
+    },
+  };
+  return {
+    family: 'postgres',
+    driver: 'pg',
+    async insert(sql, params, returning) {
+      // A name makes node-postgres parse the statement once per connection and reuse it.
+      const res = await client.query({ name: statementName(sql, names), text: sql, values: params, rowMode: 'array', types });
+      return { rows: returning ? res.rows : [], insertId: 0, affected: res.rowCount ?? 0 };
+    },
+  };
+}
+
+function postgresJsRunner(sql: any): Runner {
+  const prepare = sql?.options?.prepare !== false;
+  return {
+    family: 'postgres',
+    driver: 'postgres-js',
+    async insert(text, params, returning) {
+      const q = sql.unsafe(text, params, { prepare });
+      const rows = returning ? await q.values() : await q;
+      return { rows: returning ? rows : [], insertId: 0, affected: rows.count ?? rows.length };
+    },
+  };
+}
+
+function mysql2Runner(client: any): Runner {
+  return {
+    family: 'mysql',
+    driver: 'mysql2',
+    async insert(sql, params) {
+      // execute() prepares once per connection (mysql2 keeps an LRU of statements) and binds.
+      const [res] = await client.execute(sql, params);
+      return { rows: [], insertId: Number(res.insertId ?? 0), affected: Number(res.affectedRows ?? 0) };
+    },
+  };
+}
+
+const runners = new WeakMap<object, Runner>();
+
+/**
+ * The runner for a Drizzle database or transaction. Transactions carry their checked-out client
+ * in their session, so statements run inside the transaction.
+ */
+export function runnerFor(db: unknown): Runner | Promise<Runner> {
+  const session = (db as { session?: { client?: unknown } } | undefined)?.session;
+  const client = (session?.client ?? (db as { $client?: unknown })?.$client) as object | undefined;
+  if (!session || !client) {
+    throw new FastTestDbError('UNSUPPORTED', 'fastInsert needs a Drizzle database or transaction object (the value drizzle() returns)', 'pass the `db` from drizzleTestDb() or from drizzle(client)');
+  }
+  const known = runners.get(client);
+  return known ?? createRunner(session, client);
+}
+
+async function createRunner(session: object, client: object): Promise<Runner> {
+  let runner: Runner;
+  const kind = kindOf(session);
+  if (kind === 'NodePgSession') runner = await nodePgRunner(client);
+  else if (kind === 'PostgresJsSession') runner = postgresJsRunner(client);
+  else if (kind === 'MySql2Session') runner = mysql2Runner(client);
+  else {
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fastInsert does not support the Drizzle driver behind this instance (${kind ?? 'unknown session'})`,
+      'use drizzle-orm/node-postgres, drizzle-orm/postgres-js or drizzle-orm/mysql2, or db.insert(table).values(rows) for other drivers',
+    );
+  }
+  runners.set(client, runner);
+  return runner;
+}
