@@ -1,0 +1,109 @@
+/**
+ * typeormTestDb: the user's own DataSourceOptions, pointed at this worker's clone of a template
+ * that TypeORM's migrations (or synchronize) built once per schema fingerprint.
+ */
+import type { DataSource, DataSourceOptions } from 'typeorm';
+import { FastTestDbError, messageOf } from '../../src/errors.js';
+import { logger } from '../../src/log.js';
+import { loadPeer } from '../../src/peer.js';
+import { createTestDatabase } from '../../src/test-database.js';
+import type { ConnectionOptions, Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import { inspectSchema, type SchemaSource } from './fingerprint.js';
+
+const log = logger('typeorm');
+
+export interface TypeormTestDbOptions extends Omit<TestDatabaseOptions, 'migrate' | 'engine'> {
+  /**
+   * What builds the template. Default: the DataSource's migrations when it has any (plus
+   * synchronize when the options also say `synchronize: true`), otherwise synchronize.
+   */
+  schema?: SchemaSource;
+  /** Applied to the worker's DataSource only, e.g. `{ logging: true }` or a smaller pool via `extra`. */
+  overrides?: Partial<DataSourceOptions>;
+}
+
+export interface TypeormTestDb {
+  /** Initialised, connected to this worker's database; its schema is already there. */
+  dataSource: DataSource;
+  /** The core test database, for reset(), recreate() and destroy(). */
+  db: TestDatabase;
+}
+
+type DataSourceClass = new (o: DataSourceOptions) => DataSource;
+
+export function engineOfOptions(options: DataSourceOptions): Engine {
+  switch (options.type) {
+    case 'postgres':
+      return 'postgres';
+    case 'mysql':
+    case 'mariadb':
+      return 'mysql';
+    default:
+      throw new FastTestDbError('UNSUPPORTED', `fast-test-db/typeorm does not support DataSource type "${options.type}"`, 'use type "postgres", "mysql" or "mariadb"');
+  }
+}
+
+/** The user's options with every way of naming a server replaced by ours. */
+export function pointAt(options: DataSourceOptions, conn: ConnectionOptions, extra: Partial<DataSourceOptions>): DataSourceOptions {
+  return {
+    ...options,
+    url: undefined,
+    replication: undefined,
+    ssl: undefined,
+    host: conn.host,
+    port: conn.port,
+    username: conn.user,
+    password: conn.password,
+    database: conn.database,
+    ...extra,
+  } as DataSourceOptions;
+}
+
+/** Builds the template with the user's own TypeORM setup: migrations in one transaction, or synchronize. */
+async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptions, conn: ConnectionOptions, source: SchemaSource): Promise<void> {
+  const ds = new DataSource(pointAt(options, conn, { synchronize: false, migrationsRun: false, dropSchema: false, logging: false } as Partial<DataSourceOptions>));
+  try {
+    await ds.initialize();
+  } catch (e) {
+    throw new FastTestDbError('MIGRATION_FAILED', `TypeORM could not initialise on the template database ${conn.database}: ${messageOf(e)}`, 'check the entities and options; the same DataSource must initialise in the app', { cause: e });
+  }
+  try {
+    if (source !== 'synchronize') {
+      const ran = await ds.runMigrations({ transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all' });
+      log('template %s: %d migrations', conn.database, ran.length);
+    }
+    if (source !== 'migrations') {
+      await ds.synchronize();
+      log('template %s: synchronized', conn.database);
+    }
+  } catch (e) {
+    throw new FastTestDbError('MIGRATION_FAILED', `building the schema with TypeORM (${source}) failed on ${conn.database}: ${messageOf(e)}`, 'run the same migrations against an empty database to see the failing statement; DEBUG=fast-test-db:* shows ours', { cause: e });
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/**
+ * A worker's test database with the schema of `ormOptions` (migrations run once per fingerprint,
+ * across all workers), and an initialised DataSource on it.
+ */
+export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
+  const engine = engineOfOptions(ormOptions);
+  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
+  const { schema, overrides, ...core } = ourOptions;
+  const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, schema);
+  const db = await createTestDatabase({
+    ...core,
+    engine,
+    cacheKey: [core.cacheKey, `typeorm:${source}:${fingerprint}`].filter(Boolean).join('|'),
+    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
+  });
+  const dataSource = new DataSource(pointAt(ormOptions, db.connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>));
+  try {
+    await dataSource.initialize();
+  } catch (e) {
+    await db.destroy({ force: true }).catch(() => undefined);
+    throw new FastTestDbError('QUERY_FAILED', `TypeORM could not connect to the test database ${db.name}: ${messageOf(e)}`, 'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used', { cause: e });
+  }
+  return { dataSource, db };
+}
