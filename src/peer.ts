@@ -6,8 +6,7 @@ import { FastTestDbError } from './errors.js';
  */
 export async function loadPeer<T = any>(name: string, why: string): Promise<T> {
   try {
-    const mod = await import(name);
-    return (mod.default && Object.keys(mod).length <= 2 ? mod.default : mod) as T;
+    return (await import(name)) as T;
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {

@@ -2,6 +2,7 @@
  * The contract every engine implements. The core (template cache, test databases, cleanup)
  * speaks only to this interface; an engine file holds all of its SQL.
  */
+import { hostname } from 'node:os';
 import type { SqlFamily } from '../quote.js';
 import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
 
@@ -22,6 +23,8 @@ export interface Marker {
   /** Creating process, to tell a live owner from a crashed one. */
   pid?: number;
   host?: string;
+  /** Tables that had rows when the template was completed (migration history, reference data). */
+  seeded?: string[];
 }
 
 export type TemplateState = 'missing' | 'incomplete' | 'complete';
@@ -38,7 +41,10 @@ export interface Dialect {
   templateState(admin: SqlClient, name: string): Promise<TemplateState>;
   /** An empty database carrying `marker`, ready for migrations. */
   createEmpty(admin: SqlClient, name: string, marker: Marker): Promise<void>;
-  /** After migrations: optional UNLOGGED conversion, capture what clones need, then mark complete. */
+  /**
+   * After migrations: optional UNLOGGED conversion, capture what clones need, record the tables that
+   * have rows as `seeded` in the template's marker, then mark it complete.
+   */
   completeTemplate(admin: SqlClient, server: ServerInfo, name: string, opts: { unlogged: boolean }): Promise<void>;
   /** A new database `name` with the template's schema and rows. */
   clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
@@ -50,9 +56,16 @@ export interface Dialect {
   listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
   /** Per-database, reversible speed settings for servers we do not own. */
   tuneDatabase(admin: SqlClient, name: string): Promise<void>;
-  /** Empties tables with rows and restarts counters; `db` is connected to database `name`. */
-  reset(db: SqlClient, name: string): Promise<ResetReport>;
+  /**
+   * Empties tables with rows and restarts counters; `db` is connected to database `name`.
+   * Tables in `keep` (the template's seeded tables) are left as they are.
+   */
+  reset(db: SqlClient, name: string, keep: readonly string[]): Promise<ResetReport>;
   describe(admin: SqlClient, server: ServerInfo): Promise<DescribeReport>;
+}
+
+export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {
+  return { tool: 'fast-test-db', kind, created: new Date().toISOString(), pid: process.pid, host: hostname(), ...extra };
 }
 
 export const MARKER_TAG = 'fast-test-db';

@@ -1,0 +1,13 @@
+/**
+ * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
+ * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
+ */
+export { createTestDatabase, prepareTemplate, resolveNames, workerDatabaseName, type PreparedTemplate } from './test-database.js';
+export { resolveServer as startServer } from './server/resolve.js';
+export { stopOwnedServer } from './server/registry.js';
+export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';
+export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './quote.js';
+export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './workers.js';
+export { SERVER_ENV } from './server/resolve.js';
+export { VERSION } from './version.js';
+export type * from './types.js';

@@ -1,0 +1,126 @@
+/**
+ * The keeper: a small detached process that owns one server. It runs the plan's init commands,
+ * starts the server, and stops it (then removes its data) once no client process holds a lease,
+ * or, for reused servers, once none has for `idleTimeoutMs`. Clients are plain pids, so a client
+ * killed with SIGKILL is noticed on the next poll and leaves no server behind.
+ *
+ * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command, LaunchPlan } from './launch.js';
+import { pidAlive, withFileLock } from './lock.js';
+
+export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup'> & {
+  reuse: boolean;
+  idleTimeoutMs: number;
+};
+
+export interface KeeperStatus {
+  phase: 'init' | 'running' | 'failed' | 'stopping' | 'stopped';
+  keeperPid: number;
+  serverPid?: number;
+  error?: string;
+}
+
+const POLL_MS = 250;
+
+export const keeperFiles = (dir: string) => ({
+  plan: join(dir, 'plan.json'),
+  status: join(dir, 'status.json'),
+  state: join(dir, 'state.json'),
+  log: join(dir, 'server.log'),
+  leases: join(dir, 'leases'),
+  lock: join(dir, 'lock'),
+});
+
+function run(cmd: Command, logFd: number): ChildProcess {
+  return spawn(cmd.command, cmd.args, {
+    cwd: cmd.cwd,
+    env: { ...process.env, ...cmd.env },
+    uid: cmd.uid,
+    gid: cmd.gid,
+    stdio: ['ignore', logFd, logFd],
+  });
+}
+
+function liveLeases(leasesDir: string): number {
+  let live = 0;
+  for (const name of existsSync(leasesDir) ? readdirSync(leasesDir) : []) {
+    if (pidAlive(Number(name))) live++;
+    else rmSync(join(leasesDir, name), { force: true });
+  }
+  return live;
+}
+
+async function main(dir: string): Promise<void> {
+  const files = keeperFiles(dir);
+  const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
+  const logFd = openSync(files.log, 'a');
+  const status = (s: Omit<KeeperStatus, 'keeperPid'>) => writeFileSync(files.status, JSON.stringify({ ...s, keeperPid: process.pid }));
+  let server: ChildProcess | undefined;
+  let stopping = false;
+
+  const finish = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    status({ phase: 'stopping', serverPid: server?.pid });
+    if (server && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill(plan.stopSignal);
+      const timer = setTimeout(() => server?.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
+    status({ phase: 'stopped' });
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void finish(0));
+  process.on('SIGINT', () => void finish(0));
+  process.on('SIGHUP', () => void finish(0));
+
+  status({ phase: 'init' });
+  for (const cmd of plan.init) {
+    const child = run(cmd, logFd);
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    if (code !== 0) {
+      status({ phase: 'failed', error: `${cmd.command} exited with ${code}` });
+      for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
+      process.exit(1);
+    }
+  }
+  server = run(plan.server, logFd);
+  server.once('exit', (code, signal) => {
+    if (stopping) return;
+    status({ phase: 'failed', error: `server exited (${signal ?? code}) by itself; see ${files.log}` });
+    stopping = true;
+    for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
+    process.exit(1);
+  });
+  status({ phase: 'running', serverPid: server.pid });
+
+  let idleSince = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    if (stopping) return;
+    if (liveLeases(files.leases) > 0) {
+      idleSince = Date.now();
+      continue;
+    }
+    const grace = plan.reuse ? plan.idleTimeoutMs : 0;
+    if (Date.now() - idleSince < grace) continue;
+    // Decide under the registry's lock, so that no client joins a server that is about to stop.
+    const stop = await withFileLock(files.lock, async () => {
+      if (liveLeases(files.leases) > 0) return false;
+      if (existsSync(files.state)) unlinkSync(files.state);
+      return true;
+    });
+    if (stop) await finish(0);
+    else idleSince = Date.now();
+  }
+}
+
+const dirArg = process.argv[2];
+if (dirArg) void main(dirArg);

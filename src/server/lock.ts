@@ -1,0 +1,55 @@
+/**
+ * A cross-process lock on the local machine: a directory created atomically with mkdir, holding the
+ * owner's pid. A lock whose owner died (SIGKILL mid-start) is broken by the next process that waits.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FastTestDbError } from '../errors.js';
+
+export function pidAlive(pid: number | undefined): boolean {
+  if (!pid || !Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function tryTake(lockDir: string): boolean {
+  try {
+    mkdirSync(lockDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  writeFileSync(join(lockDir, 'owner'), String(process.pid));
+  return true;
+}
+
+function breakIfStale(lockDir: string): void {
+  let owner: number | undefined;
+  try {
+    owner = Number(readFileSync(join(lockDir, 'owner'), 'utf8'));
+  } catch {
+    return; // just created, owner file not written yet: not stale
+  }
+  if (!pidAlive(owner)) rmSync(lockDir, { recursive: true, force: true });
+}
+
+export async function withFileLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let wait = 10;
+  while (!tryTake(lockDir)) {
+    breakIfStale(lockDir);
+    if (Date.now() > deadline)
+      throw new FastTestDbError('LOCK_TIMEOUT', `waited ${timeoutMs} ms for the lock ${lockDir}`, `another process holds it; if none is running, remove ${lockDir}`);
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 100);
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Where the server comes from: a URL we do not own, a server a runner's global setup already
+ * started for this run (handed down in FAST_TEST_DB_SERVER), an embedded one, or a container.
+ */
+import { dialectFor } from '../dialect/index.js';
+import { FastTestDbError } from '../errors.js';
+import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import { acquireOwnedServer } from './registry.js';
+
+/** Env var through which a runner's global setup hands its server to worker processes. */
+export const SERVER_ENV = 'FAST_TEST_DB_SERVER';
+
+export function engineOfUrl(url: string): Engine {
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
+  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
+  throw new FastTestDbError('BAD_OPTION', `cannot tell the engine of URL scheme "${scheme}:"`, 'use a postgres://, postgresql://, mysql:// or mariadb:// URL');
+}
+
+const LOOPBACK = /^(localhost|127(\.\d+){3}|\[?::1\]?)$/i;
+
+export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerInfo, 'version' | 'major' | 'tuned' | 'flavor'> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch (e) {
+    throw new FastTestDbError('BAD_OPTION', `the server URL is not a valid URL`, 'use the form postgres://user:password@host:port/database', { cause: e });
+  }
+  const engine = engineOfUrl(url);
+  const socket = u.searchParams.get('host') ?? u.searchParams.get('socket') ?? undefined;
+  const host = decodeURIComponent(u.hostname) || 'localhost';
+  if (!socket && !LOOPBACK.test(host) && !allowRemote)
+    throw new FastTestDbError('REMOTE_REFUSED', `refusing to create and drop databases on ${host}, which is not this machine`, 'pass allowRemote: true (or FAST_TEST_DB_ALLOW_REMOTE=1) if that server really is a test server');
+  return {
+    engine,
+    provider: 'external',
+    owned: false,
+    host,
+    port: Number(u.port) || (engine === 'postgres' ? 5432 : 3306),
+    socket,
+    user: decodeURIComponent(u.username) || (engine === 'postgres' ? process.env.PGUSER ?? 'postgres' : 'root'),
+    password: decodeURIComponent(u.password) || (engine === 'postgres' ? process.env.PGPASSWORD ?? '' : ''),
+    adminDatabase: decodeURIComponent(u.pathname.slice(1)) || (engine === 'postgres' ? 'postgres' : 'mysql'),
+  };
+}
+
+async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
+  const partial = parseServerUrl(url, allowRemote);
+  const dialect = await dialectFor(partial.engine);
+  const probe = { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false } as ServerInfo;
+  const admin = await dialect.connect(probe);
+  try {
+    const report = await dialect.describe(admin, probe);
+    return { ...probe, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]), tuned: report.tuned };
+  } finally {
+    await admin.close();
+  }
+}
+
+export async function resolveServer(options: TestDatabaseOptions, engine: Engine): Promise<ServerInfo> {
+  const mode = options.server ?? (process.env.FAST_TEST_DB_SERVER_MODE as TestDatabaseOptions['server']) ?? 'auto';
+  const url = options.url ?? process.env.TEST_DATABASE_URL;
+  const allowRemote = options.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1';
+  if (mode === 'external' || (mode === 'auto' && url)) {
+    if (!url) throw new FastTestDbError('BAD_OPTION', `server: 'external' needs a URL`, 'pass url, or set TEST_DATABASE_URL');
+    return external(url, allowRemote);
+  }
+  const handed = process.env[SERVER_ENV];
+  if (handed && mode === 'auto') {
+    const info = (JSON.parse(handed) as ServerInfo[]).find((s) => s.engine === engine);
+    if (info) return info;
+  }
+  if (mode === 'container') {
+    const { startContainer } = await import('./container.js');
+    return startContainer(engine, options);
+  }
+  if (mode !== 'auto' && mode !== 'embedded')
+    throw new FastTestDbError('BAD_OPTION', `unknown server mode "${mode}"`, "use 'auto', 'embedded', 'external' or 'container'");
+  if (engine === 'postgres') {
+    const { findPostgresBinaries, planEmbeddedPostgres } = await import('./embedded-postgres.js');
+    const bins = findPostgresBinaries(options);
+    return acquireOwnedServer({ engine, identity: [bins.binDir, options.maxConnections], options, plan: planEmbeddedPostgres });
+  }
+  const { planEmbeddedMysql } = await import('./embedded-mysql.js');
+  const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  return acquireOwnedServer({ engine, identity: [binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections], options, plan: planEmbeddedMysql });
+}

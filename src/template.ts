@@ -1,0 +1,68 @@
+/**
+ * The template cache: the schema after migrations, built once per fingerprint under a server-wide
+ * lock, marked complete only after `migrate` succeeded, cloned for every worker.
+ */
+import type { Dialect, SqlClient } from './dialect/dialect.js';
+import { newMarker } from './dialect/dialect.js';
+import { FastTestDbError, messageOf } from './errors.js';
+import { logger } from './log.js';
+import type { MigrateFn, ServerInfo } from './types.js';
+
+const log = logger('template');
+
+export interface TemplateRequest {
+  dialect: Dialect;
+  server: ServerInfo;
+  name: string;
+  fingerprint: string;
+  prefix: string;
+  migrate?: MigrateFn;
+  unlogged: boolean;
+  keepTemplates: number;
+  run?: string;
+}
+
+/** Returns whether this call built the template. */
+export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Promise<boolean> {
+  const { dialect, server, name } = req;
+  if ((await dialect.templateState(admin, name)) === 'complete') return false;
+  // A second connection holds the lock, so that `admin` stays free for the build's own statements.
+  const lockClient = await dialect.connect(server);
+  try {
+    return await dialect.withLock(lockClient, name, async () => {
+      const state = await dialect.templateState(admin, name);
+      if (state === 'complete') return false; // another process built it while we waited
+      if (state === 'incomplete') {
+        log('dropping incomplete template %s (an earlier build failed or was killed)', name);
+        await dialect.drop(admin, name, { force: true });
+      }
+      const started = performance.now();
+      await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run }));
+      if (req.migrate) {
+        const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
+        try {
+          await req.migrate(dialect.url(server, name), { database: name, server, connection });
+        } catch (e) {
+          await dialect.drop(admin, name, { force: true }).catch((dropError) => log('could not drop failed template %s: %s', name, messageOf(dropError)));
+          throw new FastTestDbError('MIGRATION_FAILED', `migrate failed while building template ${name}: ${messageOf(e)}`, 'fix the migration; nothing was cached, the next run builds the template again', { cause: e });
+        }
+      }
+      await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
+      log('built template %s in %d ms', name, Math.round(performance.now() - started));
+      await collectOldTemplates(admin, req);
+      return true;
+    });
+  } finally {
+    await lockClient.close();
+  }
+}
+
+/** Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses them. */
+async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
+  const templates = (await req.dialect.listOurs(admin, req.prefix))
+    .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
+    .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
+  for (const old of templates.slice(Math.max(0, req.keepTemplates - 1))) {
+    await req.dialect.drop(admin, old.name, {}).catch((e) => log('kept old template %s: %s', old.name, messageOf(e)));
+  }
+}

@@ -1,0 +1,189 @@
+/** createTestDatabase(): a server, a template built once, and this worker's own clone of it. */
+import type { Dialect, SqlClient } from './dialect/dialect.js';
+import { newMarker } from './dialect/dialect.js';
+import { dialectFor } from './dialect/index.js';
+import { FastTestDbError } from './errors.js';
+import { fingerprint } from './fingerprint.js';
+import { logger } from './log.js';
+import { databaseName } from './quote.js';
+import { engineOfUrl, resolveServer } from './server/resolve.js';
+import { ensureTemplate } from './template.js';
+import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
+import { detectRun, detectShard, detectWorker } from './workers.js';
+
+const log = logger('database');
+
+export const DEFAULT_PREFIX = 'ftdb';
+
+export interface ResolvedNames {
+  engine: Engine;
+  prefix: string;
+  run?: string;
+  shard?: string;
+  worker: string;
+}
+
+/** Options, then env vars, then defaults: who this process is and what it names things. */
+export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
+  const url = options.url ?? process.env.TEST_DATABASE_URL;
+  const engine = options.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined) ?? (url ? engineOfUrl(url) : 'postgres');
+  if (engine !== 'postgres' && engine !== 'mysql') throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
+  const prefix = options.prefix ?? process.env.FAST_TEST_DB_PREFIX ?? DEFAULT_PREFIX;
+  if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix)) throw new FastTestDbError('BAD_OPTION', `prefix "${prefix}" is not 1-16 lowercase letters and digits`, "use something like 'ftdb' or 'myapp'");
+  return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
+}
+
+export function workerDatabaseName(dialect: Dialect, names: ResolvedNames, suffix?: string): string {
+  return databaseName(dialect.family, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
+}
+
+/** What every database of one fingerprint shares: the server and the template. */
+export interface PreparedTemplate {
+  server: ServerInfo;
+  template: TestDatabase['template'];
+  /** Tables with rows in the template; reset() leaves them alone. */
+  seeded: string[];
+}
+
+/**
+ * Starts (or joins) the server and builds the template if no process has yet. Runner global setups
+ * call this once per run, so that workers only clone.
+ */
+export async function prepareTemplate(options: TestDatabaseOptions = {}): Promise<PreparedTemplate> {
+  const names = resolveNames(options);
+  const dialect = await dialectFor(names.engine);
+  const server = await resolveServer(options, names.engine);
+  const unlogged = options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+  const fp = await fingerprint({
+    engine: server.engine,
+    flavor: server.flavor,
+    serverMajor: server.major,
+    cacheKey: options.cacheKey,
+    migrationFiles: options.migrationFiles,
+    unlogged,
+    migrates: Boolean(options.migrate),
+  });
+  const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
+  const admin = await dialect.connect(server);
+  try {
+    const built = await ensureTemplate(admin, {
+      dialect,
+      server,
+      name,
+      fingerprint: fp,
+      prefix: `${names.prefix}_tpl_`,
+      migrate: options.migrate,
+      unlogged,
+      keepTemplates: options.keepTemplates ?? 3,
+      run: names.run,
+    });
+    const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
+    return { server, template: { name, fingerprint: fp, built }, seeded };
+  } finally {
+    await admin.close();
+  }
+}
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const names = resolveNames(options);
+  const dialect = await dialectFor(names.engine);
+  const { server, template, seeded } = await prepareTemplate(options);
+  const name = workerDatabaseName(dialect, names, options.suffix);
+  const admin = await dialect.connect(server);
+  try {
+    await cloneInto(dialect, admin, server, template.name, name, names.run);
+  } finally {
+    await admin.close();
+  }
+  log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
+  return new WorkerDatabase(dialect, server, name, template, seeded, names.run);
+}
+
+/** Replaces whatever we left under this name before (a crashed run), never a database that is not ours. */
+async function cloneInto(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
+  const existing = await dialect.readMarker(admin, name);
+  if (existing === null)
+    throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself');
+  if (existing) await dialect.drop(admin, name, { force });
+  await dialect.clone(admin, server, template, name, newMarker('database', { run }));
+  if (!server.owned) await dialect.tuneDatabase(admin, name);
+}
+
+class WorkerDatabase implements TestDatabase {
+  readonly url: string;
+  readonly connection: ConnectionOptions;
+  private resetClient?: Promise<SqlClient>;
+
+  constructor(
+    private readonly dialect: Dialect,
+    readonly server: ServerInfo,
+    readonly name: string,
+    readonly template: TestDatabase['template'],
+    private readonly seeded: string[],
+    private readonly run?: string,
+  ) {
+    this.url = dialect.url(server, name);
+    this.connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
+  }
+
+  async reset(): Promise<ResetReport> {
+    this.resetClient ??= this.dialect.connect(this.server, this.name);
+    const client = await this.resetClient;
+    holdProcess(client, true);
+    try {
+      return await this.dialect.reset(client, this.name, this.seeded);
+    } finally {
+      holdProcess(client, false);
+    }
+  }
+
+  private async closeResetClient(): Promise<void> {
+    const client = this.resetClient;
+    this.resetClient = undefined;
+    if (!client) return;
+    const c = await client;
+    holdProcess(c, true);
+    await c.close();
+  }
+
+  private async withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
+    const admin = await this.dialect.connect(this.server);
+    try {
+      return await fn(admin);
+    } finally {
+      await admin.close();
+    }
+  }
+
+  async recreate(opts: { force?: boolean } = {}): Promise<void> {
+    await this.closeResetClient();
+    await this.withAdmin((admin) => cloneInto(this.dialect, admin, this.server, this.template.name, this.name, this.run, opts.force));
+  }
+
+  async destroy(opts: { force?: boolean } = {}): Promise<void> {
+    await this.closeResetClient();
+    await this.withAdmin(async (admin) => {
+      const marker = await this.dialect.readMarker(admin, this.name);
+      if (marker === undefined) return;
+      if (marker === null) throw new FastTestDbError('NOT_OURS', `${this.name} was not created by fast-test-db; left untouched`, 'remove it yourself if you mean to');
+      await this.dialect.drop(admin, this.name, opts);
+    });
+  }
+
+  describe() {
+    return this.withAdmin((admin) => this.dialect.describe(admin, this.server));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.destroy();
+  }
+}
+
+/** The idle reset connection must not keep a test process alive on its own; a running reset must. */
+function holdProcess(client: SqlClient, hold: boolean): void {
+  type Stream = { ref?: () => void; unref?: () => void };
+  const raw = (client as { raw?: { connection?: { stream?: Stream }; stream?: Stream } }).raw;
+  const stream = raw?.connection?.stream ?? raw?.stream;
+  if (hold) stream?.ref?.();
+  else stream?.unref?.();
+}

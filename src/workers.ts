@@ -1,0 +1,27 @@
+/**
+ * Which worker, run and shard this process is, from the test runners' and CI systems' env vars.
+ * These values end up in database names, always through databaseName() and the quoting helper.
+ */
+export const WORKER_ENV_VARS = ['FAST_TEST_DB_WORKER', 'JEST_WORKER_ID', 'VITEST_POOL_ID', 'NODE_TEST_WORKER_ID', 'MOCHA_WORKER_ID', 'TEST_PARALLEL_INDEX', 'TEST_TOKEN'] as const;
+
+export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string; source: string } {
+  for (const name of WORKER_ENV_VARS) {
+    const value = env[name];
+    if (value !== undefined && value !== '') return { id: value, source: name };
+  }
+  return { id: `p${process.pid}`, source: 'pid' };
+}
+
+/** A CI job's identity, so that many jobs sharing one external server never collide. */
+export function detectRun(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.FAST_TEST_DB_RUN_ID) return env.FAST_TEST_DB_RUN_ID;
+  if (env.GITHUB_RUN_ID) return `gh${env.GITHUB_RUN_ID}a${env.GITHUB_RUN_ATTEMPT ?? '1'}`;
+  if (env.CI_JOB_ID) return `gl${env.CI_JOB_ID}`;
+  if (env.BUILDKITE_JOB_ID) return `bk${env.BUILDKITE_JOB_ID}`;
+  if (env.CIRCLE_WORKFLOW_JOB_ID) return `cc${env.CIRCLE_WORKFLOW_JOB_ID}`;
+  return undefined;
+}
+
+export function detectShard(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.FAST_TEST_DB_SHARD || env.CI_NODE_INDEX || env.CIRCLE_NODE_INDEX || env.BUILDKITE_PARALLEL_JOB || undefined;
+}
