@@ -1,0 +1,49 @@
+/**
+ * `npm start`: the main job on the embedded default, with nothing installed by hand. It starts a
+ * tuned PostgreSQL, builds a template once, hands two workers their own databases, and prints
+ * each step with its time.
+ */
+import { createTestDatabase } from '../index.js';
+
+const steps: Array<[string, number]> = [];
+async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await fn();
+  steps.push([label, performance.now() - started]);
+  process.stdout.write(`  ${label.padEnd(58)} ${(performance.now() - started).toFixed(1).padStart(8)} ms\n`);
+  return result;
+}
+
+let migrations = 0;
+const options = {
+  cacheKey: "main-job-schema-v1",
+  async migrate(url: string) {
+    migrations++;
+    const pg = (await import('pg')).default;
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query(`
+      CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
+      CREATE TABLE book (id serial PRIMARY KEY, author_id int NOT NULL REFERENCES author(id), title text NOT NULL);`);
+    await client.end();
+  },
+};
+
+process.stdout.write('fast-test-db: main job on the embedded default\n');
+const first = await step('start tuned PostgreSQL, build template, clone worker 1', () => createTestDatabase({ ...options, worker: '1' }));
+const second = await step('worker 2: join the server, reuse the template, clone', () => createTestDatabase({ ...options, worker: '2' }));
+const report = await first.describe();
+process.stdout.write(`\n  server: PostgreSQL ${report.version} (${first.server.provider}, owned), tuned: ${report.tuned}\n`);
+for (const name of ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_level']) process.stdout.write(`    ${name} = ${report.settings[name]}\n`);
+process.stdout.write(`  template: ${first.template.name}; migrate ran ${migrations} time(s) for 2 workers\n`);
+process.stdout.write(`  worker 1: ${first.url}\n  worker 2: ${second.url}\n\n`);
+
+const pg = (await import('pg')).default;
+const client = new pg.Client(first.url);
+await client.connect();
+await step('worker 1: insert 1,000 rows', () => client.query(`INSERT INTO author (name) SELECT 'a' || g FROM generate_series(1, 1000) g`));
+await client.end();
+const reset = await step('worker 1: reset() (empty dirty tables, restart sequences)', () => first.reset());
+process.stdout.write(`    emptied: ${reset.emptied.join(', ') || '(none)'}\n`);
+await step('drop both worker databases', () => Promise.all([first.destroy(), second.destroy()]));
+process.stdout.write(`\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; the server stops by itself once this process exits.\n`);
