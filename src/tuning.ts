@@ -40,3 +40,113 @@ export const POSTGRES_TUNED_EXPECT: Record<string, string> = { fsync: 'off', syn
 export const POSTGRES_PER_DATABASE: Record<string, string> = { synchronous_commit: 'off' };
 
 // MySQL / MariaDB: see mysqlServerFlags below.
+
+export type MysqlFlavor = 'mysql' | 'mariadb';
+
+export interface MysqlFlagOptions {
+  flavor: MysqlFlavor;
+  /** Server version, e.g. '10.11.19' or '8.4.3'; only major.minor.patch matter. */
+  version: string;
+  /** InnoDB buffer pool, e.g. '256M'. Allocated lazily, so the cost is at most this much RAM. */
+  bufferPoolSize?: string;
+  /** Redo log capacity, e.g. '256M'. On tmpfs this much RAM is taken as soon as the server starts. */
+  redoLogSize?: string;
+  maxConnections?: number;
+}
+
+/** Defaults sized so that a test run of a few hundred MB of writes never waits on a checkpoint. */
+export const MYSQL_DEFAULT_BUFFER_POOL = '256M';
+export const MYSQL_DEFAULT_REDO_LOG = '256M';
+
+/** [major, minor, patch] of a version string such as '8.0.36' or '10.11.19-MariaDB-0+deb12u1'. */
+export function parseMysqlVersion(version: string): [number, number, number] {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(version.trim());
+  if (!m) return [0, 0, 0];
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+function atLeast(v: [number, number, number], major: number, minor: number, patch = 0): boolean {
+  return v[0] !== major ? v[0] > major : v[1] !== minor ? v[1] > minor : v[2] >= patch;
+}
+
+/** Bytes of a size such as '256M', '1G', '512K' or a plain number. */
+export function parseSize(size: string): number {
+  const m = /^(\d+)([KMG]?)B?$/i.exec(size.trim());
+  if (!m) throw new Error(`not a size: ${JSON.stringify(size)} (use e.g. 256M or 1G)`);
+  const unit = (m[2] ?? '').toUpperCase();
+  return Number(m[1]) * (unit === 'G' ? 1024 ** 3 : unit === 'M' ? 1024 ** 2 : unit === 'K' ? 1024 : 1);
+}
+
+/**
+ * Command-line flags for a throwaway mysqld/mariadbd, per flavor and version. Every flag here
+ * must exist in that version: an unknown option makes the server refuse to start.
+ * Seed 002's list for MySQL 8.x; MariaDB has no innodb_redo_log_capacity and a single redo file.
+ */
+export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
+  const v = parseMysqlVersion(opts.version);
+  const pool = opts.bufferPoolSize ?? MYSQL_DEFAULT_BUFFER_POOL;
+  const redo = opts.redoLogSize ?? MYSQL_DEFAULT_REDO_LOG;
+  const flags = [
+    // Durability off: no binary log, no fsync per commit, no torn-page protection.
+    '--skip-log-bin',
+    '--innodb-flush-log-at-trx-commit=0',
+    // OFF is accepted both by the old boolean and by the newer enums (MySQL 8.0.30+, MariaDB 11.x).
+    '--innodb-doublewrite=OFF',
+    `--innodb-buffer-pool-size=${pool}`,
+    // tmpfs has no seeks and no IO limit worth pacing for.
+    '--innodb-io-capacity=10000',
+    '--innodb-io-capacity-max=20000',
+    '--innodb-flush-neighbors=0',
+    // A throwaway server has nothing worth warming up from or saving for next time.
+    '--innodb-buffer-pool-load-at-startup=OFF',
+    '--innodb-buffer-pool-dump-at-shutdown=OFF',
+    `--max-connections=${opts.maxConnections ?? 300}`,
+    // No DNS lookups per connection.
+    '--skip-name-resolve',
+  ];
+  if (opts.flavor === 'mariadb') {
+    // One redo file since 10.5; its size is the checkpoint budget.
+    flags.push(`--innodb-log-file-size=${redo}`, '--innodb-log-buffer-size=32M');
+    // MariaDB without a config file defaults to latin1; applications expect utf8mb4 like MySQL 8.
+    flags.push('--character-set-server=utf8mb4');
+  } else {
+    if (atLeast(v, 8, 0, 30)) flags.push(`--innodb-redo-log-capacity=${redo}`);
+    else {
+      // Before 8.0.30 the redo log is N files of innodb_log_file_size each.
+      const half = Math.max(parseSize(redo) >> 1, 4 * 1024 * 1024);
+      flags.push(`--innodb-log-file-size=${half}`, '--innodb-log-files-in-group=2');
+    }
+    flags.push('--innodb-log-buffer-size=32M');
+    // The X protocol listens on 33060 by default: two servers would collide on it.
+    flags.push('--mysqlx=OFF');
+    // Saves memory and start-up time; the monitor reads status variables, not performance_schema.
+    flags.push('--performance-schema=OFF');
+  }
+  return flags;
+}
+
+/** Settings `describe()` reads back to prove a MySQL/MariaDB server is tuned. */
+export const MYSQL_TUNED_EXPECT: Record<string, string> = {
+  innodb_flush_log_at_trx_commit: '0',
+  innodb_doublewrite: 'OFF',
+  log_bin: 'OFF',
+};
+
+/** Everything describe() reads back (missing names are simply absent on that flavor/version). */
+export const MYSQL_DESCRIBE_SETTINGS = [
+  'innodb_flush_log_at_trx_commit',
+  'innodb_doublewrite',
+  'log_bin',
+  'sync_binlog',
+  'innodb_buffer_pool_size',
+  'innodb_redo_log_capacity',
+  'innodb_log_file_size',
+  'innodb_log_files_in_group',
+  'innodb_log_buffer_size',
+  'innodb_io_capacity',
+  'innodb_flush_neighbors',
+  'innodb_flush_method',
+  'max_connections',
+  'character_set_server',
+  'datadir',
+];

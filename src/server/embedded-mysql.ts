@@ -1,0 +1,209 @@
+/**
+ * An embedded MySQL or MariaDB: the system's mysqld/mariadbd (or one in `binDir`), a data
+ * directory under the server's own tmpfs directory, the tuning flags from tuning.ts on the
+ * command line (never in a config file: `--no-defaults` also keeps /etc/mysql out).
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
+import { logger } from '../log.js';
+import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
+import type { ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { Command, LaunchPlan, PlanContext } from './launch.js';
+import { unprivilegedUser } from './user.js';
+
+const log = logger('mysql');
+
+export interface MysqlBinary {
+  /** mysqld or mariadbd. */
+  path: string;
+  flavor: MysqlFlavor;
+  /** e.g. '10.11.19' */
+  version: string;
+  /** The whole --version line, e.g. '10.11.19-MariaDB-0+deb12u1'. */
+  fullVersion: string;
+}
+
+const SERVER_NAMES = ['mariadbd', 'mysqld'];
+const SYSTEM_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/mysql/bin', '/usr/local/bin', '/opt/homebrew/bin', '/opt/homebrew/sbin'];
+
+/** Reads flavor and version from `mysqld --version`. */
+export function parseVersionLine(line: string): { flavor: MysqlFlavor; version: string; fullVersion: string } | undefined {
+  const m = /\bVer\s+(\d+\.\d+\.\d+)(\S*)/.exec(line) ?? /(\d+\.\d+\.\d+)(\S*)/.exec(line);
+  if (!m) return undefined;
+  return { flavor: /mariadb/i.test(line) ? 'mariadb' : 'mysql', version: m[1]!, fullVersion: m[1]! + m[2]! };
+}
+
+function probe(path: string): MysqlBinary | undefined {
+  try {
+    const out = execFileSync(path, ['--no-defaults', '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+    const v = parseVersionLine(out);
+    return v ? { path, ...v } : undefined;
+  } catch (e) {
+    log('%s --version failed: %s', path, messageOf(e));
+    return undefined;
+  }
+}
+
+let found: MysqlBinary | undefined;
+
+/** binDir option (or FAST_TEST_DB_BIN_DIR), then PATH, then the usual system directories. */
+export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
+  const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  if (explicit) {
+    const dir = resolve(explicit);
+    for (const n of SERVER_NAMES) {
+      const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
+      if (b) return b;
+    }
+    throw new FastTestDbError('BINARY_NOT_FOUND', `no working mariadbd or mysqld in binDir ${dir}`, 'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld');
+  }
+  if (found) return found;
+  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  for (const dir of dirs)
+    for (const n of SERVER_NAMES) {
+      const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
+      if (b) return (found = b);
+    }
+  throw new FastTestDbError(
+    'BINARY_NOT_FOUND',
+    `no MySQL/MariaDB server binary found (looked for mariadbd and mysqld on PATH and in ${SYSTEM_DIRS.join(', ')})`,
+    "install one (Debian/Ubuntu: apt-get install mariadb-server; macOS: brew install mariadb), or pass binDir, or use url/TEST_DATABASE_URL, or server: 'container'",
+  );
+}
+
+/** The system-table scripts `mariadb-install-db` feeds to `mariadbd --bootstrap`, when they are where we expect. */
+function mariadbSystemSql(bin: MysqlBinary): string[] | undefined {
+  const base = dirname(dirname(bin.path));
+  for (const dir of [join(base, 'share', 'mysql'), join(base, 'share', 'mariadb'), join(base, 'share')]) {
+    const files = ['mysql_system_tables.sql', 'mysql_performance_tables.sql', 'mysql_system_tables_data.sql'].map((f) => join(dir, f));
+    if (files.every((f) => existsSync(f))) return files;
+  }
+  return undefined;
+}
+
+function installDbScript(bin: MysqlBinary): string | undefined {
+  const dir = dirname(bin.path);
+  for (const p of [join(dir, 'mariadb-install-db'), join(dirname(dir), 'bin', 'mariadb-install-db'), join(dirname(dir), 'scripts', 'mariadb-install-db'), '/usr/bin/mariadb-install-db', join(dirname(dir), 'bin', 'mysql_install_db')])
+    if (existsSync(p)) return p;
+  return undefined;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 300;
+
+export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
+  const bin = findMysqlBinary(ctx.options);
+  const home = join(ctx.dir, 'mysql');
+  const dataDir = join(home, 'data');
+  const tmpDir = join(home, 'tmp');
+  const socket = join(home, 'mysqld.sock');
+  rmSync(home, { recursive: true, force: true });
+  mkdirSync(home, { mode: 0o755 });
+  mkdirSync(tmpDir, { mode: 0o700 });
+  const user = unprivilegedUser();
+  const as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'> = { uid: user?.uid, gid: user?.gid, cwd: home, env: { TZ: 'UTC', LC_ALL: 'C' } };
+  const flags = mysqlServerFlags({
+    flavor: bin.flavor,
+    version: bin.version,
+    bufferPoolSize: ctx.options.bufferPoolSize,
+    redoLogSize: ctx.options.redoLogSize,
+    maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+  });
+  // --no-defaults must come first; basedir lets a tarball install find its messages and plugins.
+  const common = ['--no-defaults', `--basedir=${dirname(dirname(bin.path))}`, `--datadir=${dataDir}`, `--tmpdir=${tmpDir}`];
+  const init: Command[] = [];
+  const serverArgs = [...common, `--port=${ctx.port}`, '--bind-address=127.0.0.1', `--socket=${socket}`, `--pid-file=${join(home, 'mysqld.pid')}`, ...flags];
+
+  if (bin.flavor === 'mariadb') {
+    const sql = mariadbSystemSql(bin);
+    if (sql) {
+      // What mariadb-install-db does, minus the help tables and the sys schema: half the time.
+      const bootstrap = join(home, 'bootstrap.sql');
+      writeFileSync(bootstrap, ['CREATE DATABASE IF NOT EXISTS mysql;', 'USE mysql;', 'SET @auth_root_socket=NULL;', ...sql.map((f) => readFileSync(f, 'utf8'))].join('\n'), { mode: 0o644 });
+      mkdirSync(dataDir, { mode: 0o700 });
+      init.push({
+        command: '/bin/sh',
+        // The keeper gives commands no stdin; the script arrives through a redirect.
+        args: ['-c', 'exec "$0" "$@" < "$FTDB_BOOTSTRAP_SQL"', bin.path, ...common, '--bootstrap', '--log-warnings=0', '--enforce-storage-engine=', ...flags],
+        ...as,
+        env: { ...as.env, FTDB_BOOTSTRAP_SQL: bootstrap },
+      });
+    } else {
+      const script = installDbScript(bin);
+      if (!script)
+        throw new FastTestDbError('BINARY_NOT_FOUND', `found ${bin.path} but neither its system-table scripts nor mariadb-install-db`, 'install the full MariaDB server package, or pass binDir pointing at a complete installation');
+      init.push({
+        command: script,
+        args: ['--no-defaults', `--basedir=${dirname(dirname(bin.path))}`, `--datadir=${dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve', ...(user ? [`--user=${user.name}`] : []), ...flags],
+        cwd: home,
+        env: as.env,
+      });
+    }
+  } else {
+    // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
+    const initFile = join(home, 'init.sql');
+    writeFileSync(initFile, "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n", { mode: 0o644 });
+    init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
+    serverArgs.push(`--init-file=${initFile}`);
+  }
+  if (user) for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : [])]) chownSync(d, user.uid, user.gid);
+  const v = parseMysqlVersion(bin.version);
+  const info: ServerInfo = {
+    engine: 'mysql',
+    flavor: bin.flavor,
+    version: bin.fullVersion,
+    major: v[0],
+    provider: 'embedded',
+    owned: true,
+    tuned: false,
+    host: '127.0.0.1',
+    port: ctx.port,
+    socket,
+    user: 'root',
+    password: '',
+    adminDatabase: 'mysql',
+  };
+  log('plan: %s %s in %s, port %d', bin.flavor, bin.version, home, ctx.port);
+  return {
+    init,
+    server: { command: bin.path, args: serverArgs, ...as },
+    stopSignal: 'SIGTERM',
+    cleanup: [home],
+    ready: (watch) => waitForMysql(info, watch),
+  };
+}
+
+function startFailure(logText: string): FastTestDbError {
+  if (/Can't start server: Bind on TCP\/IP port|Address already in use|Do you already have another (mysqld|mariadbd) server running/i.test(logText))
+    return new FastTestDbError('PORT_IN_USE', `MySQL/MariaDB could not bind its port:\n${logText}`, 'start again (a free port is picked each time), or stop whatever listens on it');
+  if (/No space left on device|errno: 28|OS error: 28/i.test(logText))
+    return new FastTestDbError('TMPFS_FULL', `MySQL/MariaDB ran out of space:\n${logText}`, 'free space in /dev/shm, lower redoLogSize, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
+  if (/unknown (option|variable)/i.test(logText))
+    return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB rejected a start-up flag:\n${logText}`, 'this server version is not covered by mysqlServerFlags() in tuning.ts: report it with the version line above');
+  return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB did not start:\n${logText}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
+}
+
+async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo> {
+  const { mysqlDialect } = await import('../dialect/mysql.js');
+  const deadline = Date.now() + 120_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    if (!watch.keeperAlive()) throw startFailure(watch.logTail());
+    if (existsSync(info.socket!)) {
+      try {
+        const client = await mysqlDialect.connect(info);
+        try {
+          const report = await mysqlDialect.describe(client, info);
+          return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
+        } finally {
+          await client.close();
+        }
+      } catch (e) {
+        last = e; // the socket appears a moment before the server accepts logins
+      }
+    }
+    await new Promise((r) => setTimeout(r, 15));
+  }
+  throw classifyDriverError(last ?? new Error(watch.logTail()), 'MySQL/MariaDB did not answer within 120 s');
+}
