@@ -1,0 +1,177 @@
+/**
+ * The driver pool behind a Prisma client. We create it ourselves and hand it to the driver
+ * adapter (PrismaPg takes a pg.Pool, PrismaMariaDb a mariadb.Pool) so that fastInsert and the
+ * migrations can use the very same pool without going through Prisma's query pipeline.
+ */
+import { createHash } from 'node:crypto';
+import { loadPeer } from '../../src/peer.js';
+import { classifyDriverError } from '../../src/errors.js';
+import type { SqlFamily } from '../../src/quote.js';
+import type { ConnectionOptions, Flavor } from '../../src/types.js';
+import type { ScriptRunner } from './migrations.js';
+
+/** What one INSERT statement gave back. */
+export interface InsertResult {
+  /** RETURNING rows (PostgreSQL, MariaDB), keyed by column name. */
+  rows: Array<Record<string, unknown>>;
+  /** First AUTO_INCREMENT value of the statement (MySQL family). */
+  insertId?: bigint;
+  affected: number;
+}
+
+export interface PrismaDriver {
+  readonly family: SqlFamily;
+  readonly flavor: Flavor;
+  /** The driver adapter to pass to `new PrismaClient({ adapter })`. */
+  readonly adapter: unknown;
+  /** The raw pool (pg.Pool or mariadb.Pool). */
+  readonly pool: unknown;
+  /** Runs a statement as a prepared statement the connection keeps. */
+  run(sql: string, params: unknown[]): Promise<InsertResult>;
+  /** Plain query with rows as objects (used for reads such as re-selecting inserted rows). */
+  query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
+  end(): Promise<void>;
+}
+
+export interface DriverOptions {
+  /** Pool size; Prisma's own default for pg is 10. */
+  max?: number;
+}
+
+type PgModule = typeof import('pg');
+
+/**
+ * pg parses `timestamp` and `date` in the process time zone; Prisma stores and reads them as UTC.
+ * These parsers read them as UTC, leave everything else to pg's defaults.
+ */
+function pgTypes(pg: PgModule) {
+  const textArray = pg.types.getTypeParser(1009 as never) as (s: string) => string[];
+  const utc = (s: string) => new Date(s.includes('T') ? s : s.replace(' ', 'T') + (/[+-]\d\d(:?\d\d)?$|Z$/.test(s) ? '' : 'Z'));
+  const day = (s: string) => new Date(`${s}T00:00:00Z`);
+  const custom: Record<number, (s: string) => unknown> = {
+    1114: utc,
+    1082: day,
+    1115: (s) => textArray(s).map((x) => (x === null ? null : utc(x))),
+    1182: (s) => textArray(s).map((x) => (x === null ? null : day(x))),
+  };
+  return {
+    getTypeParser: (oid: number, format?: string) => custom[oid] ?? (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format),
+  };
+}
+
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let n = statementNames.get(sql);
+  if (!n) {
+    n = 'ftdb_' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
+    if (statementNames.size > 5000) statementNames.clear();
+    statementNames.set(sql, n);
+  }
+  return n;
+}
+
+async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Promise<PrismaDriver> {
+  const pg = await loadPeer<PgModule>('pg', 'fast-test-db/prisma on PostgreSQL');
+  const { PrismaPg } = await loadPeer<typeof import('@prisma/adapter-pg')>('@prisma/adapter-pg', 'fast-test-db/prisma on PostgreSQL');
+  const Pool = (pg as PgModule).Pool ?? (pg as unknown as { default: PgModule }).default.Pool;
+  const pool = new Pool({ ...conn, max: opts.max ?? 10 });
+  // An idle client that loses its server (e.g. the database is dropped) must not crash the process.
+  pool.on('error', () => undefined);
+  const types = pgTypes(pg);
+  return {
+    family: 'postgres',
+    flavor: 'postgres',
+    adapter: new PrismaPg(pool),
+    pool,
+    async run(sql, params) {
+      try {
+        const r = await pool.query({ name: statementName(sql), text: sql, values: params, types } as never);
+        return { rows: (r as { rows: Array<Record<string, unknown>> }).rows, affected: (r as { rowCount: number | null }).rowCount ?? 0 };
+      } catch (e) {
+        throw classifyDriverError(e, 'fastInsert');
+      }
+    },
+    async query(sql, params = []) {
+      const r = await pool.query({ text: sql, values: params, types } as never);
+      return (r as { rows: Array<Record<string, unknown>> }).rows;
+    },
+    end: () => pool.end(),
+  };
+}
+
+type MariaModule = typeof import('mariadb');
+
+/** Per-query options: strings for dates, JSON, BIGINT and DECIMAL, converted by field type afterwards. */
+const MARIA_READ = { dateStrings: true, autoJsonMap: false, jsonStrings: true, bigIntAsNumber: false, decimalAsNumber: false, insertIdAsNumber: false, supportBigNumbers: true, bigNumberStrings: true, checkDuplicate: false } as const;
+
+async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions): Promise<PrismaDriver> {
+  const mariadb = await loadPeer<MariaModule>('mariadb', 'fast-test-db/prisma on MySQL/MariaDB (via @prisma/adapter-mariadb)');
+  const { PrismaMariaDb } = await loadPeer<typeof import('@prisma/adapter-mariadb')>('@prisma/adapter-mariadb', 'fast-test-db/prisma on MySQL/MariaDB');
+  const socket = conn.host.startsWith('/');
+  const pool = mariadb.createPool({
+    ...(socket ? { socketPath: conn.host } : { host: conn.host, port: conn.port }),
+    user: conn.user,
+    password: conn.password,
+    database: conn.database,
+    connectionLimit: opts.max ?? 10,
+    // Prisma reads DATETIME as UTC; so must our session.
+    timezone: '+00:00',
+  } as never);
+  return {
+    family: 'mysql',
+    flavor,
+    adapter: new PrismaMariaDb(pool),
+    pool,
+    async run(sql, params) {
+      try {
+        const r = (await pool.execute({ sql, ...MARIA_READ } as never, params)) as unknown;
+        if (Array.isArray(r)) return { rows: r as Array<Record<string, unknown>>, affected: r.length };
+        const ok = r as { affectedRows: number; insertId: bigint | number };
+        return { rows: [], insertId: BigInt(ok.insertId ?? 0), affected: ok.affectedRows };
+      } catch (e) {
+        throw classifyDriverError(e, 'fastInsert');
+      }
+    },
+    async query(sql, params = []) {
+      return (await pool.query({ sql, ...MARIA_READ } as never, params)) as Array<Record<string, unknown>>;
+    },
+    end: () => pool.end(),
+  };
+}
+
+export async function openDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions = {}): Promise<PrismaDriver> {
+  return flavor === 'postgres' ? postgresDriver(conn, opts) : mariadbDriver(conn, flavor, opts);
+}
+
+/** A single connection that can run whole migration scripts (multi-statement). */
+export async function openScriptRunner(conn: ConnectionOptions, family: SqlFamily): Promise<ScriptRunner & { close(): Promise<void> }> {
+  if (family === 'postgres') {
+    const pg = await loadPeer<PgModule>('pg', 'fast-test-db/prisma migrations on PostgreSQL');
+    const Client = (pg as PgModule).Client ?? (pg as unknown as { default: PgModule }).default.Client;
+    const client = new Client({ ...conn });
+    await client.connect();
+    return {
+      family,
+      // No parameters: the simple query protocol runs every statement of the script, as psql would.
+      script: async (sql) => void (await client.query(sql)),
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      close: () => client.end(),
+    };
+  }
+  const mariadb = await loadPeer<MariaModule>('mariadb', 'fast-test-db/prisma migrations on MySQL/MariaDB');
+  const socket = conn.host.startsWith('/');
+  const c = await mariadb.createConnection({
+    ...(socket ? { socketPath: conn.host } : { host: conn.host, port: conn.port }),
+    user: conn.user,
+    password: conn.password,
+    database: conn.database,
+    multipleStatements: true,
+    timezone: '+00:00',
+  } as never);
+  return {
+    family,
+    script: async (sql) => void (await c.query(sql)),
+    query: async (sql, params) => (await c.query({ sql, ...MARIA_READ } as never, params)) as Array<Record<string, unknown>>,
+    close: () => c.end(),
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * fastInsert for Prisma: the INSERT that `create()` would run, built once per (model, column set)
+ * from the schema, sent as a prepared statement straight on the driver pool the client's adapter
+ * uses. It fills in what Prisma's client fills in (static defaults, now(), @updatedAt, uuid/cuid/
+ * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
+ */
+import { FastTestDbError } from '../../src/errors.js';
+import { quoteIdent } from '../../src/quote.js';
+import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import type { PrismaDriver } from './driver.js';
+import { clientGenerated } from './generators.js';
+import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
+import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
+
+interface FieldPlan {
+  field: PrismaField;
+  codec: FieldCodec;
+  /** What to write when the row does not give the field; undefined: leave it to the database. */
+  fill?: (now: Date) => unknown;
+}
+
+export interface ModelPlan {
+  model: PrismaModel;
+  table: string[];
+  fields: FieldPlan[];
+  byName: Map<string, FieldPlan>;
+  /** Relation field names: giving one means a nested write, which fastInsert does not do. */
+  relations: Set<string>;
+  /** The autoincrement() field, if any (MySQL family reports its values as insertId). */
+  autoincrement?: FieldPlan;
+}
+
+export interface FastInsertContext {
+  schema: PrismaSchema;
+  driver: PrismaDriver;
+  Decimal: DecimalCtor;
+  parseTextArray: (s: string) => Array<string | null>;
+  /** MySQL's auto_increment_increment, read once. */
+  autoIncrementStep?: number;
+  plans: Map<string, ModelPlan>;
+}
+
+function staticValue(arg: DefaultArg, field: PrismaField): unknown {
+  if (Array.isArray(arg)) return arg.map((a) => staticValue(a, field));
+  if (arg && typeof arg === 'object' && 'ident' in arg) return arg.ident;
+  if (field.type === 'BigInt' && typeof arg === 'number') return BigInt(arg);
+  if (field.type === 'Decimal' && typeof arg === 'number') return String(arg);
+  // Json defaults are written as a string holding JSON; Bytes defaults as base64.
+  if (field.type === 'Json' && typeof arg === 'string') return JSON.parse(arg);
+  if (field.type === 'Bytes' && typeof arg === 'string') return Buffer.from(arg, 'base64');
+  return arg;
+}
+
+export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
+  const cached = ctx.plans.get(modelName);
+  if (cached) return cached;
+  const model = ctx.schema.models.get(modelName);
+  if (!model) {
+    throw new FastTestDbError('BAD_OPTION', `fastInsert: model ${modelName} is not in the Prisma schema`, `use one of ${[...ctx.schema.models.keys()].join(', ')}`);
+  }
+  const family = ctx.driver.family;
+  const plan: ModelPlan = {
+    model,
+    table: model.schema && family === 'postgres' ? [model.schema, model.dbName] : [model.dbName],
+    fields: [],
+    byName: new Map(),
+    relations: new Set(),
+  };
+  for (const field of model.fields) {
+    if (field.kind === 'object') {
+      plan.relations.add(field.name);
+      continue;
+    }
+    if (field.kind === 'unsupported') continue;
+    const fp: FieldPlan = { field, codec: codecFor(field, model.name, family, ctx.schema.enums, ctx.Decimal, ctx.parseTextArray) };
+    const d = field.default;
+    if (d?.kind === 'fn') {
+      if (d.name === 'now') fp.fill = (now) => now;
+      else if (d.name === 'autoincrement') plan.autoincrement = fp;
+      else if (d.name === 'dbgenerated' || d.name === 'sequence') {
+        // the database computes it
+      } else {
+        const gen = clientGenerated(d.name, d.args);
+        if (!gen) {
+          const name = d.name;
+          fp.fill = () => {
+            throw new FastTestDbError('UNSUPPORTED', `fastInsert ${model.name}.${field.name}: @default(${name}(...)) is not something fastInsert can compute`, 'pass a value for this field in every row');
+          };
+        } else fp.fill = gen;
+      }
+    } else if (d?.kind === 'value') {
+      const v = staticValue(d.value, field);
+      fp.fill = () => v;
+    }
+    // @updatedAt wins over any @default: Prisma writes the request's now() either way.
+    if (field.updatedAt) fp.fill = (now) => now;
+    plan.fields.push(fp);
+    plan.byName.set(field.name, fp);
+  }
+  ctx.plans.set(modelName, plan);
+  return plan;
+}
+
+/** The parameters of one row, in plan field order, and which fields they cover. */
+function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): { fields: FieldPlan[]; values: unknown[] } {
+  if (!row || typeof row !== 'object' || Array.isArray(row)) {
+    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: each row must be a plain object, got ${Array.isArray(row) ? 'an array' : typeof row}`, 'pass the object you would pass as create({ data })');
+  }
+  for (const key of Object.keys(row)) {
+    if (plan.byName.has(key) || row[key] === undefined) continue;
+    if (plan.relations.has(key)) {
+      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}.${key}: nested relation writes (connect/create) are not supported`, `insert the related rows first and pass the foreign key field instead (e.g. ${plan.model.name.toLowerCase()}.authorId)`);
+    }
+    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: unknown field "${key}"`, `fields of ${plan.model.name} are ${[...plan.byName.keys()].join(', ')}`);
+  }
+  const fields: FieldPlan[] = [];
+  const values: unknown[] = [];
+  for (const fp of plan.fields) {
+    const given = row[fp.field.name];
+    if (given !== undefined) {
+      fields.push(fp);
+      values.push(fp.codec.write(given));
+    } else if (fp.fill) {
+      fields.push(fp);
+      values.push(fp.codec.write(fp.fill(now)));
+    } else if (!fp.field.optional && !fp.field.list && fp.field.default === undefined) {
+      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: required field ${fp.field.name} is missing`, 'give it in every row (create() rejects this row too)');
+    }
+  }
+  return { fields, values };
+}
+
+/** Maps a driver row (keyed by column) to create()'s record (keyed by field). */
+function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const fp of plan.fields) out[fp.field.name] = fp.codec.read(row[fp.field.dbName]);
+  return out;
+}
+
+interface Group {
+  fields: FieldPlan[];
+  indexes: number[];
+  values: unknown[][];
+}
+
+/**
+ * Inserts `rows` into `modelName` and returns records shaped like create() returns them, in
+ * input order. Rows with different sets of fields go into different statements, so that a
+ * missing field always means the same thing (its default), never NULL by accident.
+ */
+export async function insertRows(ctx: FastInsertContext, modelName: string, rows: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const plan = planFor(ctx, modelName);
+  const { driver } = ctx;
+  const family = driver.family;
+  // One `now` per call, as Prisma uses one per request.
+  const now = new Date();
+  const groups = new Map<string, Group>();
+  rows.forEach((row, i) => {
+    const { fields, values } = prepareRow(plan, row, now);
+    const key = fields.map((f) => f.field.name).join('\0');
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { fields, indexes: [], values: [] }));
+    g.indexes.push(i);
+    g.values.push(values);
+  });
+  const out = new Array<Record<string, unknown>>(rows.length);
+  const returning = plan.fields.map((f) => f.field.dbName);
+  const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
+  for (const g of groups.values()) {
+    const columns = g.fields.map((f) => f.field.dbName);
+    // PostgreSQL's DEFAULT VALUES form takes one row per statement.
+    const per = columns.length === 0 && family === 'postgres' ? 1 : rowsPerStatement(columns.length);
+    let offset = 0;
+    for (const batch of chunk(g.values, per)) {
+      let sql = insertSql({ family, table: plan.table, columns, rows: batch.length, returning });
+      if (family === 'mysql' && canReturn) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
+      const params = batch.length === 1 ? batch[0]! : batch.flat();
+      const res = await driver.run(sql, params);
+      const idx = g.indexes.slice(offset, offset + batch.length);
+      if (canReturn) {
+        res.rows.forEach((r, k) => (out[idx[k]!] = toRecord(plan, r)));
+      } else {
+        const recs = await reselect(ctx, plan, g.fields, batch, res.insertId);
+        recs.forEach((r, k) => (out[idx[k]!] = r));
+      }
+      offset += batch.length;
+    }
+  }
+  return out;
+}
+
+/**
+ * MySQL has no RETURNING: read the rows back by primary key, as Prisma does after an insert
+ * there. AUTO_INCREMENT values of one multi-row INSERT are consecutive from insertId.
+ */
+async function reselect(ctx: FastInsertContext, plan: ModelPlan, fields: FieldPlan[], batch: unknown[][], insertId: bigint | undefined): Promise<Array<Record<string, unknown>>> {
+  const { driver } = ctx;
+  const pk = plan.model.primaryKey.map((n) => plan.byName.get(n)!);
+  if (!pk.length || pk.some((f) => !f)) {
+    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: on MySQL a model needs a primary key to read inserted rows back`, 'add @id/@@id, or use createMany() for this model');
+  }
+  const auto = plan.autoincrement;
+  const autoGiven = auto ? fields.includes(auto) : false;
+  if (auto && !autoGiven && ctx.autoIncrementStep === undefined) {
+    const r = await driver.query('SELECT @@auto_increment_increment AS step');
+    ctx.autoIncrementStep = Number(r[0]?.step ?? 1);
+  }
+  const keys = batch.map((values, k) =>
+    pk.map((f) => {
+      const at = fields.indexOf(f);
+      if (at >= 0) return values[at];
+      if (f === auto && insertId !== undefined) return String(insertId + BigInt(k * (ctx.autoIncrementStep ?? 1)));
+      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: primary key ${f.field.name} is generated by the database and cannot be read back on MySQL`, 'pass the key in every row');
+    }),
+  );
+  const q = (c: string) => quoteIdent('mysql', c);
+  const cols = plan.fields.map((f) => q(f.field.dbName)).join(', ');
+  const tuple = `(${pk.map(() => '?').join(', ')})`;
+  const sql = `SELECT ${cols} FROM ${q(plan.model.dbName)} WHERE (${pk.map((f) => q(f.field.dbName)).join(', ')}) IN (${keys.map(() => tuple).join(', ')})`;
+  const rows = await driver.query(sql, keys.flat());
+  const byKey = new Map(rows.map((r) => [pk.map((f) => String(r[f.field.dbName])).join('\0'), r]));
+  return keys.map((k) => {
+    const r = byKey.get(k.map(String).join('\0'));
+    if (!r) throw new FastTestDbError('QUERY_FAILED', `fastInsert ${plan.model.name}: an inserted row could not be read back`, 'check auto_increment settings of the server');
+    return toRecord(plan, r);
+  });
+}

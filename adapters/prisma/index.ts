@@ -1,0 +1,234 @@
+/**
+ * fast-test-db/prisma: a Prisma 7 client on this worker's own database, cloned from a template
+ * that ran the project's migrations once, and fastInsert for seeding.
+ *
+ *   const { prisma, db } = await prismaTestDb({ client: PrismaClient, schema: 'prisma/schema.prisma' });
+ *   const [alice] = await fastInsert(prisma.user, [{ email: 'a@x.io' }]);
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { FastTestDbError } from '../../src/errors.js';
+import { loadPeer } from '../../src/peer.js';
+import { createTestDatabase } from '../../src/test-database.js';
+import type { Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import { runPrismaCli } from './cli.js';
+import { openDriver, openScriptRunner, type PrismaDriver } from './driver.js';
+import { insertRows, type FastInsertContext } from './fast-insert.js';
+import { applyMigrations, lockedProvider, readMigrations } from './migrations.js';
+import { parsePrismaSchema, type PrismaSchema } from './schema.js';
+import type { DecimalCtor } from './values.js';
+
+export { applyMigrations, readMigrations, MIGRATIONS_TABLE_DDL, type PrismaMigration } from './migrations.js';
+export { parsePrismaSchema, type PrismaSchema, type PrismaModel, type PrismaField } from './schema.js';
+
+/**
+ * How the template gets its schema:
+ * - 'sql' (default): apply prisma/migrations/<name>/migration.sql and record them in
+ *   _prisma_migrations as `migrate deploy` does. Needs no schema engine.
+ * - 'migrate-deploy': run `prisma migrate deploy` (needs the schema engine).
+ * - 'db-push': run `prisma db push`, for projects without migrations (needs the schema engine).
+ */
+export type PrismaMigrateWith = 'sql' | 'migrate-deploy' | 'db-push';
+
+export interface PrismaTestDbOptions<C> extends Omit<TestDatabaseOptions, 'migrate' | 'migrationFiles'> {
+  /** The generated PrismaClient class; constructed as `new client({ adapter })`. */
+  client?: new (options: { adapter: never }) => C;
+  /** Or a factory, for clients that need more options (log, omit, $extends). */
+  factory?: (adapter: never) => C | Promise<C>;
+  /** Schema file or folder. Default: prisma/schema.prisma. */
+  schema?: string;
+  /** Migrations folder. Default: `migrations` next to the schema. */
+  migrations?: string;
+  migrateWith?: PrismaMigrateWith;
+  /** Connections in the pool shared by the client and fastInsert. Default 10. */
+  poolSize?: number;
+}
+
+export interface PrismaTestDb<C> extends AsyncDisposable {
+  prisma: C;
+  db: TestDatabase;
+  /** The pg.Pool or mariadb.Pool behind the client's adapter. */
+  pool: unknown;
+  /** Disconnects the client and ends the pool; the database stays (see db.destroy()). */
+  close(): Promise<void>;
+}
+
+interface Registered {
+  ctx: () => Promise<FastInsertContext>;
+  model?: string;
+}
+
+/** Clients and model delegates made by prismaTestDb, so fastInsert finds their pool and schema. */
+const registry = new WeakMap<object, Registered>();
+
+function readSchemaText(path: string): string {
+  if (!existsSync(path)) throw new FastTestDbError('BAD_OPTION', `Prisma schema ${path} does not exist`, 'pass schema: the path of schema.prisma (or of the folder holding *.prisma files)');
+  if (!statSync(path).isDirectory()) return readFileSync(path, 'utf8');
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) {
+        if (n !== 'migrations') walk(p);
+      } else if (n.endsWith('.prisma')) files.push(p);
+    }
+  };
+  walk(path);
+  return files.map((f) => readFileSync(f, 'utf8')).join('\n');
+}
+
+function engineOfProvider(provider: string): Engine {
+  if (provider === 'postgresql' || provider === 'postgres') return 'postgres';
+  if (provider === 'mysql') return 'mysql';
+  throw new FastTestDbError('UNSUPPORTED', `datasource provider "${provider}" is not supported by fast-test-db`, 'use provider "postgresql" or "mysql" (MariaDB is "mysql")');
+}
+
+/**
+ * Generated Prisma 7 clients assign `globalThis.__dirname` (their own folder) when imported.
+ * Code that probes `typeof __dirname` to tell CommonJS from ESM then looks for its files in the
+ * client's folder; hide the global while the core starts servers.
+ */
+async function withoutPrismaDirname<T>(fn: () => Promise<T>): Promise<T> {
+  const g = globalThis as { __dirname?: unknown };
+  const saved = Object.getOwnPropertyDescriptor(g, '__dirname');
+  if (!saved?.configurable) return fn();
+  delete g.__dirname;
+  try {
+    return await fn();
+  } finally {
+    Object.defineProperty(g, '__dirname', saved);
+  }
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+
+export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
+  const { client, factory, schema: schemaOpt, migrations: migrationsOpt, migrateWith = 'sql', poolSize, ...core } = options;
+  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaTestDb needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
+  const schemaPath = resolve(schemaOpt ?? 'prisma/schema.prisma');
+  const schemaText = readSchemaText(schemaPath);
+  const parsed = parsePrismaSchema(schemaText);
+  const engine = engineOfProvider(parsed.provider);
+  if (core.engine && core.engine !== engine) {
+    throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
+  }
+  const migrationsDir = resolve(migrationsOpt ?? join(statSync(schemaPath).isDirectory() ? schemaPath : dirname(schemaPath), 'migrations'));
+  const migrations = readMigrations(migrationsDir);
+  if (migrateWith === 'sql') {
+    if (migrations.length === 0) {
+      throw new FastTestDbError('BAD_OPTION', `no migrations in ${migrationsDir}`, 'pass migrations: the folder holding <name>/migration.sql, or use migrateWith: "db-push" (needs the Prisma schema engine)');
+    }
+    const locked = lockedProvider(migrationsDir);
+    if (locked && locked !== parsed.provider) {
+      throw new FastTestDbError('BAD_OPTION', `migration_lock.toml says provider "${locked}" but the schema says "${parsed.provider}"`, 'point schema and migrations at the same project');
+    }
+  }
+
+  // The template depends on the migrations, the schema and how they are applied.
+  const fp = createHash('sha256').update(JSON.stringify({ migrateWith, schemaText, migrations: migrations.map((m) => [m.name, m.checksum]) }));
+  const cacheKey = `prisma:${fp.digest('hex').slice(0, 16)}${core.cacheKey ? `:${core.cacheKey}` : ''}`;
+
+  const db = await withoutPrismaDirname(() => createTestDatabase({
+    ...core,
+    engine,
+    cacheKey,
+    migrate: async (url, ctx) => {
+      if (migrateWith === 'migrate-deploy' || migrateWith === 'db-push') {
+        await runPrismaCli(migrateWith, { schema: schemaPath, migrations: migrationsDir, url });
+        return;
+      }
+      const runner = await openScriptRunner(ctx.connection, engine === 'postgres' ? 'postgres' : 'mysql');
+      try {
+        await applyMigrations(runner, migrations);
+      } finally {
+        await runner.close();
+      }
+    },
+  }));
+
+  let driver: PrismaDriver;
+  let prisma: C;
+  try {
+    driver = await openDriver(db.connection, db.server.flavor, { max: poolSize });
+    prisma = factory ? await factory(driver.adapter as never) : new client!({ adapter: driver.adapter as never });
+  } catch (e) {
+    await db.destroy({ force: true }).catch(() => undefined);
+    throw e;
+  }
+
+  let ctxPromise: Promise<FastInsertContext> | undefined;
+  const ctx = () => (ctxPromise ??= buildContext(prisma, parsed, driver));
+  registry.set(prisma, { ctx });
+  for (const model of parsed.models.keys()) {
+    const delegate = (prisma as Record<string, unknown>)[lowerFirst(model)];
+    if (delegate && typeof delegate === 'object') registry.set(delegate, { ctx, model });
+  }
+
+  const close = async () => {
+    await (prisma as { $disconnect?: () => Promise<void> }).$disconnect?.();
+    await driver.end().catch(() => undefined);
+  };
+  return {
+    prisma,
+    db,
+    pool: driver.pool,
+    close,
+    async [Symbol.asyncDispose]() {
+      await close();
+      await db.destroy({ force: true });
+    },
+  };
+}
+
+/** Prefers the schema the client was generated from (it is embedded in the client). */
+async function buildContext(prisma: object, fromFile: PrismaSchema, driver: PrismaDriver): Promise<FastInsertContext> {
+  const inline = (prisma as { _engineConfig?: { inlineSchema?: string } })._engineConfig?.inlineSchema;
+  const schema = inline ? parsePrismaSchema(inline) : fromFile;
+  const runtime = await loadPeer<{ Decimal: DecimalCtor }>('@prisma/client/runtime/client', 'fastInsert (Prisma Decimal values)');
+  let parseTextArray: (s: string) => Array<string | null> = () => {
+    throw new FastTestDbError('UNSUPPORTED', 'array columns are PostgreSQL-only', 'remove the list field');
+  };
+  if (driver.family === 'postgres') {
+    const pg = await loadPeer<typeof import('pg')>('pg', 'fastInsert on PostgreSQL');
+    parseTextArray = pg.types.getTypeParser(1009 as never) as never;
+  }
+  return { schema, driver, Decimal: runtime.Decimal, parseTextArray, plans: new Map() };
+}
+
+/** A Prisma model delegate such as `prisma.user`. */
+export interface ModelDelegate {
+  create(args: never): unknown;
+}
+
+/** create()'s `data` for this delegate (checked or unchecked input, as create takes). */
+export type CreateData<D> = D extends { create(args: infer A): unknown } ? (A extends { data: infer I } ? I : never) : never;
+
+/** The record create() returns for this delegate. */
+export type CreatedRecord<D> = D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> } ? R : Record<string, unknown>;
+
+/**
+ * Inserts rows as `create()` would write them, without Prisma's query pipeline: one prepared
+ * INSERT per column set, batched, RETURNING the rows (re-read by key on MySQL).
+ *
+ * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
+ * row and result types follow from the delegate; no model name string to mistype. The delegate
+ * must come from a client made by prismaTestDb, which knows the pool behind it.
+ *
+ * Returns records shaped like create() returns them, in input order. Nested relation writes,
+ * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
+ */
+export async function fastInsert<D extends object>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>): Promise<Array<CreatedRecord<D>>> {
+  const reg = registry.get(delegate);
+  if (!reg?.model) {
+    const name = (delegate as { $name?: unknown }).$name;
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb`,
+      'create the client with prismaTestDb() and pass its delegate, e.g. fastInsert(prisma.user, rows); for a $extends() client pass the base client\'s delegate',
+    );
+  }
+  const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
+  if (list.length === 0) return [];
+  return (await insertRows(await reg.ctx(), reg.model, list)) as Array<CreatedRecord<D>>;
+}

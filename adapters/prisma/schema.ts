@@ -1,0 +1,293 @@
+/**
+ * Reads the parts of a Prisma schema that decide what an INSERT writes. Prisma 7's runtime data
+ * model only carries field names, kinds and @map names; defaults, @id, @updatedAt, lists, native
+ * types and enum value mappings live only in the schema text (which the generated client embeds
+ * as `inlineSchema`). This is a reader for that text, not a validator: the schema has already
+ * passed `prisma generate`.
+ */
+import { FastTestDbError } from '../../src/errors.js';
+
+export type DefaultSpec =
+  | { kind: 'value'; value: DefaultArg }
+  | { kind: 'fn'; name: string; args: DefaultArg[] };
+
+export type DefaultArg = string | number | boolean | { ident: string } | DefaultArg[] | { call: string; args: DefaultArg[] };
+
+export interface PrismaField {
+  name: string;
+  /** Column name (@map) or the field name. */
+  dbName: string;
+  /** Scalar type (Int, String, ...), enum name, or related model name. */
+  type: string;
+  kind: 'scalar' | 'enum' | 'object' | 'unsupported';
+  optional: boolean;
+  list: boolean;
+  isId: boolean;
+  updatedAt: boolean;
+  default?: DefaultSpec;
+  /** `@db.X(args)` without the `@db.` prefix, e.g. `Timestamptz(3)`. */
+  nativeType?: string;
+}
+
+export interface PrismaModel {
+  name: string;
+  dbName: string;
+  /** Multi-schema projects: @@schema("name"). */
+  schema?: string;
+  fields: PrismaField[];
+  /** Field names of the primary key (@id or @@id). */
+  primaryKey: string[];
+}
+
+export interface PrismaEnum {
+  name: string;
+  dbName: string;
+  schema?: string;
+  /** value name -> database value (@map). */
+  values: Map<string, string>;
+}
+
+export interface PrismaSchema {
+  provider: string;
+  models: Map<string, PrismaModel>;
+  enums: Map<string, PrismaEnum>;
+}
+
+const SCALARS = new Set(['String', 'Boolean', 'Int', 'BigInt', 'Float', 'Decimal', 'DateTime', 'Json', 'Bytes']);
+
+/** Drops `//` comments that are not inside a string literal. */
+function stripComment(line: string): string {
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '/' && line[i + 1] === '/') return line.slice(0, i);
+  }
+  return line;
+}
+
+/** Joins physical lines while parentheses or brackets are still open (multi-line attribute arguments). */
+function logicalLines(text: string): string[] {
+  const out: string[] = [];
+  let pending = '';
+  let depth = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = stripComment(raw);
+    pending = pending ? `${pending} ${line.trim()}` : line.trim();
+    depth = 0;
+    let inString = false;
+    for (let i = 0; i < pending.length; i++) {
+      const c = pending[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+    }
+    if (depth <= 0) {
+      if (pending) out.push(pending);
+      pending = '';
+    }
+  }
+  if (pending) out.push(pending);
+  return out;
+}
+
+/** A small recursive reader for attribute arguments: literals, identifiers, lists, calls. */
+class ArgReader {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  private ws() {
+    while (this.i < this.s.length && /\s/.test(this.s[this.i]!)) this.i++;
+  }
+
+  /** Parses `a, name: b, ...` up to the closing `)`; named arguments keep only their value. */
+  list(close: string): Array<{ name?: string; value: DefaultArg }> {
+    const out: Array<{ name?: string; value: DefaultArg }> = [];
+    this.ws();
+    if (this.s[this.i] === close) {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      let name: string | undefined;
+      const m = /^([A-Za-z_][\w]*)\s*:/.exec(this.s.slice(this.i));
+      if (m) {
+        name = m[1];
+        this.i += m[0].length;
+      }
+      out.push({ name, value: this.value() });
+      this.ws();
+      const c = this.s[this.i++];
+      if (c === close) return out;
+      if (c !== ',') throw new Error(`unexpected ${JSON.stringify(c)} in ${this.s}`);
+    }
+  }
+
+  value(): DefaultArg {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '"') {
+      let j = this.i + 1;
+      let text = '';
+      while (j < this.s.length && this.s[j] !== '"') {
+        if (this.s[j] === '\\') {
+          const n = this.s[j + 1];
+          text += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'r' ? '\r' : n;
+          j += 2;
+        } else text += this.s[j++];
+      }
+      this.i = j + 1;
+      return text;
+    }
+    if (c === '[') {
+      this.i++;
+      return this.list(']').map((a) => a.value);
+    }
+    const num = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(this.s.slice(this.i));
+    if (num) {
+      this.i += num[0].length;
+      return Number(num[0]);
+    }
+    const id = /^[A-Za-z_][\w.]*/.exec(this.s.slice(this.i));
+    if (!id) throw new Error(`cannot read argument at ${JSON.stringify(this.s.slice(this.i))}`);
+    this.i += id[0].length;
+    this.ws();
+    if (this.s[this.i] === '(') {
+      this.i++;
+      return { call: id[0], args: this.list(')').map((a) => a.value) };
+    }
+    if (id[0] === 'true' || id[0] === 'false') return id[0] === 'true';
+    return { ident: id[0] };
+  }
+
+  get pos() {
+    return this.i;
+  }
+}
+
+interface Attribute {
+  name: string;
+  args: Array<{ name?: string; value: DefaultArg }>;
+  /** Raw argument text, for native types. */
+  raw: string;
+}
+
+/** Reads `@a @b(x) @db.VarChar(10)` (or `@@...`) from the rest of a line. */
+function readAttributes(text: string): Attribute[] {
+  const out: Attribute[] = [];
+  let rest = text.trim();
+  while (rest.length) {
+    const m = /^@{1,2}([A-Za-z_][\w.]*)/.exec(rest);
+    if (!m) break;
+    rest = rest.slice(m[0].length);
+    let args: Attribute['args'] = [];
+    let raw = '';
+    if (rest.startsWith('(')) {
+      const reader = new ArgReader(rest.slice(1));
+      args = reader.list(')');
+      raw = rest.slice(1, reader.pos);
+      rest = rest.slice(1 + reader.pos);
+    }
+    out.push({ name: m[1]!, args, raw });
+    rest = rest.trim();
+  }
+  return out;
+}
+
+function str(v: DefaultArg | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function toDefault(v: DefaultArg): DefaultSpec {
+  if (v && typeof v === 'object' && !Array.isArray(v) && 'call' in v) return { kind: 'fn', name: v.call, args: v.args };
+  return { kind: 'value', value: v };
+}
+
+export function parsePrismaSchema(text: string): PrismaSchema {
+  const schema: PrismaSchema = { provider: '', models: new Map(), enums: new Map() };
+  const lines = logicalLines(text);
+  type Block = { type: string; name: string; body: string[] };
+  const blocks: Block[] = [];
+  let current: Block | undefined;
+  for (const line of lines) {
+    if (!current) {
+      const m = /^(model|enum|view|type|generator|datasource)\s+(\w+)\s*\{$/.exec(line);
+      if (m) current = { type: m[1]!, name: m[2]!, body: [] };
+      continue;
+    }
+    if (line === '}') {
+      blocks.push(current);
+      current = undefined;
+    } else current.body.push(line);
+  }
+  const enumNames = new Set(blocks.filter((b) => b.type === 'enum').map((b) => b.name));
+  for (const b of blocks) {
+    try {
+      if (b.type === 'datasource') {
+        for (const l of b.body) {
+          const m = /^provider\s*=\s*"([^"]+)"/.exec(l);
+          if (m) schema.provider = m[1]!;
+        }
+      } else if (b.type === 'enum') {
+        const en: PrismaEnum = { name: b.name, dbName: b.name, values: new Map() };
+        for (const l of b.body) {
+          if (l.startsWith('@@')) {
+            for (const a of readAttributes(l)) {
+              if (a.name === 'map') en.dbName = str(a.args[0]?.value) ?? en.dbName;
+              if (a.name === 'schema') en.schema = str(a.args[0]?.value);
+            }
+            continue;
+          }
+          const m = /^(\w+)\s*(.*)$/.exec(l);
+          if (!m) continue;
+          const map = readAttributes(m[2]!).find((a) => a.name === 'map');
+          en.values.set(m[1]!, str(map?.args[0]?.value) ?? m[1]!);
+        }
+        schema.enums.set(en.name, en);
+      } else if (b.type === 'model' || b.type === 'view') {
+        const model: PrismaModel = { name: b.name, dbName: b.name, fields: [], primaryKey: [] };
+        for (const l of b.body) {
+          if (l.startsWith('@@')) {
+            for (const a of readAttributes(l)) {
+              if (a.name === 'map') model.dbName = str(a.args[0]?.value) ?? model.dbName;
+              else if (a.name === 'schema') model.schema = str(a.args[0]?.value);
+              else if (a.name === 'id') {
+                const fields = a.args.find((x) => x.name === undefined || x.name === 'fields')?.value;
+                if (Array.isArray(fields)) model.primaryKey = fields.map((f) => (typeof f === 'object' && f && 'ident' in f ? f.ident : typeof f === 'object' && f && 'call' in f ? f.call : String(f)));
+              }
+            }
+            continue;
+          }
+          const m = /^(\w+)\s+(Unsupported\("(?:[^"\\]|\\.)*"\)|[\w.]+)(\[\])?(\?)?\s*(.*)$/.exec(l);
+          if (!m) continue;
+          const [, name, type, list, opt, rest] = m;
+          const attrs = readAttributes(rest!);
+          const kind: PrismaField['kind'] = type!.startsWith('Unsupported') ? 'unsupported' : SCALARS.has(type!) ? 'scalar' : enumNames.has(type!) ? 'enum' : 'object';
+          const field: PrismaField = { name: name!, dbName: name!, type: type!, kind, optional: !!opt, list: !!list, isId: false, updatedAt: false };
+          for (const a of attrs) {
+            if (a.name === 'map') field.dbName = str(a.args[0]?.value) ?? field.dbName;
+            else if (a.name === 'id') field.isId = true;
+            else if (a.name === 'updatedAt') field.updatedAt = true;
+            else if (a.name === 'default') {
+              const v = a.args.find((x) => x.name === undefined || x.name === 'value')?.value;
+              if (v !== undefined) field.default = toDefault(v);
+            } else if (a.name.startsWith('db.')) field.nativeType = a.name.slice(3) + (a.raw ? `(${a.raw})` : '');
+          }
+          if (field.isId) model.primaryKey = [field.name];
+          model.fields.push(field);
+        }
+        schema.models.set(model.name, model);
+      }
+    } catch (e) {
+      throw new FastTestDbError('UNSUPPORTED', `could not read ${b.type} ${b.name} of the Prisma schema: ${(e as Error).message}`, 'please report the schema lines; meanwhile use prisma.<model>.create() for this model', { cause: e });
+    }
+  }
+  return schema;
+}
