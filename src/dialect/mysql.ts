@@ -78,9 +78,9 @@ async function connect(server: ServerInfo, database?: string): Promise<MysqlClie
     throw classifyDriverError(e, `connecting to MySQL/MariaDB at ${where} as ${server.user}`);
   }
   // A connection killed server-side (destroy with force) must not crash the process.
-  raw.on('error', (e) => log('connection error: %s', e.message));
+  raw.on('error', (e) => log(`connection error: ${e.message}`));
   const run = async (sql: string, params?: unknown[]) => {
-    log('%s', brief(sql));
+    log(brief(sql));
     try {
       return (await raw.query(sql, params))[0];
     } catch (e) {
@@ -129,7 +129,7 @@ async function withLock<T>(admin: SqlClient, key: string, fn: () => Promise<T>):
   try {
     return await fn();
   } finally {
-    await admin.query(`SELECT RELEASE_LOCK(${lit(name)})`).catch((e) => log('could not release %s: %s', name, messageOf(e)));
+    await admin.query(`SELECT RELEASE_LOCK(${lit(name)})`).catch((e) => log(`could not release ${name}: ${messageOf(e)}`));
   }
 }
 
@@ -189,7 +189,7 @@ async function createEmpty(admin: SqlClient, name: string, marker: Marker): Prom
 async function drop(admin: SqlClient, name: string, opts: { force?: boolean }): Promise<void> {
   if (opts.force) {
     const rows = await admin.query<{ id: number | string }>(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`, [name]);
-    for (const r of rows) await admin.query(`KILL CONNECTION ${Number(r.id)}`).catch((e) => log('kill %s: %s', r.id, messageOf(e)));
+    for (const r of rows) await admin.query(`KILL CONNECTION ${Number(r.id)}`).catch((e) => log(`kill ${r.id}: ${messageOf(e)}`));
   }
   try {
     await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`);
@@ -430,10 +430,17 @@ async function templateState(admin: SqlClient, name: string): Promise<TemplateSt
   return rows.length ? 'complete' : 'incomplete';
 }
 
-async function completeTemplate(admin: SqlClient, _server: ServerInfo, name: string, _opts: { unlogged: boolean }): Promise<void> {
+async function completeTemplate(admin: SqlClient, server: ServerInfo, name: string, _opts: { unlogged: boolean }): Promise<void> {
   // MySQL has no UNLOGGED tables; `unlogged` is a PostgreSQL option.
   const started = performance.now();
-  const cap = await capture(admin, name);
+  // SHOW CREATE VIEW qualifies names outside the current schema; inside it, they come out bare.
+  await admin.query(`USE ${id(name)}`);
+  let cap: Capture;
+  try {
+    cap = await capture(admin, name);
+  } finally {
+    await admin.query(`USE ${id(server.adminDatabase || 'information_schema')}`).catch(() => undefined);
+  }
   const marker = await readMarker(admin, name);
   if (!marker) throw new FastTestDbError('NOT_OURS', `template ${name} lost its marker during the build`, 'something else dropped or replaced it: look for another process using the same prefix');
   const seeded = cap.tables.filter((t) => t.seedColumns).map((t) => t.name);
@@ -443,7 +450,7 @@ async function completeTemplate(admin: SqlClient, _server: ServerInfo, name: str
   await admin.query(`CREATE TABLE ${qual(name, CAPTURE_TABLE)} (id INT PRIMARY KEY, body LONGTEXT NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
   await admin.query(`INSERT INTO ${qual(name, CAPTURE_TABLE)} (id, body) VALUES (1, ?)`, [JSON.stringify(cap)]);
   captureCache.set(name, cap);
-  log('captured template %s: %d tables, %d views, %d routines, %d triggers, %d events in %d ms', name, cap.tables.length, cap.views.length, cap.routines.length, cap.triggers.length, cap.events.length, Math.round(performance.now() - started));
+  log(`captured template ${name}: ${cap.tables.length} tables, ${cap.views.length} views, ${cap.routines.length} routines, ${cap.triggers.length} triggers, ${cap.events.length} events in ${Math.round(performance.now() - started)} ms`);
 }
 
 async function clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void> {
@@ -468,6 +475,8 @@ async function clone(admin: SqlClient, server: ServerInfo, template: string, nam
 // Reset
 
 const templateOf = new Map<string, string | null>();
+/** Tables seen at the last reset of each database, probed optimistically next time. */
+const knownTables = new Map<string, string[]>();
 
 /**
  * Empties tables that have rows and restarts their AUTO_INCREMENT. Seeded tables (`keep`, the
@@ -483,24 +492,49 @@ async function reset(db: SqlClient, name: string, keep: readonly string[] = []):
   }
   const template = templateOf.get(name) ?? null;
   const cap = template ? await loadCapture(db, template).catch(() => undefined) : undefined;
-  if (template && !cap) log('template %s of %s is gone: seed tables are emptied instead of restored', template, name);
+  if (template && !cap) log(`template ${template} of ${name} is gone: seeded tables are left as they are`);
   const captured = new Map((cap?.tables ?? []).map((t) => [t.name, t]));
 
+  // One round trip in the common case: table list with AUTO_INCREMENT, a has-rows probe of the
+  // tables we expect, and checksums of seeded tables against the template.
+  const expected = knownTables.get(name) ?? (cap ? cap.tables.map((t) => t.name) : undefined);
+  const seededNames = cap && template ? cap.tables.filter((t) => t.seedColumns).map((t) => t.name) : [];
+  const listSql = `SELECT TABLE_NAME AS n, AUTO_INCREMENT AS ai FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${lit(name)} AND TABLE_TYPE = 'BASE TABLE'`;
+  const probeSql = (names: string[]) => names.map((n) => `SELECT ${lit(n)} AS n, EXISTS(SELECT 1 FROM ${qual(name, n)}) AS r`).join(' UNION ALL ');
+  const checksumSql = (names: string[]) => `CHECKSUM TABLE ${names.flatMap((n) => [qual(name, n), qual(template!, n)]).join(', ')}`;
   // MySQL 8 caches information_schema statistics for a day unless told otherwise (session only).
-  if (isMysqlClient(db) && db.flavor === 'mysql') await db.query('SET SESSION information_schema_stats_expiry = 0');
-  const tables = await db.query<{ n: string; ai: string | number | null }>(
-    `SELECT TABLE_NAME AS n, AUTO_INCREMENT AS ai FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`,
-    [name],
-  );
+  const pre = isMysqlClient(db) && db.flavor === 'mysql' ? ['SET SESSION information_schema_stats_expiry = 0'] : [];
+  type Row = { n: string; ai: string | number | null };
+  let tables: Row[] | undefined;
+  let probed: Array<{ n: string; r: number | string }> = [];
+  let sums: Array<{ Table: string; Checksum: string | number | null }> = [];
+  if (expected?.length && isMysqlClient(db)) {
+    const stmts = [...pre, listSql, probeSql(expected), ...(seededNames.length ? [checksumSql(seededNames)] : [])];
+    try {
+      const res = await db.multi(stmts);
+      tables = res[pre.length] as Row[];
+      probed = res[pre.length + 1] as typeof probed;
+      sums = (res[pre.length + 2] ?? []) as typeof sums;
+    } catch (e) {
+      log(`reset ${name}: optimistic probe failed (${messageOf(e)}), probing table by table`);
+      tables = undefined;
+    }
+  }
+  if (!tables) {
+    for (const p of pre) await db.query(p);
+    tables = await db.query<Row>(listSql);
+    probed = [];
+    sums = [];
+  }
   const live = tables.filter((t) => t.n !== CAPTURE_TABLE);
-  if (live.length === 0) return { emptied: [], restarted: [], ms: performance.now() - started };
-  const seededNow = live.filter((t) => captured.get(t.n)?.seedColumns && cap && template);
-  const probe = live.map((t) => `SELECT ${lit(t.n)} AS n, EXISTS(SELECT 1 FROM ${qual(name, t.n)}) AS r`).join(' UNION ALL ');
-  const probes = [probe];
-  if (seededNow.length) probes.push(`CHECKSUM TABLE ${seededNow.flatMap((t) => [qual(name, t.n), qual(template!, t.n)]).join(', ')}`);
-  const results = isMysqlClient(db) ? await db.multi(probes) : await Promise.all(probes.map((p) => db.query(p)));
-  const hasRows = new Map((results[0] as Array<{ n: string; r: number | string }>).map((r) => [r.n, Number(r.r) === 1]));
-  const checksums = new Map(((results[1] ?? []) as Array<{ Table: string; Checksum: string | number | null }>).map((r) => [r.Table, String(r.Checksum)]));
+  knownTables.set(name, live.map((t) => t.n));
+  const probedNames = new Set(probed.map((p) => p.n));
+  const missing = live.filter((t) => !probedNames.has(t.n)).map((t) => t.n);
+  if (missing.length) probed.push(...(await db.query<{ n: string; r: number | string }>(probeSql(missing))));
+  const seededLive = seededNames.filter((n) => live.some((t) => t.n === n));
+  if (seededLive.length && sums.length === 0) sums = await db.query(checksumSql(seededLive));
+  const hasRows = new Map(probed.map((r) => [r.n, Number(r.r) === 1]));
+  const checksums = new Map(sums.map((r) => [r.Table, String(r.Checksum)]));
 
   const emptied: string[] = [];
   const restarted: string[] = [];
@@ -556,7 +590,7 @@ async function reset(db: SqlClient, name: string, keep: readonly string[] = []):
 async function tuneDatabase(_admin: SqlClient, name: string): Promise<void> {
   // MySQL has no per-schema durability settings, and a server we do not own is never changed
   // globally (no SET GLOBAL): what stays fast there is the clone and the dirty-table reset.
-  log('%s: no per-schema tuning exists on MySQL/MariaDB; server settings left as they are', name);
+  log(`${name}: MySQL/MariaDB have no per-schema tuning; server settings left as they are`);
 }
 
 function normalize(name: string, value: string): string {

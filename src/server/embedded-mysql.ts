@@ -41,7 +41,7 @@ function probe(path: string): MysqlBinary | undefined {
     const v = parseVersionLine(out);
     return v ? { path, ...v } : undefined;
   } catch (e) {
-    log('%s --version failed: %s', path, messageOf(e));
+    log(`${path} --version failed: ${messageOf(e)}`);
     return undefined;
   }
 }
@@ -164,7 +164,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     password: '',
     adminDatabase: 'mysql',
   };
-  log('plan: %s %s in %s, port %d', bin.flavor, bin.version, home, ctx.port);
+  log(`plan: ${bin.flavor} ${bin.version} in ${home}, port ${ctx.port}`);
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
