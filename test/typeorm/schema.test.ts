@@ -1,0 +1,152 @@
+/**
+ * typeormTestDb's template: built once per schema (across processes), rebuilt when an entity
+ * changes, UNLOGGED when asked, and not tripped up by foreign-key cycles.
+ */
+import 'reflect-metadata';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Column, Entity, ManyToOne, PrimaryGeneratedColumn, type DataSource } from 'typeorm';
+import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
+import { quoteIdent } from '../../src/quote.js';
+import { SERVER_ENV } from '../../src/server/resolve.js';
+import type { TestDatabase } from '../../src/types.js';
+
+const run = promisify(execFile);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = join(here, '..', '..');
+const engines: Array<'postgres' | 'mysql'> = ['postgres', ...(existsSync(join(root, 'src/dialect/mysql.ts')) ? (['mysql'] as const) : [])];
+const opened: Array<{ dataSource: DataSource; db: TestDatabase }> = [];
+
+afterAll(async () => {
+  for (const o of opened.reverse()) {
+    if (o.dataSource.isInitialized) await o.dataSource.destroy();
+    await o.db.destroy({ force: true });
+  }
+});
+
+async function open(...args: Parameters<typeof typeormTestDb>) {
+  const r = await typeormTestDb(...args);
+  opened.push(r);
+  return r;
+}
+
+// Same table, two versions of the entity: the second adds a column.
+@Entity('gizmo')
+class GizmoV1 {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @Column({ type: 'varchar', length: 20 }) name!: string;
+}
+@Entity('gizmo')
+class GizmoV2 {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @Column({ type: 'varchar', length: 20 }) name!: string;
+  @Column({ type: 'int', default: 0 }) weight!: number;
+}
+
+// A two-table cycle and a self-reference, the shapes that break naive UNLOGGED conversion and DDL replay.
+@Entity('cyc_team')
+class Team {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @Column({ type: 'varchar', length: 20 }) name!: string;
+  @ManyToOne(() => Person, { nullable: true }) captain!: Person | null;
+}
+@Entity('cyc_person')
+class Person {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @Column({ type: 'varchar', length: 20 }) name!: string;
+  @ManyToOne(() => Team, { nullable: true }) team!: Team | null;
+  @ManyToOne(() => Person, { nullable: true }) mentor!: Person | null;
+}
+@Entity('cyc_leaf')
+class Leaf {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @ManyToOne(() => Person) owner!: Person;
+}
+
+for (const engine of engines) {
+  const type = engine === 'postgres' ? 'postgres' : 'mariadb';
+
+  describe(`typeormTestDb on ${engine}`, () => {
+    it('builds the template once, and again when an entity changes', async () => {
+      const cacheKey = `entity-change-${randomUUID()}`;
+      const first = await open({ type, entities: [GizmoV1] }, { cacheKey, worker: 'g1' });
+      const again = await open({ type, entities: [GizmoV1] }, { cacheKey, worker: 'g2' });
+      expect(first.db.template.built).toBe(true);
+      expect(again.db.template.built).toBe(false);
+      expect(again.db.template.name).toBe(first.db.template.name);
+
+      const changed = await open({ type, entities: [GizmoV2] }, { cacheKey, worker: 'g3' });
+      expect(changed.db.template.built).toBe(true);
+      expect(changed.db.template.name).not.toBe(first.db.template.name);
+      const res = await fastInsert(changed.dataSource.getRepository(GizmoV2), { name: 'heavy', weight: 5 });
+      expect(res.identifiers).toEqual([{ id: 1 }]);
+      await expect(first.dataSource.query(`INSERT INTO gizmo (name, weight) VALUES ('x', 1)`)).rejects.toThrow(/weight/);
+      // The worker DataSource must not synchronize on its own: the schema came from the template.
+      expect(changed.dataSource.options.synchronize).toBe(false);
+    });
+
+    it('runs migrations once across parallel worker processes', async () => {
+      const anchor = await open({ type, entities: [GizmoV1] }, { worker: 'anchor' });
+      const dir = mkdtempSync(join(tmpdir(), 'ftdb-typeorm-'));
+      const logFile = join(dir, 'migrations.log');
+      const cacheKey = `parallel-${randomUUID()}`;
+      try {
+        const workers = ['p1', 'p2', 'p3', 'p4'].map((w) =>
+          run(join(root, 'node_modules/.bin/tsx'), [join(here, 'fixtures/migrate-worker.ts')], {
+            cwd: root,
+            env: { ...process.env, [SERVER_ENV]: JSON.stringify([anchor.db.server]), FTDB_ENGINE: engine, FTDB_WORKER: w, FTDB_CACHE_KEY: cacheKey, FTDB_MIGRATION_LOG: logFile },
+            timeout: 90_000,
+          }),
+        );
+        const outs = (await Promise.all(workers)).map((r) => JSON.parse(r.stdout.trim().split('\n').pop()!));
+        expect(readFileSync(logFile, 'utf8').trim().split('\n')).toHaveLength(1);
+        expect(outs.filter((o) => o.built)).toHaveLength(1);
+        expect(new Set(outs.map((o) => o.template)).size).toBe(1);
+        expect(new Set(outs.map((o) => o.name)).size).toBe(4);
+        for (const o of outs) expect(o.applied).toEqual(['CreateWidgets1700000000000', 'AddWidgetColor1700000000001']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('handles foreign-key cycles and self-references', async () => {
+      const { dataSource } = await open({ type, entities: [Team, Person, Leaf] }, { worker: 'cyc', unlogged: engine === 'postgres' ? true : undefined });
+      const [t] = (await fastInsert(dataSource.getRepository(Team), { name: 'reds' })).identifiers;
+      const [boss] = (await fastInsert(dataSource.getRepository(Person), { name: 'boss', team: t!.id })).identifiers;
+      await fastInsert(dataSource.getRepository(Person), { name: 'kid', team: t!.id, mentor: { id: boss!.id } as never });
+      await dataSource.getRepository(Team).update(t!.id, { captain: { id: boss!.id } as never });
+      await fastInsert(dataSource.getRepository(Leaf), { owner: boss!.id });
+      const captain = quoteIdent(engine, 'captainId');
+      const rows = await dataSource.query(`SELECT p.name, t.name AS team FROM cyc_person p JOIN cyc_team t ON t.${captain} = p.id`);
+      expect(rows).toEqual([{ name: 'boss', team: 'reds' }]);
+      await expect(fastInsert(dataSource.getRepository(Leaf), { owner: 999 as never })).rejects.toThrow(/foreign key/i);
+    });
+  });
+}
+
+describe('UNLOGGED templates on postgres', () => {
+  const tables = ['cyc_team', 'cyc_person', 'cyc_leaf'];
+  const persistence = async (ds: DataSource) =>
+    Object.fromEntries(
+      (await ds.query(`SELECT relname, relpersistence FROM pg_class WHERE relname = ANY($1) AND relkind = 'r'`, [tables])).map((r: { relname: string; relpersistence: string }) => [r.relname, r.relpersistence]),
+    );
+
+  it('converts every entity table, cycles included, when unlogged: true', async () => {
+    const { dataSource } = await open({ type: 'postgres', entities: [Team, Person, Leaf] }, { worker: 'unl', unlogged: true });
+    expect(await persistence(dataSource)).toEqual({ cyc_team: 'u', cyc_person: 'u', cyc_leaf: 'u' });
+    // The cycle's foreign keys were put back after the conversion.
+    const fks = await dataSource.query(`SELECT conrelid::regclass::text AS t FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text = ANY($1)`, [tables]);
+    expect(fks).toHaveLength(4);
+  });
+
+  it('keeps tables permanent when unlogged: false', async () => {
+    const { dataSource } = await open({ type: 'postgres', entities: [Team, Person, Leaf] }, { worker: 'log', unlogged: false });
+    expect(await persistence(dataSource)).toEqual({ cyc_team: 'p', cyc_person: 'p', cyc_leaf: 'p' });
+  });
+});
