@@ -57,12 +57,16 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   }
 }
 
+/** Templates younger than this are never collected: a run that just built one is likely still cloning it. */
+const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
+
 /** Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses them. */
 async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
   const templates = (await req.dialect.listOurs(admin, req.prefix))
     .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
     .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
-  for (const old of templates.slice(Math.max(0, req.keepTemplates - 1))) {
+  const cutoff = Date.now() - MIN_TEMPLATE_AGE_MS;
+  for (const old of templates.slice(Math.max(0, req.keepTemplates - 1)).filter((t) => Date.parse(t.marker.created) < cutoff)) {
     await req.dialect.drop(admin, old.name, {}).catch((e) => log('kept old template %s: %s', old.name, messageOf(e)));
   }
 }

@@ -87,11 +87,16 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
-  const { server, template, seeded } = await prepareTemplate(options);
+  let { server, template, seeded } = await prepareTemplate(options);
   const name = workerDatabaseName(dialect, names, options.suffix);
   const admin = await dialect.connect(server);
   try {
-    await cloneInto(dialect, admin, server, template.name, name, names.run);
+    await cloneInto(dialect, admin, server, template.name, name, names.run).catch(async (e) => {
+      // Another run's garbage collection may drop an old template between our check and the clone.
+      if ((await dialect.templateState(admin, template.name)) !== 'missing') throw e;
+      ({ server, template, seeded } = await prepareTemplate(options));
+      await cloneInto(dialect, admin, server, template.name, name, names.run);
+    });
   } finally {
     await admin.close();
   }

@@ -13,7 +13,7 @@ import { logger } from '../log.js';
 import { POSTGRES_INITDB_FLAGS, postgresSettings } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
-import { unprivilegedUser } from './user.js';
+import { assertReachable, unprivilegedUser } from './user.js';
 
 const log = logger('postgres');
 
@@ -132,7 +132,10 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   mkdirSync(dataDir, { mode: 0o700 });
   mkdirSync(socketDir, { mode: 0o755 });
   const user = unprivilegedUser();
-  if (user) for (const d of [dataDir, socketDir]) chownSync(d, user.uid, user.gid);
+  if (user) {
+    assertReachable(dataDir, user);
+    for (const d of [dataDir, socketDir]) chownSync(d, user.uid, user.gid);
+  }
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C' };
   if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -98,7 +98,9 @@ export function serverDir(req: Pick<OwnedServerRequest, 'engine' | 'identity' | 
 export async function acquireOwnedServer(req: OwnedServerRequest): Promise<ServerInfo> {
   const dir = serverDir(req);
   const files = keeperFiles(dir);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  mkdirSync(dir, { recursive: true });
+  // Our own directories stay enterable whatever the umask: servers run unprivileged when we are root.
+  for (const d of [dirname(dir), dir]) chmodSync(d, 0o755);
   return withFileLock(files.lock, async () => {
     const state = readJson<ServerInfo>(files.state);
     const status = readJson<KeeperStatus>(files.status);

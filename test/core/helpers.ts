@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+/** A private data root, so that a test gets its own server instead of the suite's shared one. */
+export function privateDataRoot(tag: string): string {
+  const dir = mkdtempSync(join('/dev/shm', `ftdb-test-${tag}-`));
+  chmodSync(dir, 0o755); // the server runs as an unprivileged user when we are root: it must reach its data
+  return dir;
+}
+
+export function startWorker(env: Record<string, string>): { child: ChildProcess; line: Promise<any> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/core/worker.mts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const line = new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
+    });
+    child.once('exit', (code) => {
+      if (!out.includes('\n')) reject(new Error(`worker exited ${code}: ${err}`));
+    });
+  });
+  return { child, line };
+}
+
+export async function runWorker(env: Record<string, string>): Promise<any> {
+  const { child, line } = startWorker(env);
+  const result = await line;
+  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+  return result;
+}
+
+export function migrateCount(counterFile: string): number {
+  return existsSync(counterFile) ? readFileSync(counterFile, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
+/** The server process pids recorded by keepers under a data root. */
+export function serverPids(dataRoot: string): number[] {
+  const pids: number[] = [];
+  const base = readdirSync(dataRoot).map((d) => join(dataRoot, d));
+  for (const userDir of base) for (const server of readdirSync(userDir)) {
+    const status = join(userDir, server, 'status.json');
+    if (existsSync(status)) {
+      const s = JSON.parse(readFileSync(status, 'utf8'));
+      if (s.serverPid) pids.push(s.serverPid);
+    }
+  }
+  return pids;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return cond();
+}

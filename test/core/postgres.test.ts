@@ -1,0 +1,204 @@
+/** The PostgreSQL path against a real embedded server started by the library. */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
+import { postgresDialect } from '../../src/dialect/postgres.js';
+
+async function sql(url: string, text: string, values?: unknown[]) {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const schema = `
+  CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
+  CREATE TABLE book (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, author_id int REFERENCES author(id), title text);
+  CREATE TABLE tag (id serial PRIMARY KEY, parent_id int REFERENCES tag(id));
+  CREATE TABLE country (code text PRIMARY KEY, name text);
+  INSERT INTO country VALUES ('NZ', 'New Zealand'), ('KR', 'Korea');
+  CREATE SEQUENCE invoice_no;
+`;
+
+describe('embedded PostgreSQL', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase({ worker: 'core1', cacheKey: 'core-schema-1', migrate: (url) => sql(url, schema).then(() => undefined) });
+  });
+  afterAll(() => db?.destroy());
+
+  it('starts, answers a query, and reads its tuned settings back', async () => {
+    expect(db.server.owned).toBe(true);
+    expect(db.server.provider).toBe('embedded');
+    const report = await db.describe();
+    expect(report.tuned).toBe(true);
+    expect(report.settings).toMatchObject({ fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' });
+    expect(report.untuned).toEqual({});
+    const [row] = await sql(db.url, 'SELECT current_database() AS name, count(*)::int AS n FROM country');
+    expect(row).toEqual({ name: db.name, n: 2 });
+  });
+
+  it('reset() empties every table with rows, restarts sequences, and keeps the template\'s seeded rows', async () => {
+    await sql(db.url, `INSERT INTO author (name) VALUES ('a'), ('b'); INSERT INTO book (author_id, title) VALUES (1, 'x');
+      INSERT INTO tag (parent_id) VALUES (NULL); INSERT INTO tag (parent_id) VALUES (1); SELECT nextval('invoice_no'); SELECT nextval('invoice_no');`);
+    const report = await db.reset();
+    expect(report.emptied.sort()).toEqual(['author', 'book', 'tag']);
+    const counts = await sql(db.url, `SELECT (SELECT count(*) FROM author)::int a, (SELECT count(*) FROM book)::int b, (SELECT count(*) FROM tag)::int t, (SELECT count(*) FROM country)::int c`);
+    expect(counts[0]).toEqual({ a: 0, b: 0, t: 0, c: 2 });
+    const ids = await sql(db.url, `INSERT INTO author (name) VALUES ('again') RETURNING id; `);
+    expect(ids[0].id).toBe(1);
+    const [{ n }] = await sql(db.url, `SELECT nextval('invoice_no')::int AS n`);
+    expect(n).toBe(1);
+    const [{ id }] = await sql(db.url, `INSERT INTO book (author_id, title) VALUES (1, 'y') RETURNING id`);
+    expect(Number(id)).toBe(1);
+  });
+
+  it('reset() on a clean database empties nothing', async () => {
+    await db.reset();
+    const report = await db.reset();
+    expect(report.emptied).toEqual([]);
+  });
+
+  it('recreate() gives a fresh clone of the template', async () => {
+    await sql(db.url, `DELETE FROM country`);
+    await db.recreate();
+    const [{ n }] = await sql(db.url, `SELECT count(*)::int AS n FROM country`);
+    expect(n).toBe(2);
+  });
+
+  it('a second database of the same fingerprint does not migrate again', async () => {
+    let ran = 0;
+    const other = await createTestDatabase({ worker: 'core2', cacheKey: 'core-schema-1', migrate: async () => void ran++ });
+    try {
+      expect(ran).toBe(0);
+      expect(other.template.built).toBe(false);
+      expect(other.template.name).toBe(db.template.name);
+      expect(other.name).not.toBe(db.name);
+    } finally {
+      await other.destroy();
+    }
+  });
+});
+
+describe('names from hostile input', () => {
+  it('quotes a hostile worker id and keeps the name within 63 bytes', async () => {
+    const hostile = `x"; DROP DATABASE postgres; --'` + 'y'.repeat(100);
+    const db = await createTestDatabase({ worker: hostile });
+    try {
+      expect(Buffer.byteLength(db.name)).toBeLessThanOrEqual(63);
+      expect(db.name).toMatch(/^[a-z0-9_]+$/);
+      const admin = await postgresDialect.connect(db.server);
+      const rows = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname IN ('postgres', $1)`, [db.name]);
+      await admin.close();
+      expect(rows.map((r) => r.datname).sort()).toEqual([db.name, 'postgres'].sort());
+      const again = await createTestDatabase({ worker: hostile, suffix: 'b' });
+      expect(again.name).not.toBe(db.name);
+      await again.destroy();
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
+describe('safety', () => {
+  it('never drops or resets a database it did not create', async () => {
+    const probe = await createTestDatabase({ worker: 'probe' });
+    const admin = await postgresDialect.connect(probe.server);
+    await admin.query(`DROP DATABASE IF EXISTS ftdb_wvictim`);
+    await admin.query(`CREATE DATABASE ftdb_wvictim`);
+    const victimUrl = probe.url.replace(/\/[^/]+$/, '/ftdb_wvictim');
+    await sql(victimUrl, `CREATE TABLE precious (v int); INSERT INTO precious VALUES (42)`);
+    try {
+      const attempt = createTestDatabase({ worker: 'victim' });
+      await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
+      const [{ v }] = await sql(victimUrl, `SELECT v FROM precious`);
+      expect(v).toBe(42);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ftdb_wvictim`);
+      await admin.close();
+      await probe.destroy();
+    }
+  });
+
+  it('a failing migrate surfaces its own error and leaves no complete template', async () => {
+    const cacheKey = `failing-${Date.now()}`;
+    const probe = await createTestDatabase({ worker: 'fail-probe' });
+    const templates = async () => {
+      const admin = await postgresDialect.connect(probe.server);
+      try {
+        return await admin.query<{ datname: string; datistemplate: boolean }>(
+          `SELECT datname, datistemplate FROM pg_database WHERE starts_with(datname, 'ftdb_tpl_') ORDER BY datname`,
+        );
+      } finally {
+        await admin.close();
+      }
+    };
+    const before = await templates();
+    const attempt = createTestDatabase({ worker: 'fail', cacheKey, migrate: async () => { throw new Error('boom: syntax error in 002_users.sql'); } });
+    const error = await attempt.catch((e) => e);
+    expect(error).toBeInstanceOf(FastTestDbError);
+    expect(error.code).toBe('MIGRATION_FAILED');
+    expect(error.message).toContain('boom: syntax error in 002_users.sql');
+    expect((error.cause as Error).message).toContain('boom');
+    const after = await templates();
+    await probe.destroy();
+    expect(after).toEqual(before); // nothing new, complete or not
+    expect(after.every((t) => t.datistemplate)).toBe(true);
+    // and a later run with a fixed migrate builds it
+    let ran = 0;
+    const fixed = await createTestDatabase({ worker: 'fail', cacheKey, migrate: async () => void ran++ });
+    expect(ran).toBe(1);
+    expect(fixed.template.built).toBe(true);
+    await fixed.destroy();
+  });
+});
+
+describe('UNLOGGED conversion', () => {
+  it('converts tables in foreign-key-safe order, through self references, cycles and partitions', async () => {
+    const db = await createTestDatabase({
+      worker: 'unlogged',
+      unlogged: true,
+      cacheKey: 'unlogged-zoo',
+      migrate: (url) =>
+        sql(url, `
+          CREATE TABLE parent (id int PRIMARY KEY);
+          CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id));
+          CREATE TABLE grandchild (id int PRIMARY KEY, child_id int REFERENCES child(id));
+          CREATE TABLE node (id int PRIMARY KEY, next_id int REFERENCES node(id));
+          CREATE TABLE a (id int PRIMARY KEY, b_id int);
+          CREATE TABLE b (id int PRIMARY KEY, a_id int REFERENCES a(id));
+          ALTER TABLE a ADD CONSTRAINT a_b_fk FOREIGN KEY (b_id) REFERENCES b(id);
+          CREATE TABLE lookup (id int PRIMARY KEY);
+          CREATE TABLE measurement (id int, at date NOT NULL, lookup_id int REFERENCES lookup(id)) PARTITION BY RANGE (at);
+          CREATE TABLE measurement_2026 PARTITION OF measurement FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+        `).then(() => undefined),
+    });
+    try {
+      const rows = await sql(db.url, `SELECT relname, relpersistence, relkind FROM pg_class WHERE relkind IN ('r','p') AND relnamespace = 'public'::regnamespace ORDER BY relname`);
+      const persistence = Object.fromEntries(rows.map((r) => [r.relname, r.relpersistence]));
+      for (const t of ['parent', 'child', 'grandchild', 'node', 'a', 'b', 'measurement_2026']) expect(persistence[t], t).toBe('u');
+      // A partitioned parent stays permanent, and so does what it references.
+      expect(persistence.measurement).toBe('p');
+      expect(persistence.lookup).toBe('p');
+      // The cycle's keys are back and enforced.
+      const fks = await sql(db.url, `SELECT conname FROM pg_constraint WHERE contype = 'f' ORDER BY conname`);
+      expect(fks.map((f) => f.conname)).toContain('a_b_fk');
+      await expect(sql(db.url, `INSERT INTO a VALUES (1, 99)`)).rejects.toThrow(/foreign key/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('is off by default on a tuned server', async () => {
+    const db = await createTestDatabase({ worker: 'logged', cacheKey: 'logged', migrate: (url) => sql(url, `CREATE TABLE t (id int)`).then(() => undefined) });
+    try {
+      const [{ p }] = await sql(db.url, `SELECT relpersistence AS p FROM pg_class WHERE relname = 't'`);
+      expect(p).toBe('p');
+    } finally {
+      await db.destroy();
+    }
+  });
+});

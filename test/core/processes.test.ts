@@ -1,0 +1,64 @@
+/** Many processes, one server, one template build; and no server outlives its clients. */
+import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stopOwnedServer } from '../../src/index.js';
+import { alive, migrateCount, privateDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+
+describe('workers in separate processes', () => {
+  const dataRoot = privateDataRoot('procs');
+  const work = mkdtempSync(join('/tmp', 'ftdb-procs-'));
+  const migrationFile = join(work, '001_item.sql');
+  const counter = join(work, 'migrations.log');
+  writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n');
+  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, MIGRATION_GLOB: migrationFile, REUSE: '1' };
+  let stateDir: string | undefined;
+
+  afterAll(async () => {
+    if (stateDir) await stopOwnedServer(stateDir);
+    rmSync(dataRoot, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('8 concurrent processes get distinct databases from one template; migrate runs once', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => runWorker({ ...env, WORKER: String(i + 1) })));
+    stateDir = results[0].stateDir;
+    expect(new Set(results.map((r) => r.name)).size).toBe(8);
+    expect(new Set(results.map((r) => r.template)).size).toBe(1);
+    expect(new Set(results.map((r) => r.url.split('/')[2])).size).toBe(1); // one server
+    expect(results.filter((r) => r.built)).toHaveLength(1);
+    expect(migrateCount(counter)).toBe(1);
+  });
+
+  it('a second run on the reused server runs migrate zero times', async () => {
+    const again = await Promise.all([runWorker({ ...env, WORKER: '1' }), runWorker({ ...env, WORKER: '2' })]);
+    expect(again.every((r) => !r.built)).toBe(true);
+    expect(migrateCount(counter)).toBe(1);
+  });
+
+  it('changing one byte of a migration file builds a new template', async () => {
+    writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n ');
+    const result = await runWorker({ ...env, WORKER: '1' });
+    expect(result.built).toBe(true);
+    expect(migrateCount(counter)).toBe(2);
+  });
+});
+
+describe('SIGKILL of the only client', () => {
+  const dataRoot = privateDataRoot('kill');
+  const work = mkdtempSync(join('/tmp', 'ftdb-kill-'));
+  afterAll(() => {
+    rmSync(dataRoot, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('leaves no postgres process behind a few seconds later', async () => {
+    const { child, line } = startWorker({ DATA_ROOT: dataRoot, COUNTER_FILE: join(work, 'c.log'), WORKER: '1', HOLD: '1' });
+    await line;
+    const pids = serverPids(dataRoot);
+    expect(pids).toHaveLength(1);
+    expect(alive(pids[0]!)).toBe(true);
+    child.kill('SIGKILL');
+    expect(await waitFor(() => !alive(pids[0]!), 10_000)).toBe(true);
+  });
+});
