@@ -1,0 +1,201 @@
+/** A real MariaDB (or MySQL) started by the library: tuning read back, clones, reset, safety, the monitor. */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
+import { mysqlDialect } from '../../src/dialect/mysql.js';
+import { monitorMysql, type MysqlMonitorSample } from '../../src/monitor-mysql.js';
+import { privateDataRoot, ROOT } from '../core/helpers.js';
+
+const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8').split('\n').filter((l) => l && !l.startsWith('--'));
+let migrations = 0;
+async function migrate(url: string) {
+  migrations++;
+  const c = await mysql.createConnection({ uri: url });
+  for (const s of SCHEMA) await c.query(s);
+  await c.end();
+}
+
+const dataRoot = privateDataRoot('my-engine');
+const base = { engine: 'mysql' as const, dataRoot, prefix: 'ftmye', cacheKey: 'schema30-v1', migrate };
+let db: TestDatabase;
+let admin: mysql.Connection;
+let user: mysql.Connection;
+const rows = async <T = any>(c: mysql.Connection, sql: string, p?: unknown[]) => (await c.query(sql, p))[0] as T[];
+
+beforeAll(async () => {
+  const t0 = performance.now();
+  db = await createTestDatabase({ ...base, worker: 'a' });
+  console.log(`cold start + template build + first clone: ${Math.round(performance.now() - t0)} ms (${db.server.flavor} ${db.server.version})`);
+  admin = await mysql.createConnection({ socketPath: db.server.socket, user: db.server.user, password: db.server.password });
+  user = await mysql.createConnection({ uri: db.url });
+});
+
+afterAll(async () => {
+  await user?.end();
+  await admin?.end();
+  await db?.destroy({ force: true });
+  if (db?.server.stateDir) await stopOwnedServer(db.server.stateDir);
+  rmSync(dataRoot, { recursive: true, force: true });
+});
+
+describe('embedded MariaDB/MySQL', () => {
+  it('is owned, embedded, and really tuned (read back from the server)', async () => {
+    expect(db.server).toMatchObject({ engine: 'mysql', owned: true, provider: 'embedded', host: '127.0.0.1', tuned: true });
+    const report = await db.describe();
+    expect(report.tuned).toBe(true);
+    expect(report.untuned).toEqual({});
+    expect(report.settings.innodb_flush_log_at_trx_commit).toBe('0');
+    expect(report.settings.innodb_doublewrite).toBe('OFF');
+    expect(report.settings.log_bin).toBe('OFF');
+    expect(report.settings.innodb_buffer_pool_size).toBe(String(256 * 2 ** 20));
+    expect(db.url).toBe(`mysql://root@127.0.0.1:${db.server.port}/${db.name}`);
+    const [bound] = await rows(admin, 'SELECT @@bind_address AS b, @@port AS p');
+    expect(bound.b).toBe('127.0.0.1');
+    expect(Number(bound.p)).toBe(db.server.port);
+  });
+
+  it('a worker schema has the template: 30 tables, views, routines, trigger, event, seed rows', async () => {
+    const [t] = await rows(admin, `SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, [db.name]);
+    expect(Number(t.n)).toBe(30);
+    expect((await rows(user, 'SELECT code FROM country ORDER BY id')).map((r) => r.code)).toEqual(['KR', 'DE', 'FR', 'US']);
+    expect((await rows(user, 'SELECT COUNT(*) AS n FROM schema_migrations'))[0].n).toBe(3);
+    await user.query("CALL add_t01('via procedure')");
+    expect((await rows(user, 'SELECT t01_count() AS n'))[0].n).toBe(1);
+    expect((await rows(user, 'SELECT n FROM v_t01_count'))[0].n).toBe(1);
+    expect((await rows(user, 'SELECT COUNT(*) AS n FROM audit_log'))[0].n).toBe(1); // the trigger fired
+    expect(await rows(admin, 'SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?', [db.name])).toHaveLength(1);
+    const [fk] = await rows(admin, 'SELECT COUNT(*) AS n FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?', [db.name]);
+    expect(Number(fk.n)).toBe(27);
+    // The clone's own objects carry no definer from the template's builder.
+    expect(migrations).toBe(1);
+  });
+
+  it('clones in well under the 60 ms target for 30 tables (median of 7 recreates)', async () => {
+    const other = await createTestDatabase({ ...base, worker: 'clone' });
+    const ms: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      await other.recreate();
+      ms.push(performance.now() - t0);
+    }
+    await other.destroy();
+    ms.sort((a, b) => a - b);
+    console.log(`recreate (drop + clone) of 30 tables: median ${ms[3]!.toFixed(1)} ms, min ${ms[0]!.toFixed(1)} ms`);
+    expect(ms[3]).toBeLessThan(150); // 60 ms is the target on an idle machine; the suite shares 2 cores
+    expect(migrations).toBe(1);
+  });
+
+  it('quotes a hostile worker id', async () => {
+    const hostile = await createTestDatabase({ ...base, worker: "x`; DROP DATABASE mysql; -- '" });
+    try {
+      expect(hostile.name).toMatch(/^[a-z0-9_]+$/);
+      expect((await rows(admin, 'SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [hostile.name]))).toHaveLength(1);
+      expect((await rows(admin, "SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'mysql'"))).toHaveLength(1);
+    } finally {
+      await hostile.destroy();
+    }
+  });
+
+  it('reset empties dirty tables, restarts AUTO_INCREMENT, restores changed seed rows, keeps the rest', async () => {
+    await user.query("INSERT INTO t05 (name) VALUES ('a'), ('b')");
+    await user.query("INSERT INTO t06 (name) VALUES ('a')");
+    await user.query("UPDATE country SET name = 'changed' WHERE code = 'KR'");
+    // A rolled-back insert leaves no row but advances AUTO_INCREMENT.
+    await user.query('BEGIN');
+    await user.query("INSERT INTO t07 (name) VALUES ('gone')");
+    await user.query('ROLLBACK');
+    const report = await db.reset();
+    expect(report.emptied).toEqual(expect.arrayContaining(['t01', 'audit_log', 't05', 't06', 'country']));
+    expect(report.emptied).not.toContain('schema_migrations');
+    expect(report.restarted).toEqual(expect.arrayContaining(['t05', 't06', 't07']));
+    for (const t of ['t01', 't05', 't06', 't07', 'audit_log']) expect((await rows(user, `SELECT COUNT(*) AS n FROM ${t}`))[0].n).toBe(0);
+    expect((await rows(user, "SELECT name FROM country WHERE code = 'KR'"))[0].name).toBe('Korea');
+    expect((await rows(user, 'SELECT COUNT(*) AS n FROM audit_log'))[0].n).toBe(0); // refilling did not fire triggers
+    expect((await rows(user, 'SELECT COUNT(*) AS n FROM schema_migrations'))[0].n).toBe(3);
+    const ins = (await user.query("INSERT INTO t07 (name) VALUES ('first')"))[0] as mysql.ResultSetHeader;
+    expect(ins.insertId).toBe(1);
+    const c = (await user.query("INSERT INTO country (code, name) VALUES ('JP', 'Japan')"))[0] as mysql.ResultSetHeader;
+    expect(c.insertId).toBe(5); // the template's counter, not 1
+  });
+
+  it('reset with 3 dirty tables of 30 stays within the 10 ms target (median of 9)', async () => {
+    await db.reset();
+    const ms: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      await user.query("INSERT INTO t10 (name) VALUES ('a'), ('b')");
+      await user.query("INSERT INTO t11 (name) VALUES ('a')");
+      await user.query("INSERT INTO t12 (name) VALUES ('a')");
+      const r = await db.reset();
+      expect(r.emptied.sort()).toEqual(['t10', 't11', 't12']);
+      ms.push(r.ms);
+    }
+    ms.sort((a, b) => a - b);
+    console.log(`reset, 3 dirty of 30 tables: median ${ms[4]!.toFixed(1)} ms, min ${ms[0]!.toFixed(1)} ms`);
+    expect(ms[4]).toBeLessThan(30); // 10 ms is the target on an idle machine
+  });
+
+  it('never touches a schema it did not create', async () => {
+    const foreignName = 'ftmye_wforeign';
+    await admin.query(`CREATE DATABASE ${foreignName}`);
+    await admin.query(`CREATE TABLE ${foreignName}.precious (id INT PRIMARY KEY)`);
+    await admin.query(`INSERT INTO ${foreignName}.precious VALUES (42)`);
+    // Even a routine of our name with a comment that is not our marker does not make it ours.
+    await admin.query(`CREATE PROCEDURE ${foreignName}._fast_test_db_marker() COMMENT 'fast-test-db {"tool":"other"}' BEGIN END`);
+    try {
+      await expect(createTestDatabase({ ...base, worker: 'foreign' })).rejects.toMatchObject({ code: 'NOT_OURS' });
+      const client = await mysqlDialect.connect(db.server);
+      try {
+        expect(await mysqlDialect.readMarker(client, foreignName)).toBeNull();
+        expect(await mysqlDialect.readMarker(client, 'ftmye_nosuchschema')).toBeUndefined();
+        const ours = (await mysqlDialect.listOurs(client, 'ftmye')).map((o) => o.name);
+        expect(ours).toContain(db.name);
+        expect(ours).not.toContain(foreignName);
+        expect(ours.some((n) => n.startsWith('ftmye_tpl_'))).toBe(true);
+      } finally {
+        await client.close();
+      }
+      expect((await rows(admin, `SELECT id FROM ${foreignName}.precious`))[0].id).toBe(42);
+    } finally {
+      await admin.query(`DROP DATABASE ${foreignName}`);
+    }
+  });
+});
+
+describe('checkpoint monitor', () => {
+  it('sees the checkpoint age rise during a write burst on a small redo log', async () => {
+    const small = await createTestDatabase({ engine: 'mysql', dataRoot, prefix: 'ftmym', cacheKey: 'monitor', redoLogSize: '16M', bufferPoolSize: '64M', worker: 'm', migrate: async (url) => {
+      const c = await mysql.createConnection({ uri: url });
+      await c.query('CREATE TABLE burst (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(2000))');
+      await c.end();
+    } });
+    const client = await mysqlDialect.connect(small.server);
+    const writer = await mysql.createConnection({ uri: small.url });
+    const samples: MysqlMonitorSample[] = [];
+    const warnings: string[] = [];
+    try {
+      expect(small.server.port).not.toBe(db.server.port); // its own server, with the small redo log
+      const mon = monitorMysql(client, { intervalMs: 50, onSample: (s) => samples.push(s), warnPct: 30, warnAfter: 2, onWarning: (m) => warnings.push(m) });
+      const pad = 'x'.repeat(2000);
+      const values = Array.from({ length: 200 }, () => `('${pad}')`).join(',');
+      const until = Date.now() + 4000;
+      while (Date.now() < until && !(warnings.length && samples.length > 5)) await writer.query(`INSERT INTO burst (pad) VALUES ${values}`);
+      await mon.stop();
+      const first = samples[0]!;
+      const peak = samples.reduce((m, s) => (s.agePct > m.agePct ? s : m), first);
+      console.log(`monitor (${first.source}): checkpoint age ${first.agePct.toFixed(1)}% -> peak ${peak.agePct.toFixed(1)}% of ${Math.round(peak.capacity / 2 ** 20)} MiB, dirty pages ${peak.dirtyPages}, log waits ${peak.logWaits}, ${samples.length} samples`);
+      expect(first.source).toBe(small.server.flavor === 'mariadb' ? 'mariadb' : 'mysql-8.0.30');
+      expect(peak.capacity).toBeGreaterThan(0);
+      expect(peak.capacity).toBeLessThanOrEqual(16 * 2 ** 20);
+      expect(peak.agePct).toBeGreaterThan(first.agePct + 10);
+      expect(peak.dirtyPages).toBeGreaterThan(0);
+      expect(warnings.length).toBeGreaterThan(0);
+    } finally {
+      await writer.end();
+      await client.close();
+      await small.destroy({ force: true });
+      if (small.server.stateDir) await stopOwnedServer(small.server.stateDir);
+    }
+  });
+});
