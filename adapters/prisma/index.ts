@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FastTestDbError } from '../../src/errors.js';
+import { FastTestDbError, isFastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import { createTestDatabase } from '../../src/test-database.js';
 import type { Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
@@ -145,7 +145,11 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
         await runner.close();
       }
     },
-  }));
+  })).catch((e: unknown) => {
+    // The core wraps migrate errors as MIGRATION_FAILED; ours already say what and how to fix.
+    const cause = (e as { cause?: unknown }).cause;
+    throw isFastTestDbError(e, 'MIGRATION_FAILED') && isFastTestDbError(cause) ? cause : e;
+  });
 
   let driver: PrismaDriver;
   let prisma: C;
