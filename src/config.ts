@@ -1,0 +1,136 @@
+/**
+ * The optional project config file, `fast-test-db.config.{ts,mts,mjs,js,cjs,json}`, read by the
+ * runner integrations and the CLI alike. Explicit options always override what the file says.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { FastTestDbError, isFastTestDbError, messageOf } from './errors.js';
+import { logger } from './log.js';
+import { loadPeer } from './peer.js';
+import type { MigrateFn, TestDatabaseOptions } from './types.js';
+
+const log = logger('config');
+
+/** Searched in this order; the first file found wins. */
+export const CONFIG_FILES = [
+  'fast-test-db.config.ts',
+  'fast-test-db.config.mts',
+  'fast-test-db.config.cts',
+  'fast-test-db.config.mjs',
+  'fast-test-db.config.js',
+  'fast-test-db.config.cjs',
+  'fast-test-db.config.json',
+] as const;
+
+/** What an ORM adapter contributes: how to build the schema and what identifies it. */
+export interface TemplateSource {
+  migrate?: MigrateFn;
+  cacheKey?: string;
+  migrationFiles?: string | string[];
+}
+
+export interface RunnerOptions {
+  /** 'worker' (default): a clone per worker; 'file': a fresh clone per test file; 'test': reset() before each test. */
+  isolation?: 'worker' | 'file' | 'test';
+  /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
+  envVar?: string | string[];
+}
+
+export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {
+  /**
+   * Schema source, usually from an ORM adapter; may be a function so that the ORM is loaded only
+   * when a template has to be fingerprinted. Its fields fill in `migrate`/`cacheKey`/`migrationFiles`
+   * where those are not given directly.
+   */
+  adapter?: TemplateSource | (() => TemplateSource | Promise<TemplateSource>);
+}
+
+/** Identity helper that gives a `fast-test-db.config.ts` its types. */
+export function defineConfig(config: FastTestDbConfig): FastTestDbConfig {
+  return config;
+}
+
+export function findConfigFile(cwd: string = process.cwd()): string | undefined {
+  for (const name of CONFIG_FILES) {
+    const file = join(resolve(cwd), name);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** The config file's contents and where they came from; `{ config: {} }` when there is no file. */
+export async function loadConfigFile(cwd: string = process.cwd()): Promise<{ file?: string; config: FastTestDbConfig }> {
+  const file = findConfigFile(cwd);
+  if (!file) return { config: {} };
+  let value: unknown;
+  try {
+    value = file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : await importConfig(file);
+  } catch (e) {
+    if (e instanceof FastTestDbError) throw e;
+    throw new FastTestDbError('BAD_OPTION', `could not load ${file}: ${messageOf(e)}`, 'fix the error in the config file; it must export the options as its default export', { cause: e });
+  }
+  const config = unwrapDefault(value);
+  if (config === null || typeof config !== 'object' || Array.isArray(config))
+    throw new FastTestDbError('BAD_OPTION', `${file} does not export an options object`, 'write `export default defineConfig({ ... })` (or a JSON object in the .json file)');
+  log('loaded %s', file);
+  return { file, config: config as FastTestDbConfig };
+}
+
+/** The config file's options (or `{}`), for the runners and the CLI. */
+export async function loadConfig(cwd: string = process.cwd()): Promise<FastTestDbConfig> {
+  return (await loadConfigFile(cwd)).config;
+}
+
+/** File options, then explicit ones on top; `undefined` in `explicit` does not erase a file value. */
+export function mergeConfig(file: FastTestDbConfig, explicit: FastTestDbConfig = {}): FastTestDbConfig {
+  const out: FastTestDbConfig = { ...file };
+  for (const [k, v] of Object.entries(explicit)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** Resolves `adapter` into plain options; explicit migrate/cacheKey/migrationFiles win over the adapter's. */
+export async function resolveAdapter(config: FastTestDbConfig): Promise<TestDatabaseOptions & RunnerOptions> {
+  const { adapter, ...rest } = config;
+  if (!adapter) return rest;
+  const source = typeof adapter === 'function' ? await adapter() : adapter;
+  return {
+    ...rest,
+    migrate: rest.migrate ?? source.migrate,
+    cacheKey: rest.cacheKey ?? source.cacheKey,
+    migrationFiles: rest.migrationFiles ?? source.migrationFiles,
+  };
+}
+
+function unwrapDefault(value: unknown): unknown {
+  let v = value;
+  // ESM default export; CommonJS module.exports seen through import() is wrapped once more.
+  for (let i = 0; i < 2 && v && typeof v === 'object' && 'default' in v; i++) v = (v as { default: unknown }).default;
+  return v;
+}
+
+const TS_FILE = /\.[mc]?ts$/;
+
+/**
+ * JavaScript configs load with a plain import(). A TypeScript config loads natively where the
+ * process already understands TypeScript (tsx, vitest, Node with type stripping), else through
+ * tsx's API when tsx is installed.
+ */
+async function importConfig(file: string): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  if (!TS_FILE.test(file)) return import(url);
+  try {
+    return await import(url);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code !== 'ERR_UNKNOWN_FILE_EXTENSION' && code !== 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' && !/Unknown file extension/.test(messageOf(e))) throw e;
+  }
+  let api: { tsImport(specifier: string, parent: string): Promise<unknown> };
+  try {
+    api = await loadPeer('tsx/esm/api', `loading ${file}`);
+  } catch (e) {
+    if (!isFastTestDbError(e, 'PEER_MISSING')) throw e;
+    throw new FastTestDbError('PEER_MISSING', `${file} is TypeScript and this process cannot load TypeScript`, `npm install --save-dev tsx, or write the config as ${file.replace(TS_FILE, '.mjs')}`, { cause: e });
+  }
+  return api.tsImport(url, pathToFileURL(join(dirname(file), 'noop.js')).href);
+}

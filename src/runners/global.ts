@@ -1,0 +1,192 @@
+/**
+ * The global-setup half shared by every runner: once per run, in the runner's main process, start
+ * or join the server, build the template, and hand both to the workers; at the end, drop the run's
+ * databases and stop the server if this run started it.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
+import type { Dialect } from '../dialect/dialect.js';
+import { dialectFor } from '../dialect/index.js';
+import { FastTestDbError, messageOf } from '../errors.js';
+import { logger } from '../log.js';
+import { keeperFiles } from '../server/keeper.js';
+import { pidAlive, withFileLock } from '../server/lock.js';
+import { stopOwnedServer } from '../server/registry.js';
+import { SERVER_ENV } from '../server/resolve.js';
+import { prepareTemplate, resolveNames } from '../test-database.js';
+import type { ServerInfo } from '../types.js';
+import { detectRun } from '../workers.js';
+import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
+
+const log = logger('runner');
+
+export const DEFAULT_ENV_VAR = 'DATABASE_URL';
+
+const STASH = Symbol.for('fast-test-db.runner-options');
+const HANDLE = Symbol.for('fast-test-db.run-handle');
+type Stash = { [STASH]?: FastTestDbConfig; [HANDLE]?: RunHandle };
+
+/**
+ * Options given in a runner config (withFastTestDb) reach the global setup through the process's
+ * global object: both run in the runner's main process, and functions such as `migrate` cannot
+ * travel through the runner's serialized config.
+ */
+export function stashOptions(options: FastTestDbConfig): void {
+  (globalThis as Stash)[STASH] = options;
+}
+
+export function stashedOptions(): FastTestDbConfig {
+  return (globalThis as Stash)[STASH] ?? {};
+}
+
+/** The handle of the run this process's global setup started, for a teardown loaded as another module. */
+export function currentRun(): RunHandle | undefined {
+  return (globalThis as Stash)[HANDLE];
+}
+
+export interface RunHandle {
+  readonly handoff: Handoff;
+  /** Drops this run's databases and, unless kept, stops the server this run started. */
+  teardown(opts?: { keepServer?: boolean }): Promise<void>;
+  /** Drops this run's worker databases so that a watch-mode re-run starts from the template. */
+  resetRun(): Promise<void>;
+}
+
+export interface StartRunContext {
+  /** Where to look for fast-test-db.config.*; default cwd. */
+  cwd?: string;
+}
+
+function newRunId(): string {
+  // Short: it is part of every worker database name, which engines cap at 63/64 bytes.
+  return `r${Date.now().toString(36)}${(process.pid % 1296).toString(36)}`;
+}
+
+function parseIsolation(value: string | undefined): Isolation {
+  const v = value ?? 'worker';
+  if ((ISOLATIONS as readonly string[]).includes(v)) return v as Isolation;
+  throw new FastTestDbError('BAD_OPTION', `unknown isolation "${v}"`, `use one of ${ISOLATIONS.map((i) => `'${i}'`).join(', ')}`);
+}
+
+function parseEnvVars(value: string | string[] | undefined): string[] {
+  const list = value === undefined ? [DEFAULT_ENV_VAR] : Array.isArray(value) ? value : value.split(',').map((s) => s.trim());
+  for (const v of list)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new FastTestDbError('BAD_OPTION', `envVar "${v}" is not an environment variable name`, "use letters, digits and underscores, e.g. 'DATABASE_URL'");
+  if (list.length === 0) throw new FastTestDbError('BAD_OPTION', 'envVar is an empty list', "name at least one variable, e.g. 'DATABASE_URL'");
+  return list;
+}
+
+/** Directory for one run's bookkeeping (which workers already cloned), private to this user. */
+function runDir(run: string): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `fast-test-db-${uid}`, 'runs', run);
+}
+
+export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
+  const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
+  const isolation = parseIsolation(merged.isolation ?? process.env.FAST_TEST_DB_ISOLATION);
+  const envVars = parseEnvVars(merged.envVar ?? process.env.FAST_TEST_DB_ENV_VAR);
+  // Fixed for the life of this process, so that watch-mode re-runs keep their names.
+  const run = merged.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? detectRun() ?? newRunId();
+  process.env.FAST_TEST_DB_RUN_ID = run;
+  const options = { ...merged, runId: run };
+  const handed = Boolean(process.env[SERVER_ENV]);
+
+  const started = performance.now();
+  const prepared = await prepareTemplate(options);
+  const names = resolveNames(options);
+  const dialect = await dialectFor(names.engine);
+  const server = prepared.server;
+  const dir = runDir(run);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+
+  const handoff: Handoff = {
+    v: 1,
+    run,
+    engine: names.engine,
+    family: dialect.family,
+    prefix: names.prefix,
+    shard: names.shard,
+    server,
+    template: prepared.template.name,
+    seeded: prepared.seeded,
+    isolation,
+    envVars,
+    urlPattern: dialect.url(server, NAME_SLOT),
+    dir,
+  };
+  // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
+  await dropRunDatabases(dialect, server, names.prefix, run);
+  process.env[RUNNER_ENV] = JSON.stringify(handoff);
+  process.env[SERVER_ENV] = JSON.stringify([server]);
+  log('run %s: template %s%s ready in %d ms; isolation %s', run, prepared.template.name, prepared.template.built ? ' (built)' : '', Math.round(performance.now() - started), isolation);
+
+  // We stop only a server that this process started or joined through the registry.
+  const stoppable = !handed && server.owned && server.stateDir !== undefined;
+  const reuse = options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1';
+  const handle: RunHandle = {
+    handoff,
+    resetRun: async () => {
+      await dropRunDatabases(dialect, server, names.prefix, run);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+    },
+    teardown: async ({ keepServer = false } = {}) => {
+      let failure: unknown;
+      try {
+        await dropRunDatabases(dialect, server, names.prefix, run);
+      } catch (e) {
+        failure = e;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      if ((globalThis as Stash)[HANDLE] === handle) delete (globalThis as Stash)[HANDLE];
+      if (!keepServer) {
+        delete process.env[RUNNER_ENV];
+        if (stoppable) delete process.env[SERVER_ENV];
+        if (stoppable && !reuse) await releaseServer(server.stateDir!);
+      }
+      if (failure) throw failure;
+    },
+  };
+  (globalThis as Stash)[HANDLE] = handle;
+  return handle;
+}
+
+/** Every database this run created (marker says so), whatever worker or file it belonged to. */
+export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
+  const admin = await dialect.connect(server);
+  try {
+    const ours = (await dialect.listOurs(admin, `${prefix}_`)).filter((d) => d.marker.kind === 'database' && d.marker.run === run);
+    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
+    if (ours.length) log('dropped %d database(s) of run %s', ours.length, run);
+    return ours.map((d) => d.name);
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * Gives up this process's lease and stops the server now if no other process holds one, under the
+ * registry's lock so that nobody joins a server that is being stopped. Another project run sharing
+ * the server keeps it; the keeper stops it when that run ends.
+ */
+async function releaseServer(stateDir: string): Promise<void> {
+  const files = keeperFiles(stateDir);
+  rmSync(join(files.leases, String(process.pid)), { force: true });
+  try {
+    await withFileLock(files.lock, async () => {
+      const others = existsSync(files.leases) ? readdirSync(files.leases).filter((p) => pidAlive(Number(p))) : [];
+      if (others.length > 0) {
+        log('server in %s still leased by %s; the keeper stops it after them', stateDir, others.join(','));
+        return;
+      }
+      const stopped = await stopOwnedServer(stateDir);
+      log('server in %s %s', stateDir, stopped ? 'stopped' : 'was not running');
+    });
+  } catch (e) {
+    log('could not stop the server in %s: %s (the keeper stops it when this process exits)', stateDir, messageOf(e));
+  }
+}

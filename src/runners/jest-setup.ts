@@ -1,0 +1,13 @@
+/**
+ * Jest setup file (`setupFilesAfterEnv`): runs in the worker before each test file. Exports this
+ * worker's URL before the test file imports the app, and registers the hooks that clone or reset.
+ */
+import { FastTestDbError } from '../errors.js';
+import { requireHandoff } from './handoff.js';
+import { installWorker, type Hook } from './worker.js';
+
+const g = globalThis as { beforeAll?: Hook; afterAll?: Hook; beforeEach?: Hook };
+if (!g.beforeAll || !g.afterAll || !g.beforeEach)
+  throw new FastTestDbError('BAD_OPTION', 'fast-test-db/jest-setup found no Jest globals (beforeAll, beforeEach, afterAll)', 'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on');
+
+installWorker(requireHandoff('jest'), { beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach });

@@ -1,0 +1,62 @@
+/**
+ * fast-test-db/jest: one line in jest.config wires the global setup, teardown and setup file.
+ *
+ *   // jest.config.mjs
+ *   import { withFastTestDb } from 'fast-test-db/jest';
+ *   export default withFastTestDb({ testEnvironment: 'node' }, { migrate, envVar: 'DATABASE_URL' });
+ */
+import type { FastTestDbConfig } from '../config.js';
+import { FastTestDbError } from '../errors.js';
+import { stashOptions } from './global.js';
+import { readHandoff, requireHandoff } from './handoff.js';
+import { runnerFile } from './paths.js';
+import { workerDatabase, type WorkerDatabase } from './worker.js';
+
+export { default as globalSetup } from './jest-global-setup.js';
+export { default as globalTeardown } from './jest-global-teardown.js';
+export type { FastTestDbConfig } from '../config.js';
+export type { Isolation } from './handoff.js';
+
+interface JestConfigLike {
+  globalSetup?: string | null;
+  globalTeardown?: string | null;
+  setupFilesAfterEnv?: string[];
+  [key: string]: unknown;
+}
+
+/** Paths of the files Jest loads by path, for configs that list them by hand. */
+export function jestFiles(): { globalSetup: string; globalTeardown: string; setupFile: string } {
+  return { globalSetup: runnerFile('jest-global-setup'), globalTeardown: runnerFile('jest-global-teardown'), setupFile: runnerFile('jest-setup') };
+}
+
+/**
+ * Returns `config` with our global setup, teardown and setup file added. Options here override
+ * fast-test-db.config.*; they reach the global setup in Jest's main process, where this config is
+ * evaluated, so `migrate` may be a function.
+ */
+export function withFastTestDb<C extends JestConfigLike>(config: C, options: FastTestDbConfig = {}): C {
+  if (config.globalSetup || config.globalTeardown)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'this Jest config already has a globalSetup/globalTeardown, and Jest takes only one of each',
+      "call ours from yours instead: import { globalSetup, globalTeardown } from 'fast-test-db/jest', await globalSetup(globalConfig, projectConfig) in your setup, and list jestFiles().setupFile under setupFilesAfterEnv",
+    );
+  stashOptions(options);
+  const files = jestFiles();
+  return {
+    ...config,
+    globalSetup: files.globalSetup,
+    globalTeardown: files.globalTeardown,
+    setupFilesAfterEnv: [files.setupFile, ...(config.setupFilesAfterEnv ?? [])],
+  };
+}
+
+/** This worker's database (name, url, connection, reset(), recreate()), inside a test file. */
+export function testDatabase(): WorkerDatabase {
+  return workerDatabase(requireHandoff('jest'));
+}
+
+/** True inside a Jest run wired with fast-test-db. */
+export function isActive(): boolean {
+  return readHandoff() !== undefined;
+}

@@ -1,0 +1,22 @@
+/**
+ * Where the runner files that a test runner loads by path live: next to the module asking. From
+ * source (development, our own fixtures) those are the .ts files; from a build, the .cjs files for
+ * Jest (its setup files run in a CommonJS sandbox) and .js/.cjs for the others.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FastTestDbError } from '../errors.js';
+
+export function here(): string {
+  return typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+}
+
+export function runnerFile(base: string, prefer: readonly string[] = ['.cjs', '.js', '.mjs']): string {
+  const dir = here();
+  for (const ext of ['.ts', ...prefer]) {
+    const p = join(dir, base + ext);
+    if (existsSync(p)) return p;
+  }
+  throw new FastTestDbError('BINARY_NOT_FOUND', `the runner file ${base} is missing next to ${dir}`, 'reinstall fast-test-db');
+}

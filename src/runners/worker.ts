@@ -1,0 +1,128 @@
+/**
+ * The worker half shared by every runner: make sure this worker's database exists (cloned from the
+ * run's template), give a file a fresh one, or empty it before a test. Only template clones and
+ * drops of databases carrying our marker happen here.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newMarker, type Dialect, type SqlClient } from '../dialect/dialect.js';
+import { dialectFor } from '../dialect/index.js';
+import { FastTestDbError } from '../errors.js';
+import { logger } from '../log.js';
+import type { ResetReport } from '../types.js';
+import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
+
+const log = logger('runner');
+
+/** A note that this run's database `name` was cloned; survives the runner's per-file module reloads. */
+function notePath(h: Handoff, name: string): string {
+  return join(h.dir, name);
+}
+
+/** True when this run already cloned `name` (so a per-worker database needs no work at all). */
+export function alreadyCloned(h: Handoff, name: string): boolean {
+  return existsSync(notePath(h, name));
+}
+
+async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient) => Promise<T>): Promise<T> {
+  const dialect = await dialectFor(h.engine);
+  const admin = await dialect.connect(h.server);
+  try {
+    return await fn(dialect, admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * Clones the template into `name`, replacing our own leftover of that name (connections to it are
+ * ended: a previous test file of this worker may have left a pool open). Never touches a database
+ * that is not ours.
+ */
+export async function cloneFresh(h: Handoff, name: string): Promise<void> {
+  const started = performance.now();
+  await withAdmin(h, async (dialect, admin) => {
+    const existing = await dialect.readMarker(admin, name);
+    if (existing === null)
+      throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX), or remove that database yourself');
+    if (existing) await dialect.drop(admin, name, { force: true });
+    await dialect.clone(admin, h.server, h.template, name, newMarker('database', { run: h.run }));
+    if (!h.server.owned) await dialect.tuneDatabase(admin, name);
+  });
+  writeFileSync(notePath(h, name), '');
+  log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
+}
+
+/** Per-worker isolation: clone once per run, then keep. */
+export async function ensureCloned(h: Handoff, name: string): Promise<void> {
+  if (!alreadyCloned(h, name)) await cloneFresh(h, name);
+}
+
+/** A connection held for the resets of one test file, so that each reset costs one round of statements. */
+export class Resetter {
+  private client?: Promise<SqlClient>;
+
+  constructor(
+    private readonly h: Handoff,
+    private readonly name: string,
+  ) {}
+
+  async reset(): Promise<ResetReport> {
+    this.client ??= dialectFor(this.h.engine).then((d) => d.connect(this.h.server, this.name));
+    const dialect = await dialectFor(this.h.engine);
+    return dialect.reset(await this.client, this.name, this.h.seeded);
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await (await c).close();
+  }
+}
+
+export type Hook = (fn: () => Promise<unknown>) => void;
+export interface RunnerHooks {
+  beforeAll: Hook;
+  afterAll: Hook;
+  beforeEach: Hook;
+}
+
+/**
+ * What a runner's setup file does in each worker (or test file): export the URL right away, so
+ * that app modules imported by the test file read it, and register the hooks that create or empty
+ * the database before the first test touches it.
+ */
+export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTarget(h)): WorkerTarget {
+  exportUrl(h, target.url);
+  if (h.isolation === 'file') hooks.beforeAll(() => cloneFresh(h, target.name));
+  else if (!alreadyCloned(h, target.name)) hooks.beforeAll(() => ensureCloned(h, target.name));
+  if (h.isolation === 'test') {
+    const resetter = new Resetter(h, target.name);
+    hooks.beforeEach(() => resetter.reset());
+    hooks.afterAll(() => resetter.close());
+  }
+  return target;
+}
+
+export interface WorkerDatabase extends WorkerTarget {
+  /** Empties every table that has rows (template rows stay) and restarts sequences. */
+  reset(): Promise<ResetReport>;
+  /** Drops and clones this database again from the template. */
+  recreate(): Promise<void>;
+  /** Closes the connection reset() keeps. */
+  close(): Promise<void>;
+}
+
+/** This worker's database, for tests that want to reset or recreate it themselves. */
+export function workerDatabase(h: Handoff, target = workerTarget(h)): WorkerDatabase {
+  const resetter = new Resetter(h, target.name);
+  return {
+    ...target,
+    reset: () => resetter.reset(),
+    recreate: async () => {
+      await resetter.close();
+      await cloneFresh(h, target.name);
+    },
+    close: () => resetter.close(),
+  };
+}
