@@ -111,6 +111,14 @@ export interface TestDatabaseOptions {
   binDir?: string;
   /** Where owned servers keep their data. Default /dev/shm, else the OS temp dir. Env: FAST_TEST_DB_DATA_ROOT. */
   dataRoot?: string;
+  /**
+   * Embedded PostgreSQL: when the server stops cleanly, keep a copy of its data directory (with every
+   * template built) in `cacheDir`, and start the next server from it: no initdb, no migrations.
+   * Default off. Env: FAST_TEST_DB_DATA_CACHE=1.
+   */
+  cacheDataDir?: boolean;
+  /** Where cached data directories go. Default node_modules/.cache/fast-test-db. Env: FAST_TEST_DB_CACHE_DIR. */
+  cacheDir?: string;
   /** max_connections of owned servers. Default 300. */
   maxConnections?: number;
   /** Templates kept per prefix; older ones are dropped. Default 3. */

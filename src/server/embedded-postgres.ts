@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, join, resolve } from 'node:path';
@@ -132,9 +132,11 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   mkdirSync(dataDir, { mode: 0o700 });
   mkdirSync(socketDir, { mode: 0o755 });
   const user = unprivilegedUser();
+  const snapshot = snapshotPath(ctx.options, bins);
+  const restored = snapshot !== undefined && restoreSnapshot(snapshot, dataDir);
   if (user) {
     assertReachable(dataDir, user);
-    for (const d of [dataDir, socketDir]) chownSync(d, user.uid, user.gid);
+    for (const d of [dataDir, socketDir]) chownTree(d, user.uid, user.gid);
   }
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C' };
   if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
@@ -156,7 +158,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     adminDatabase: 'postgres',
   };
   return {
-    init: [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...POSTGRES_INITDB_FLAGS], ...as }],
+    init: restored ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...POSTGRES_INITDB_FLAGS], ...as }],
     server: {
       command: join(bins.binDir, 'postgres'),
       args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
@@ -164,8 +166,38 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     },
     stopSignal: 'SIGINT',
     cleanup: [dataDir, socketDir],
+    snapshot: snapshot ? { from: dataDir, to: snapshot, restored } : undefined,
     ready: (watch) => waitForPostgres(info, watch),
   };
+}
+
+/** The cached data directory for these binaries, when the data cache is on. */
+function snapshotPath(options: TestDatabaseOptions, bins: PostgresBinaries): string | undefined {
+  if (!(options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1')) return undefined;
+  const root = options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db');
+  const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, POSTGRES_INITDB_FLAGS])).digest('hex').slice(0, 10);
+  return join(resolve(root), `postgres-${bins.major}-${key}`);
+}
+
+function restoreSnapshot(snapshot: string, dataDir: string): boolean {
+  if (!existsSync(join(snapshot, 'PG_VERSION'))) return false;
+  try {
+    cpSync(snapshot, dataDir, { recursive: true });
+    chmodSync(dataDir, 0o700);
+    log('data directory restored from %s', snapshot);
+    return true;
+  } catch (e) {
+    log('could not restore %s: %s', snapshot, messageOf(e));
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { mode: 0o700 });
+    return false;
+  }
+}
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+  if (!lstatSync(path).isDirectory()) return;
+  for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
 }
 
 function startFailure(logText: string): FastTestDbError {

@@ -7,12 +7,13 @@
  * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import type { Command, LaunchPlan } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
 
-export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup'> & {
+export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup' | 'snapshot'> & {
   reuse: boolean;
   idleTimeoutMs: number;
 };
@@ -54,6 +55,19 @@ function liveLeases(leasesDir: string): number {
   return live;
 }
 
+/** Written next to the final path and renamed into place, so a reader never sees half a copy. */
+function saveSnapshot({ from, to }: { from: string; to: string }): void {
+  const partial = `${to}.partial-${process.pid}`;
+  try {
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(from, partial, { recursive: true });
+    rmSync(to, { recursive: true, force: true });
+    renameSync(partial, to);
+  } catch {
+    rmSync(partial, { recursive: true, force: true });
+  }
+}
+
 async function main(dir: string): Promise<void> {
   const files = keeperFiles(dir);
   const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
@@ -66,13 +80,15 @@ async function main(dir: string): Promise<void> {
     if (stopping) return;
     stopping = true;
     status({ phase: 'stopping', serverPid: server?.pid });
+    let clean = false;
     if (server && server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
+      const exited = new Promise<number | null>((r) => server!.once('exit', (c) => r(c)));
       server.kill(plan.stopSignal);
       const timer = setTimeout(() => server?.kill('SIGKILL'), 15_000);
-      await exited;
+      clean = (await exited) === 0;
       clearTimeout(timer);
     }
+    if (clean && plan.snapshot) saveSnapshot(plan.snapshot);
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
     status({ phase: 'stopped' });
     process.exit(code);
@@ -122,5 +138,7 @@ async function main(dir: string): Promise<void> {
   }
 }
 
+// Only when run as the keeper script: every process that imports the registry imports this module
+// too, and a CLI's own arguments (jest --config ...) must not be taken for a keeper directory.
 const dirArg = process.argv[2];
-if (dirArg) void main(dirArg);
+if (dirArg && /(^|[\\/])keeper\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) void main(dirArg);

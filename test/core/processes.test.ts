@@ -1,5 +1,5 @@
 /** Many processes, one server, one template build; and no server outlives its clients. */
-import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopOwnedServer } from '../../src/index.js';
@@ -60,5 +60,27 @@ describe('SIGKILL of the only client', () => {
     expect(alive(pids[0]!)).toBe(true);
     child.kill('SIGKILL');
     expect(await waitFor(() => !alive(pids[0]!), 10_000)).toBe(true);
+  });
+});
+
+describe('cached data directory (cacheDataDir)', () => {
+  const dataRoot = privateDataRoot('cache');
+  const work = mkdtempSync(join('/tmp', 'ftdb-cache-'));
+  const counter = join(work, 'migrations.log');
+  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: '1', FAST_TEST_DB_DATA_CACHE: '1', FAST_TEST_DB_CACHE_DIR: join(work, 'cache') };
+  afterAll(() => {
+    rmSync(dataRoot, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('lets a fresh server skip initdb and migrations', async () => {
+    const first = await runWorker(env);
+    expect(first.built).toBe(true);
+    // The keeper saves the data directory after the server's clean shutdown.
+    expect(await waitFor(() => existsSync(join(work, 'cache')) && readdirSync(join(work, 'cache')).some((d) => !d.includes('partial')), 15_000)).toBe(true);
+    const second = await runWorker(env);
+    expect(second.built).toBe(false);
+    expect(second.template).toBe(first.template);
+    expect(migrateCount(counter)).toBe(1);
   });
 });
