@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'PORT_IN_USE'
   | 'UNREACHABLE'
   | 'AUTH_FAILED'
+  | 'PERMISSION_DENIED'
   | 'REMOTE_REFUSED'
   | 'MIGRATION_FAILED'
   | 'TMPFS_FULL'
@@ -55,8 +56,10 @@ export function classifyDriverError(e: unknown, context: string): FastTestDbErro
   const say = (c: ErrorCode, fix: string) => new FastTestDbError(c, `${context}: ${msg}`, fix, { cause: e });
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' || code === 'ENOENT')
     return say('UNREACHABLE', 'check that the server is running and that host, port or socket in the URL are right');
-  if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR')
+  if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR')
     return say('AUTH_FAILED', 'check the user and password in the URL (or PGUSER/PGPASSWORD); the user needs CREATEDB (PostgreSQL) or CREATE/DROP (MySQL) rights');
+  if (code === '42501' || code === 'ER_DBACCESS_DENIED_ERROR' || code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR')
+    return say('PERMISSION_DENIED', 'the user needs the right to create and drop databases: ALTER ROLE <user> CREATEDB (PostgreSQL) or GRANT ALL ON *.* (MySQL), or use the embedded server');
   if (code === '53300' || code === 'ER_CON_COUNT_ERROR' || code === 'ER_TOO_MANY_USER_CONNECTIONS')
     return say('TOO_MANY_CONNECTIONS', 'close connections your tests leave open, lower the worker count, or raise max_connections on the server (our own servers take the `maxConnections` option)');
   if (code === '55006' || code === 'ER_LOCK_WAIT_TIMEOUT')

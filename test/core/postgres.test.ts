@@ -156,6 +156,22 @@ describe('safety', () => {
   });
 });
 
+describe('dropping a database that is still in use', () => {
+  it('fails with DATABASE_IN_USE naming the force option, and force terminates the connections', async () => {
+    const db = await createTestDatabase({ worker: 'busy' });
+    const client = new pg.Client(db.url);
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await expect(db.destroy()).rejects.toMatchObject({ code: 'DATABASE_IN_USE', message: expect.stringContaining('force: true') });
+      await db.destroy({ force: true });
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  });
+});
+
 describe('UNLOGGED conversion', () => {
   it('converts tables in foreign-key-safe order, through self references, cycles and partitions', async () => {
     const db = await createTestDatabase({

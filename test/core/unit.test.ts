@@ -10,6 +10,7 @@ import { postgresContainerDefinition } from '../../src/server/container-postgres
 import { postgresSettings } from '../../src/tuning.js';
 import { detectRun, detectWorker } from '../../src/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/dialect/dialect.js';
+import { classifyDriverError } from '../../src/errors.js';
 
 describe('quoting', () => {
   it('doubles the quote character of each family', () => {
@@ -111,5 +112,26 @@ describe('tuning in one place', () => {
     expect(def.command.join(' ')).toContain('-c full_page_writes=off');
     expect(Object.keys(def.tmpfs)).toContain(def.env.PGDATA);
     expect(def.port).toBe(5432);
+  });
+});
+
+describe('driver errors', () => {
+  it('map to one stable code each, with a fix', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ code: 'ECONNREFUSED' }, 'UNREACHABLE'],
+      [{ code: '28P01' }, 'AUTH_FAILED'],
+      [{ code: 'ER_ACCESS_DENIED_ERROR' }, 'AUTH_FAILED'],
+      [{ code: '42501' }, 'PERMISSION_DENIED'],
+      [{ code: '53300' }, 'TOO_MANY_CONNECTIONS'],
+      [{ code: '55006' }, 'DATABASE_IN_USE'],
+      [{ code: 'ENOSPC' }, 'TMPFS_FULL'],
+      [{ code: 'XX000' }, 'QUERY_FAILED'],
+    ];
+    for (const [err, code] of cases) {
+      const e = classifyDriverError(Object.assign(new Error('driver said no'), err), 'doing a thing');
+      expect(e.code).toBe(code);
+      expect(e.message).toContain('doing a thing: driver said no');
+      expect(e.fix).toBeTruthy();
+    }
   });
 });
