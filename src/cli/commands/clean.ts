@@ -1,0 +1,86 @@
+/** `fast-test-db clean`: drops what our crashed or finished jobs left behind, and nothing else. */
+import { clean, formatDuration, parseDuration } from '../../clean.js';
+import { FastTestDbError } from '../../errors.js';
+import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
+import type { Status } from '../output.js';
+
+export const cleanCommand: Command = {
+  name: 'clean',
+  summary: 'drop our test databases and templates older than --older-than, stop orphaned servers we started',
+  help: `Usage: fast-test-db clean --older-than D [URL] [options]
+
+Drops the test databases and templates that fast-test-db created (each carries a marker, read
+back from the server before every drop) and that are older than D. A database without our
+marker is never touched, nor one whose creating process is still running on this machine.
+Also stops servers we started whose keeper process died, and removes their data.
+Cleans the server at URL (default: TEST_DATABASE_URL, else every running server we started).
+
+Options:
+  --older-than D    required: e.g. 2h, 30m, 1d; 0 means everything of ours nobody is using
+  --url URL         the server to clean (same as the positional URL)
+  --prefix P        only names starting with P (default: anything carrying our marker)
+  --run ID          only what CI run ID created (e.g. gh<run_id>a<attempt>)
+  --dry-run         print what would be dropped or stopped, change nothing
+  --force           terminate connections still open to a stale database first
+  --databases-only  leave servers alone
+${COMMON_HELP}
+
+Examples:
+  fast-test-db clean --older-than 2h --dry-run
+  fast-test-db clean --older-than 0 --run "gh\${GITHUB_RUN_ID}a\${GITHUB_RUN_ATTEMPT}"   # if: always()`,
+  options: {
+    ...COMMON_OPTIONS,
+    'older-than': { type: 'string' },
+    url: { type: 'string' },
+    prefix: { type: 'string' },
+    run: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'databases-only': { type: 'boolean' },
+  },
+  maxPositionals: 1,
+  async run({ values, positionals, out, io }: CommandContext) {
+    const olderThan = str(values['older-than']);
+    if (olderThan === undefined)
+      throw new FastTestDbError('BAD_OPTION', 'clean needs --older-than', 'say how old a leftover must be, e.g. --older-than 2h (or 0 for everything of ours that nobody uses)');
+    const olderThanMs = parseDuration(olderThan);
+    const dryRun = Boolean(values['dry-run']);
+    let status: Status | undefined;
+    const report = await clean({
+      olderThanMs,
+      url: positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL,
+      prefix: str(values.prefix),
+      run: str(values.run),
+      dryRun,
+      force: Boolean(values.force),
+      servers: !values['databases-only'],
+      onProgress(done, total, what) {
+        status ??= out.status(dryRun ? 'checking' : 'cleaning', total);
+        status.update(done, what);
+      },
+    });
+    status?.succeed(dryRun ? 'checked' : 'cleaned');
+    out.data(report);
+    const verb = dryRun ? 'would drop' : 'dropped';
+    let dropped = 0;
+    let kept = 0;
+    for (const t of report.targets) {
+      out.line(out.c.bold(t.server));
+      if (t.error) out.line(`  ${out.c.red('✗')} ${t.error}`);
+      for (const d of t.dropped) out.line(`  ${out.c.green('-')} ${verb} ${d.kind} ${d.name} (${formatDuration(d.ageMs)} old${d.run ? `, run ${d.run}` : ''})`);
+      for (const f of t.failed) out.line(`  ${out.c.red('✗')} could not drop ${f.kind} ${f.name}: ${f.error.split('\n')[0]}`);
+      for (const k of t.kept) out.line(out.c.dim(`    kept ${k.kind} ${k.name}: ${k.reason}`));
+      if (t.failed.some((f) => /in use|being accessed|other session/i.test(f.error))) out.line(`    fix: add --force to terminate the connections still open to them`);
+      dropped += t.dropped.length;
+      kept += t.kept.length;
+    }
+    for (const s of report.servers) {
+      const line = `server ${s.dir}: ${s.action} (${s.reason})`;
+      out.line(s.action === 'kept' ? out.c.dim(line) : line);
+    }
+    const servers = report.servers.filter((s) => s.action !== 'kept').length;
+    out.line(`${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); older than ${formatDuration(olderThanMs)}`);
+    if (report.targets.length === 0) out.note('no server to clean: pass a URL (or set TEST_DATABASE_URL); no server of ours is running');
+    return report.ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,87 @@
+/** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
+import { dialectFor } from '../../dialect/index.js';
+import { describeTuning } from '../describe.js';
+import { stopOwnedServer } from '../../server/registry.js';
+import { parseDuration } from '../../clean.js';
+import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
+import { acquire, keeperAlive, ownedRequest } from '../owned.js';
+import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run a tuned server in the foreground and print its URL; Ctrl-C stops it and removes its data',
+  help: `Usage: fast-test-db start [options]
+
+Starts the project's own server: PostgreSQL (or MySQL/MariaDB) with durability off and its data on
+tmpfs, the same server a test run in this directory joins. Prints its URL and stays in the
+foreground. Ctrl-C stops it and removes its data. When the server was already running (a test run
+or another start), this joins it and Ctrl-C only lets go of it.
+
+Options:
+${SERVER_HELP}
+  -p, --port N      listen on this port (default: a free one)
+  --reuse           let the server outlive this command: Ctrl-C lets go of it and it stops by
+                    itself after --idle-timeout without clients (test runs and \`url\` reuse it)
+  --idle-timeout D  with --reuse, e.g. 30m (default 15m)
+${COMMON_HELP}
+
+Examples:
+  fast-test-db start
+  fast-test-db start --engine mysql --port 3307
+  fast-test-db start --reuse --json      # CI: read the URL from the first line`,
+  options: { ...COMMON_OPTIONS, ...SERVER_OPTIONS, port: { type: 'string', short: 'p' }, reuse: { type: 'boolean' }, 'idle-timeout': { type: 'string' } },
+  async run({ values, out, signal }) {
+    const port = parseCount('port', str(values.port));
+    const idle = str(values['idle-timeout']);
+    const options = { ...(await serverOptions(values)), reuse: Boolean(values.reuse), idleTimeoutMs: idle ? parseDuration(idle) : undefined };
+    const req = await ownedRequest(options.engine, options, port);
+    const status = out.status(`starting ${req.label}`);
+    let acquired;
+    try {
+      acquired = await acquire(req);
+    } catch (e) {
+      status.fail(`${req.label} did not start`);
+      throw e;
+    }
+    const { server, joined } = acquired;
+    status.succeed(joined ? `joined the running ${req.label}` : `started ${req.label}`);
+    const dialect = await dialectFor(server.engine);
+    const url = dialect.url(server, server.adminDatabase);
+    const admin = await dialect.connect(server);
+    const report = await dialect.describe(admin, server).finally(() => admin.close());
+    if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
+    out.data({ event: 'ready', url, joined, server, tuned: report.tuned, settings: report.settings });
+    out.line(`${out.c.bold(url)}`);
+    out.line(`  ${req.label}, ${describeTuning(report)}, data in ${server.stateDir}`);
+    out.line(`  export TEST_DATABASE_URL=${url}`);
+    const leaving = joined || options.reuse ? 'Ctrl-C lets go of it' : 'Ctrl-C stops it and removes its data';
+    out.line(out.c.dim(`  ${leaving}`));
+
+    // Stay until Ctrl-C, or until the server goes away under us.
+    const reason = await new Promise<'signal' | 'gone'>((res) => {
+      const timer = setInterval(() => {
+        if (!keeperAlive(server.stateDir!)) {
+          clearInterval(timer);
+          res('gone');
+        }
+      }, 500);
+      signal.addEventListener('abort', () => (clearInterval(timer), res('signal')), { once: true });
+    });
+    if (reason === 'gone') {
+      out.note(out.ce.red(`the server stopped by itself; see ${server.stateDir}/server.log if it is still there`));
+      out.data({ event: 'gone' });
+      return 1;
+    }
+    if (joined || options.reuse) {
+      out.note(joined ? 'let go of the server; it keeps running for its other clients' : 'let go of the server; it stops by itself once idle');
+      out.data({ event: 'released' });
+      return 0;
+    }
+    const stopping = out.status('stopping');
+    const stopped = await stopOwnedServer(server.stateDir!);
+    if (stopped) stopping.succeed('stopped; data removed');
+    else stopping.fail('the server did not stop in time');
+    out.data({ event: stopped ? 'stopped' : 'stop-failed' });
+    return stopped ? 0 : 1;
+  },
+};

@@ -1,0 +1,42 @@
+/** Server options shared by the commands: the project's config file, then the command line on top. */
+import { loadConfig, mergeConfig, type FastTestDbConfig } from '../config.js';
+import { FastTestDbError } from '../errors.js';
+import type { Engine } from '../types.js';
+import { str, type OptionSpec } from './command.js';
+
+export const SERVER_OPTIONS: OptionSpec = {
+  engine: { type: 'string', short: 'e' },
+  'bin-dir': { type: 'string' },
+  'data-root': { type: 'string' },
+  'max-connections': { type: 'string' },
+};
+
+export const SERVER_HELP = `  -e, --engine E    postgres (default) or mysql (MySQL or MariaDB)
+  --bin-dir DIR     directory holding the server binaries (default: found automatically)
+  --data-root DIR   where our servers keep their data (default /dev/shm)
+  --max-connections N`;
+
+export function parseEngine(v: string | undefined): Engine | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'postgres' || v === 'postgresql' || v === 'pg') return 'postgres';
+  if (v === 'mysql' || v === 'mariadb') return 'mysql';
+  throw new FastTestDbError('BAD_OPTION', `unknown engine "${v}"`, 'use --engine postgres or --engine mysql (MariaDB is mysql)');
+}
+
+export function parseCount(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new FastTestDbError('BAD_OPTION', `--${name} must be a positive whole number, not "${v}"`, `e.g. --${name} 5432`);
+  return n;
+}
+
+export async function serverOptions(values: Record<string, string | boolean | undefined>): Promise<FastTestDbConfig & { engine: Engine }> {
+  const merged = mergeConfig(await loadConfig(), {
+    engine: parseEngine(str(values.engine)),
+    binDir: str(values['bin-dir']),
+    dataRoot: str(values['data-root']),
+    maxConnections: parseCount('max-connections', str(values['max-connections'])),
+  });
+  const engine = merged.engine ?? parseEngine(process.env.FAST_TEST_DB_ENGINE) ?? 'postgres';
+  return { ...merged, engine };
+}

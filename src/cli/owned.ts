@@ -1,0 +1,69 @@
+/**
+ * The project's own server, as the library would start it, so that `start` and `url` run exactly
+ * the server a test run in this directory joins (same state directory, same identity as
+ * server/resolve.ts), optionally on a port of the user's choosing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { keeperFiles, type KeeperStatus } from '../server/keeper.js';
+import { pidAlive } from '../server/lock.js';
+import { acquireOwnedServer, type OwnedServerRequest, serverDir } from '../server/registry.js';
+import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+
+export interface OwnedRequest {
+  request: OwnedServerRequest;
+  /** e.g. "PostgreSQL 18.4" */
+  label: string;
+  dir: string;
+}
+
+/** Must match the identity resolve.ts gives the same engine and options, or tests would not join. */
+export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
+  if (engine === 'postgres') {
+    const { findPostgresBinaries, planEmbeddedPostgres } = await import('../server/embedded-postgres.js');
+    const bins = findPostgresBinaries(options);
+    const request: OwnedServerRequest = {
+      engine,
+      identity: [bins.binDir, options.maxConnections],
+      options,
+      plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx),
+    };
+    return { request, label: `PostgreSQL ${bins.version}`, dir: serverDir(request) };
+  }
+  const { findMysqlBinary, planEmbeddedMysql } = await import('../server/embedded-mysql.js');
+  const bin = findMysqlBinary(options);
+  const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const request: OwnedServerRequest = {
+    engine,
+    identity: [binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
+    options,
+    plan: (ctx) => planEmbeddedMysql(port ? { ...ctx, port } : ctx),
+  };
+  return { request, label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`, dir: serverDir(request) };
+}
+
+/** True when a keeper already runs this server (so acquiring joins it rather than starting it). */
+export function alreadyRunning(dir: string): boolean {
+  const files = keeperFiles(dir);
+  if (!existsSync(files.status) || !existsSync(files.state)) return false;
+  try {
+    const status = JSON.parse(readFileSync(files.status, 'utf8')) as KeeperStatus;
+    return status.phase === 'running' && pidAlive(status.keeperPid);
+  } catch {
+    return false;
+  }
+}
+
+export function keeperAlive(dir: string): boolean {
+  try {
+    const status = JSON.parse(readFileSync(keeperFiles(dir).status, 'utf8')) as KeeperStatus;
+    return pidAlive(status.keeperPid) && status.phase === 'running';
+  } catch {
+    return false;
+  }
+}
+
+export async function acquire(req: OwnedRequest): Promise<{ server: ServerInfo; joined: boolean }> {
+  const joined = alreadyRunning(req.dir);
+  const server = await acquireOwnedServer(req.request);
+  return { server, joined };
+}

