@@ -45,6 +45,8 @@ interface EntityPlan {
   /** PostgreSQL: what insert() asks back with RETURNING. */
   returning: ColumnMetadata[];
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
+  /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
+  simpleKey?: ColumnMetadata;
   poolRunner?: Runner;
   subscribersChecked: boolean;
 }
@@ -88,6 +90,8 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
     statements: new Map(),
     subscribersChecked: false,
   };
+  const keys = md.primaryColumns;
+  if (keys.length === 1 && !keys[0]!.embeddedMetadata && !keys[0]!.relationMetadata) plan.simpleKey = keys[0];
   byEntity.set(target, plan);
   return plan;
 }
@@ -226,7 +230,11 @@ export async function fastInsert<T extends ObjectLiteral>(
     const size = first.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(first.columns.length);
     const idx = Array.from({ length: end - start }, (_, i) => start + i);
     for (const part of chunk(idx, size)) {
-      const values = part.length === 1 ? prepared[part[0]!]!.values : part.flatMap((i) => prepared[i]!.values);
+      let values = prepared[part[0]!]!.values;
+      if (part.length > 1) {
+        values = [];
+        for (const i of part) for (const v of prepared[i]!.values) values.push(v);
+      }
       const out = await run(statement(plan, first, part.length), values);
       part.forEach((rowIndex, j) => {
         const generated = applyGenerated(plan, rows[rowIndex]!, prepared[rowIndex]!, out.rows[j], out.insertId ? out.insertId + j : 0);
@@ -235,9 +243,15 @@ export async function fastInsert<T extends ObjectLiteral>(
     }
     start = end;
   }
-  for (const r of rows) result.identifiers.push(md.getEntityIdMap(r) ?? {});
+  for (const r of rows) result.identifiers.push(identify(plan, r));
   if (md.afterInsertListeners.length) await runListeners(md.afterInsertListeners, rows);
   return result;
+}
+
+function identify(plan: EntityPlan, row: ObjectLiteral): ObjectLiteral {
+  const k = plan.simpleKey;
+  if (k) return { [k.propertyName]: row[k.propertyName] };
+  return plan.metadata.getEntityIdMap(row) ?? {};
 }
 
 async function runListeners(listeners: EntityMetadata['beforeInsertListeners'], rows: ObjectLiteral[]): Promise<void> {

@@ -1,0 +1,135 @@
+/**
+ * TypeORM insert paths, per row and in arrays of 1,000, on the tuned server fast-test-db starts:
+ * repository.save(), repository.insert(), fastInsert, and the raw driver with a prepared statement
+ * on the same pool (pg: with and without RETURNING id, since fastInsert returns the key).
+ * Prints microseconds per row and ratios to raw; writes bench/results/typeorm-insert.json.
+ *
+ *   npx tsx bench/typeorm-insert.ts [--quick] [--engine postgres|mysql]
+ *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
+ */
+import 'reflect-metadata';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { Column, Entity, PrimaryGeneratedColumn, type Repository } from 'typeorm';
+import { fastInsert, typeormTestDb } from '../adapters/typeorm/index.js';
+import { insertSql } from '../adapters/shared/insert-sql.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : process.env[`BENCH_${name.toUpperCase()}`];
+};
+const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
+/** Rows per slice, slices per path (see interleaved()). */
+const ROWS = 200;
+const WARMUP = 1000;
+const ARRAY = 1000;
+const ARRAY_REPEAT = 2;
+const ROUNDS = quick ? 5 : 25;
+
+/** Seed 000's entity. */
+@Entity('point')
+class Point {
+  @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+  @Column({ type: 'int' }) x!: number;
+  @Column({ type: 'int' }) y!: number;
+}
+
+type Row = { x: number; y: number };
+const row = (i: number): Row => ({ x: i, y: -i });
+
+interface Result {
+  engine: string;
+  path: string;
+  shape: 'per row' | `array of ${number}`;
+  usPerRow: number;
+  vsRaw?: number;
+  vsRawReturning?: number;
+}
+
+/**
+ * Paths take turns, a slice each per round, and each path's figure is its median slice: on a
+ * shared machine, load that comes and goes then hits every path alike instead of whichever ran during it.
+ */
+async function interleaved<T>(paths: Array<[string, (x: T) => Promise<unknown>]>, make: (i: number) => T, perSlice: number, perRow: number): Promise<Map<string, number>> {
+  for (const [, fn] of paths) for (let i = 0; i < WARMUP / perRow; i++) await fn(make(i));
+  const samples = new Map<string, number[]>(paths.map(([p]) => [p, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [path, fn] of paths) {
+      const inputs = Array.from({ length: perSlice }, (_, i) => make(i));
+      const started = process.hrtime.bigint();
+      for (const x of inputs) await fn(x);
+      samples.get(path)!.push(Number(process.hrtime.bigint() - started) / 1000 / (perSlice * perRow));
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return new Map([...samples].map(([p, xs]) => [p, median(xs)]));
+}
+
+async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
+  const t = await typeormTestDb({ type: engine === 'postgres' ? 'postgres' : 'mariadb', entities: [Point] }, { prefix: 'ftdbbench', suffix: 'toins' });
+  const repo: Repository<Point> = t.dataSource.getRepository(Point);
+  const family = engine;
+  const one = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: 1 });
+  const oneReturning = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: 1, returning: ['id'] });
+  const many = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: ARRAY });
+  const manyReturning = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: ARRAY, returning: ['id'] });
+  const flat = (rows: Row[]) => rows.flatMap((r) => [r.x, r.y]);
+
+  // The raw driver, prepared, on the DataSource's own pool: the floor fastInsert is measured against.
+  const driver = t.dataSource.driver as any;
+  const raw = (text: string, name: string) =>
+    engine === 'postgres'
+      ? (values: unknown[]) => driver.master.query({ name, text, values })
+      : (values: unknown[]) => new Promise((res, rej) => driver.pool.execute(text, values, (e: Error | null, r: unknown) => (e ? rej(e) : res(r))));
+
+  const results: Result[] = [];
+  const add = (path: string, shape: Result['shape'], usPerRow: number) => results.push({ engine, path, shape, usPerRow: Math.round(usPerRow * 10) / 10 });
+  const perRow: Array<[string, (r: Row) => Promise<unknown>]> = [
+    ['raw driver, prepared', (r) => raw(one, 'raw_one')([r.x, r.y])],
+    ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (r: Row) => raw(oneReturning, 'raw_one_ret')([r.x, r.y])] as [string, (r: Row) => Promise<unknown>]] : []),
+    ['repository.save()', (r) => repo.save(repo.create(r))],
+    ['repository.insert()', (r) => repo.insert(r)],
+    ['fastInsert', (r) => fastInsert(repo, r)],
+  ];
+  await t.db.reset();
+  for (const [path, us] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', us);
+  const arrays: Array<[string, (rows: Row[]) => Promise<unknown>]> = [
+    ['raw driver, prepared', (rows) => raw(many, 'raw_many')(flat(rows))],
+    ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (rows: Row[]) => raw(manyReturning, 'raw_many_ret')(flat(rows))] as [string, (rows: Row[]) => Promise<unknown>]] : []),
+    ['repository.save()', (rows) => repo.save(rows.map((r) => repo.create(r)))],
+    ['repository.insert()', (rows) => repo.insert(rows)],
+    ['fastInsert', (rows) => fastInsert(repo, rows)],
+  ];
+  await t.db.reset();
+  const batch = () => Array.from({ length: ARRAY }, (_, i) => row(i));
+  for (const [path, us] of await interleaved(arrays, batch, ARRAY_REPEAT, ARRAY)) add(path, `array of ${ARRAY}`, us);
+  await t.dataSource.destroy();
+  await t.db.destroy();
+
+  for (const r of results) {
+    const base = results.find((b) => b.shape === r.shape && b.path === 'raw driver, prepared');
+    const baseRet = results.find((b) => b.shape === r.shape && b.path === 'raw driver, prepared, RETURNING id');
+    if (base) r.vsRaw = Math.round((r.usPerRow / base.usPerRow) * 100) / 100;
+    if (baseRet) r.vsRawReturning = Math.round((r.usPerRow / baseRet.usPerRow) * 100) / 100;
+  }
+  return results;
+}
+
+const engineArg = arg('engine');
+const engines = (['postgres', 'mysql'] as const).filter((e) => !engineArg || e === engineArg);
+const all: Result[] = [];
+for (const engine of engines) {
+  const results = await benchEngine(engine);
+  all.push(...results);
+  process.stdout.write(`\n${engine} (median of ${ROUNDS} interleaved slices: ${ROWS} single rows, or ${ARRAY_REPEAT} arrays)\n`);
+  process.stdout.write(`${'path'.padEnd(36)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'x raw+RET'.padStart(9)}\n`);
+  for (const r of results)
+    process.stdout.write(`${r.path.padEnd(36)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.vsRawReturning?.toFixed(2) ?? '').padStart(9)}\n`);
+}
+
+mkdirSync('bench/results', { recursive: true });
+const file = 'bench/results/typeorm-insert.json';
+writeFileSync(file, JSON.stringify({ bench: 'typeorm-insert', date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, rows: ROWS, rounds: ROUNDS, arraySize: ARRAY, load: loadavg(), results: all }, null, 2) + '\n');
+process.stdout.write(`\nwritten ${file}\n`);
+process.exit(0);
