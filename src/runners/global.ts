@@ -79,7 +79,7 @@ function parseEnvVars(value: string | string[] | undefined): string[] {
 }
 
 /** Directory for one run's bookkeeping (which workers already cloned), private to this user. */
-function runDir(run: string): string {
+export function runDir(run: string): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `fast-test-db-${uid}`, 'runs', run);
 }

@@ -1,0 +1,113 @@
+/**
+ * fast-test-db/node-test: for `node --import fast-test-db/node-test --test --test-concurrency=2`.
+ *
+ * node:test runs every test file in its own child process. The module is imported in each child
+ * before the test file, and finishes (top-level await) before the file imports the app:
+ * - When a parent process already ran the global setup (Node versions that apply --import to the
+ *   test runner process too, or a wrapper calling startRun), the child only clones or reuses its
+ *   worker's database, as the Jest and Vitest setup files do.
+ * - Otherwise (Node 20: only children import it), each child joins the project's server, builds the
+ *   template if no other child has (one build, under a lock), and gets a fresh clone of its own,
+ *   dropped when it exits. The server is leased on behalf of the `node --test` process, so it stays
+ *   up between files and stops when the whole run ends (unless `reuse`).
+ * With isolation 'test', every test starts from an emptied database (a root `beforeEach`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, resolveAdapter } from '../config.js';
+import { dialectFor } from '../dialect/index.js';
+import { FastTestDbError } from '../errors.js';
+import { keeperFiles } from '../server/keeper.js';
+import { SERVER_ENV } from '../server/resolve.js';
+import { prepareTemplate, resolveNames } from '../test-database.js';
+import { detectWorker } from '../workers.js';
+import { currentRun, runDir, startRun } from './global.js';
+import { NAME_SLOT, readHandoff, workerTarget, type Handoff } from './handoff.js';
+import { cloneFresh, ensureCloned, installWorker, workerDatabase, type WorkerDatabase } from './worker.js';
+
+const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
+const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
+
+/** Hooks of node:test's root test, so that they wrap every test of the file. */
+async function nodeTestHooks() {
+  const t = await import('node:test');
+  const wrap = (register: (fn: () => Promise<void>) => unknown) => (fn: () => Promise<unknown>) => void register(async () => void (await fn()));
+  return { beforeAll: wrap(t.before), afterAll: wrap(t.after), beforeEach: wrap(t.beforeEach) };
+}
+
+/** A child without a parent's global setup: its own run of one file. */
+async function standaloneChild(): Promise<Handoff> {
+  const config = await resolveAdapter(await loadConfig());
+  const runId = config.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? `nt${process.ppid}`;
+  const options = { ...config, runId };
+  const prepared = await prepareTemplate(options);
+  const server = prepared.server;
+  if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
+    // Keep the server for the whole `node --test` run, not just this file's process.
+    const leases = keeperFiles(server.stateDir).leases;
+    mkdirSync(leases, { recursive: true });
+    writeFileSync(join(leases, String(process.ppid)), '');
+  }
+  const names = resolveNames(options);
+  const dialect = await dialectFor(names.engine);
+  const isolation = config.isolation ?? (process.env.FAST_TEST_DB_ISOLATION as Handoff['isolation'] | undefined) ?? 'worker';
+  const envVar = config.envVar ?? process.env.FAST_TEST_DB_ENV_VAR ?? 'DATABASE_URL';
+  const dir = runDir(runId);
+  mkdirSync(dir, { recursive: true });
+  return {
+    v: 1,
+    run: runId,
+    engine: names.engine,
+    family: dialect.family,
+    prefix: names.prefix,
+    shard: names.shard,
+    server,
+    template: prepared.template.name,
+    seeded: prepared.seeded,
+    // One process per file: a database per process is a fresh clone per file whatever was asked.
+    isolation: isolation === 'test' ? 'test' : 'file',
+    envVars: Array.isArray(envVar) ? envVar : envVar.split(',').map((s) => s.trim()),
+    urlPattern: dialect.url(server, NAME_SLOT),
+    dir,
+  };
+}
+
+let db: WorkerDatabase | undefined;
+
+if (isRunner) {
+  const run = currentRun() ?? (await startRun());
+  process.once('beforeExit', () => void run.teardown());
+} else {
+  const handed = readHandoff();
+  const handoff = handed ?? (await standaloneChild());
+  // Without a parent's global setup, this process (one test file) names its own database.
+  const target = workerTarget(handoff, handed ? detectWorker().id : `p${process.pid}`);
+  db = workerDatabase(handoff, target);
+  // Clone before the test file is even loaded: no hook ordering to get wrong.
+  if (!handed || handoff.isolation === 'file') await cloneFresh(handoff, target.name);
+  else await ensureCloned(handoff, target.name);
+  const hooks = await nodeTestHooks();
+  installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, hooks, target);
+  if (!handed) {
+    // After the file's own `after` hooks closed the app's pools, not before: dropping earlier
+    // would end connections the app still holds.
+    process.once('beforeExit', () => void db!.close().then(() => dropOwn(handoff, target.name)));
+  }
+}
+
+async function dropOwn(h: Handoff, name: string): Promise<void> {
+  const dialect = await dialectFor(h.engine);
+  const admin = await dialect.connect(h.server);
+  try {
+    const marker = await dialect.readMarker(admin, name);
+    if (marker && marker.kind === 'database') await dialect.drop(admin, name, { force: true });
+  } finally {
+    await admin.close();
+  }
+}
+
+/** This file's database (name, url, connection, reset(), recreate()). */
+export function testDatabase(): WorkerDatabase {
+  if (db) return db;
+  throw new FastTestDbError('BAD_OPTION', 'testDatabase() from fast-test-db/node-test was called in the test runner process, which has no database of its own', 'call it inside a test file');
+}

@@ -1,0 +1,116 @@
+/**
+ * Runs the real Jest, Vitest and node --test on the fixture project in test/fixtures/runners, each
+ * run against its own server registry (a private data root), and reads back what the fixture tests
+ * recorded.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stopOwnedServer } from '../../src/server/registry.js';
+import type { ProbeRecord } from '../fixtures/runners/probe.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const FIXTURE = join(ROOT, 'test/fixtures/runners');
+export const BIN = (name: string) => join(ROOT, 'node_modules/.bin', name);
+
+/** Env of the outer test runner that must not leak into the inner one. */
+const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
+
+export interface Sandbox {
+  dir: string;
+  dataRoot: string;
+  migrateLog: string;
+  env: Record<string, string>;
+  migrations(): number;
+  cleanup(): Promise<void>;
+}
+
+export function sandbox(name: string): Sandbox {
+  const dir = mkdtempSync(`/tmp/ftdb-${name}-`);
+  const dataRoot = mkdtempSync(`/dev/shm/ftdb-${name}-`);
+  chmodSync(dataRoot, 0o755); // the server may run as an unprivileged user when we are root
+  const migrateLog = join(dir, 'migrate.log');
+  return {
+    dir,
+    dataRoot,
+    migrateLog,
+    env: { FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_MIGRATE_LOG: migrateLog, FIXTURE_CACHE_KEY: name },
+    migrations: () => (existsSync(migrateLog) ? readFileSync(migrateLog, 'utf8').split('\n').filter(Boolean).length : 0),
+    async cleanup() {
+      for (const d of serverDirs(dataRoot)) await stopOwnedServer(d);
+      rmSync(dataRoot, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function serverDirs(dataRoot: string): string[] {
+  const uidDir = join(dataRoot, `fast-test-db-${process.getuid?.() ?? 0}`);
+  if (!existsSync(uidDir)) return [];
+  return readdirSync(uidDir).filter((d) => /^(postgres|mysql)-/.test(d)).map((d) => join(uidDir, d));
+}
+
+/** Pids of processes whose command line mentions the data root: keepers and servers of this sandbox. */
+export function processesUnder(dataRoot: string): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dataRoot)) pids.push(Number(p));
+    } catch {
+      // process ended while we looked
+    }
+  }
+  return pids;
+}
+
+export async function waitNoProcesses(dataRoot: string, ms = 10_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let left = processesUnder(dataRoot);
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = processesUnder(dataRoot);
+  }
+  return left;
+}
+
+export interface RunResult {
+  code: number | null;
+  output: string;
+  records: ProbeRecord[];
+  ms: number;
+}
+
+let runs = 0;
+
+export async function run(sb: Sandbox, command: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  const report = join(sb.dir, `report-${++runs}.jsonl`);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: FIXTURE, env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  const records = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ProbeRecord) : [];
+  return { code, output, records, ms: performance.now() - started };
+}
+
+export const jest = (sb: Sandbox, env: Record<string, string> = {}, extra: string[] = []) =>
+  run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`, ...extra], { NODE_OPTIONS: '--import tsx', ...env });
+
+export const vitest = (sb: Sandbox, pool: 'forks' | 'threads', env: Record<string, string> = {}) =>
+  run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: pool, ...env });
+
+export const nodeTest = (sb: Sandbox, env: Record<string, string> = {}) =>
+  run(sb, process.execPath, ['--import', 'tsx', '--import', join(ROOT, 'src/runners/node-test.ts'), '--test', '--test-concurrency=2', ...['a', 'b', 'c', 'd'].map((f) => `node/${f}.test.ts`)], env);
+
+/** Records grouped by database, in the order the tests wrote them. */
+export function byDatabase(records: ProbeRecord[]): Map<string, ProbeRecord[]> {
+  const map = new Map<string, ProbeRecord[]>();
+  for (const r of records) map.set(r.database, [...(map.get(r.database) ?? []), r]);
+  return map;
+}
+
+/** The database name in a postgres:// URL. */
+export const urlDatabase = (url: string | undefined) => (url ? decodeURIComponent(new URL(url).pathname.slice(1)) : undefined);
