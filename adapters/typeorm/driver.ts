@@ -21,7 +21,9 @@ interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
 }
 interface MysqlExecutable {
-  execute(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
+  /** mysql2; the older `mysql` package (which TypeORM 0.3 may load) has only query(). */
+  execute?(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
+  query(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
 }
 
 const names = new Map<string, string>();
@@ -56,9 +58,10 @@ function pgRunner(target: PgQueryable): Runner {
 }
 
 function mysqlRunner(target: MysqlExecutable): Runner {
+  const send = target.execute ? target.execute.bind(target) : target.query.bind(target);
   return (text, values) =>
     new Promise((resolve, reject) => {
-      target.execute(text, values, (err, result) => {
+      send(text, values, (err, result) => {
         if (err) return reject(classifyDriverError(err, `fastInsert: ${text.slice(0, 200)}`));
         const insertId = Number((result as { insertId?: number | string }).insertId ?? 0);
         resolve({ rows: [], insertId });

@@ -11,7 +11,7 @@ import type { DataSource, EntityTarget, ObjectLiteral, QueryRunner, Repository }
 import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import { familyOf, runnerFor, type Runner } from './driver.js';
+import { familyOf, runnerFor, type InsertOutcome, type Runner } from './driver.js';
 
 export interface FastInsertOptions {
   /**
@@ -47,23 +47,22 @@ interface EntityPlan {
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
   /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
   simpleKey?: ColumnMetadata;
-  poolRunner?: Runner;
+  pool?: { owner: unknown; run: Runner };
   subscribersChecked: boolean;
 }
 
-const plans = new WeakMap<DataSource, Map<unknown, EntityPlan>>();
+/** Keyed by metadata: a DataSource initialised again builds new metadata, and so gets new plans. */
+const plans = new WeakMap<EntityMetadata, EntityPlan>();
 
 function unsupported(what: string, fix: string): FastTestDbError {
   return new FastTestDbError('UNSUPPORTED', `fastInsert: ${what}`, fix);
 }
 
 function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, metadata?: EntityMetadata): EntityPlan {
-  let byEntity = plans.get(dataSource);
-  if (!byEntity) plans.set(dataSource, (byEntity = new Map()));
-  let plan = byEntity.get(target);
+  const md = metadata ?? dataSource.getMetadata(target);
+  let plan = plans.get(md);
   if (plan) return plan;
 
-  const md = metadata ?? dataSource.getMetadata(target);
   const family = familyOf(dataSource);
   const driver = dataSource.driver;
   if (md.treeType) {
@@ -92,7 +91,7 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
   };
   const keys = md.primaryColumns;
   if (keys.length === 1 && !keys[0]!.embeddedMetadata && !keys[0]!.relationMetadata) plan.simpleKey = keys[0];
-  byEntity.set(target, plan);
+  plans.set(md, plan);
   return plan;
 }
 
@@ -216,36 +215,68 @@ export async function fastInsert<T extends ObjectLiteral>(
   const md = plan.metadata;
   if (md.beforeInsertListeners.length) await runListeners(md.beforeInsertListeners, rows);
 
-  let run: Runner;
-  if (queryRunner && !queryRunner.isReleased) run = await runnerFor(dataSource, plan.family, queryRunner);
-  else run = plan.poolRunner ??= await runnerFor(dataSource, plan.family, undefined);
-
   const prepared = rows.map((r) => prepareRow(plan, r));
-  let start = 0;
-  while (start < prepared.length) {
-    // Rows with the same column set share a statement; a change of set starts a new batch, keeping input order.
-    const first = prepared[start]!;
+  // Rows with the same column set share a statement; a change of set starts a new batch, keeping input order.
+  const batches: number[][] = [];
+  for (let start = 0; start < prepared.length; ) {
+    const key = prepared[start]!.key;
     let end = start + 1;
-    while (end < prepared.length && prepared[end]!.key === first.key) end++;
-    const size = first.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(first.columns.length);
-    const idx = Array.from({ length: end - start }, (_, i) => start + i);
-    for (const part of chunk(idx, size)) {
-      let values = prepared[part[0]!]!.values;
+    while (end < prepared.length && prepared[end]!.key === key) end++;
+    const ncols = prepared[start]!.columns.length;
+    const size = ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
+    batches.push(...chunk(Array.from({ length: end - start }, (_, i) => start + i), size));
+    start = end;
+  }
+
+  const execute = async (run: Runner) => {
+    for (const part of batches) {
+      const first = prepared[part[0]!]!;
+      let values = first.values;
       if (part.length > 1) {
         values = [];
         for (const i of part) for (const v of prepared[i]!.values) values.push(v);
       }
-      const out = await run(statement(plan, first, part.length), values);
-      part.forEach((rowIndex, j) => {
-        const generated = applyGenerated(plan, rows[rowIndex]!, prepared[rowIndex]!, out.rows[j], out.insertId ? out.insertId + j : 0);
-        result.generatedMaps[rowIndex] = generated;
-      });
+      outs.push(await run(statement(plan, first, part.length), values));
     }
-    start = end;
+  };
+  const outs: InsertOutcome[] = [];
+
+  if (queryRunner && !queryRunner.isReleased) {
+    await execute(await runnerFor(dataSource, plan.family, queryRunner));
+  } else if (batches.length > 1) {
+    // Several statements: one transaction, so that a failure leaves no part of the rows behind (as insert()'s single statement would not).
+    const qr = dataSource.createQueryRunner('master');
+    try {
+      await qr.startTransaction();
+      await execute(await runnerFor(dataSource, plan.family, qr));
+      await qr.commitTransaction();
+    } catch (e) {
+      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      throw e;
+    } finally {
+      await qr.release();
+    }
+  } else {
+    // The pool changes when the DataSource is destroyed and initialised again.
+    const owner = poolOf(dataSource);
+    if (plan.pool?.owner !== owner) plan.pool = { owner, run: await runnerFor(dataSource, plan.family, undefined) };
+    await execute(plan.pool!.run);
   }
+  // Keys go onto the caller's objects only once every statement has succeeded.
+  batches.forEach((part, b) => {
+    const out = outs[b]!;
+    part.forEach((rowIndex, j) => {
+      result.generatedMaps[rowIndex] = applyGenerated(plan, rows[rowIndex]!, prepared[rowIndex]!, out.rows[j], out.insertId ? out.insertId + j : 0);
+    });
+  });
   for (const r of rows) result.identifiers.push(identify(plan, r));
   if (md.afterInsertListeners.length) await runListeners(md.afterInsertListeners, rows);
   return result;
+}
+
+function poolOf(dataSource: DataSource): unknown {
+  const d = dataSource.driver as unknown as { master?: unknown; pool?: unknown };
+  return d.master ?? d.pool;
 }
 
 function identify(plan: EntityPlan, row: ObjectLiteral): ObjectLiteral {

@@ -85,6 +85,17 @@ for (const engine of engines) {
       expect(back.map((r: { id: number }) => Number(r.id))).toEqual(res.identifiers.map((x) => Number(x.id)));
     });
 
+    it('writes nothing when a later statement of an array fails', async () => {
+      const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
+      const n0 = await count();
+      // 2,000 good rows (two statements), then one without the NOT NULL name: its statement fails.
+      const rows: Array<{ name?: string; id?: number }> = Array.from({ length: 2000 }, (_, i) => ({ name: `atomic${i}` }));
+      rows.push({});
+      await expect(fastInsert(b.dataSource.getRepository(zoo.Author), rows)).rejects.toMatchObject({ code: 'QUERY_FAILED' });
+      expect(await count()).toBe(n0);
+      expect(rows[0]!.id).toBeUndefined();
+    });
+
     it('runs inside the caller transaction and rolls back with it', async () => {
       const label = `tx-${engine}`;
       await expect(
