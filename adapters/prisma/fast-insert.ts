@@ -148,7 +148,7 @@ interface Group {
  * input order. Rows with different sets of fields go into different statements, so that a
  * missing field always means the same thing (its default), never NULL by accident.
  */
-export async function insertRows(ctx: FastInsertContext, modelName: string, rows: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+export async function insertRows(ctx: FastInsertContext, modelName: string, rows: Array<Record<string, unknown>>, opts: { returning?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
   const plan = planFor(ctx, modelName);
   const { driver } = ctx;
   const family = driver.family;
@@ -164,7 +164,8 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
     g.values.push(values);
   });
   const out = new Array<Record<string, unknown>>(rows.length);
-  const returning = plan.fields.map((f) => f.field.dbName);
+  const wantRows = opts.returning !== false;
+  const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
   const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
   for (const g of groups.values()) {
     const columns = g.fields.map((f) => f.field.dbName);
@@ -173,11 +174,13 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
     let offset = 0;
     for (const batch of chunk(g.values, per)) {
       let sql = insertSql({ family, table: plan.table, columns, rows: batch.length, returning });
-      if (family === 'mysql' && canReturn) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
+      if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
       const params = batch.length === 1 ? batch[0]! : batch.flat();
       const res = await driver.run(sql, params);
       const idx = g.indexes.slice(offset, offset + batch.length);
-      if (canReturn) {
+      if (!wantRows) {
+        // nothing to hand back
+      } else if (canReturn) {
         res.rows.forEach((r, k) => (out[idx[k]!] = toRecord(plan, r)));
       } else {
         const recs = await reselect(ctx, plan, g.fields, batch, res.insertId);

@@ -206,14 +206,19 @@ export interface ModelDelegate {
 }
 
 /** create()'s `data` for this delegate (checked or unchecked input, as create takes). */
-export type CreateData<D> = D extends { create(args: infer A): unknown } ? (A extends { data: infer I } ? I : never) : never;
+export type CreateData<D> = 0 extends 1 & D ? any : D extends { create(args: infer A): unknown } ? (A extends { data: infer I } ? I : never) : never;
 
 /** The record create() returns for this delegate. */
-export type CreatedRecord<D> = D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> } ? R : Record<string, unknown>;
+export type CreatedRecord<D> = 0 extends 1 & D ? any : D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> } ? R : Record<string, unknown>;
+
+export interface FastInsertOptions {
+  /** false: skip RETURNING / reading rows back and resolve to { count } (like createMany). Default true. */
+  returning?: boolean;
+}
 
 /**
  * Inserts rows as `create()` would write them, without Prisma's query pipeline: one prepared
- * INSERT per column set, batched, RETURNING the rows (re-read by key on MySQL).
+ * INSERT per column set, batched, RETURNING the rows (re-read by key on MySQL 8).
  *
  * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
  * row and result types follow from the delegate; no model name string to mistype. The delegate
@@ -222,17 +227,21 @@ export type CreatedRecord<D> = D extends { findFirstOrThrow(args?: never): Promi
  * Returns records shaped like create() returns them, in input order. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
  */
-export async function fastInsert<D extends object>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>): Promise<Array<CreatedRecord<D>>> {
-  const reg = registry.get(delegate);
+export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options?: FastInsertOptions & { returning?: true }): Promise<Array<CreatedRecord<D>>>;
+export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions & { returning: false }): Promise<{ count: number }>;
+export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions = {}): Promise<Array<CreatedRecord<D>> | { count: number }> {
+  const reg = delegate && typeof delegate === 'object' ? registry.get(delegate) : undefined;
   if (!reg?.model) {
-    const name = (delegate as { $name?: unknown }).$name;
+    const name = (delegate as { $name?: unknown } | undefined)?.$name;
     throw new FastTestDbError(
       'BAD_OPTION',
       reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb`,
-      'create the client with prismaTestDb() and pass its delegate, e.g. fastInsert(prisma.user, rows); for a $extends() client pass the base client\'s delegate',
+      "create the client with prismaTestDb() and pass its delegate, e.g. fastInsert(prisma.user, rows); for a $extends() client pass the base client's delegate",
     );
   }
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
-  if (list.length === 0) return [];
-  return (await insertRows(await reg.ctx(), reg.model, list)) as Array<CreatedRecord<D>>;
+  const returning = options.returning !== false;
+  if (list.length === 0) return returning ? [] : { count: 0 };
+  const out = await insertRows(await reg.ctx(), reg.model, list, { returning });
+  return returning ? (out as Array<CreatedRecord<D>>) : { count: list.length };
 }

@@ -162,6 +162,14 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect(sample.email).toBe('bulk-1234@x.io');
     });
 
+    it('returning: false inserts the same rows and reports only the count', async () => {
+      const rows = Array.from({ length: 30 }, (_, i) => ({ email: `nr-${i}@x.io`, role: 'ADMIN' }));
+      expect(await fastInsert(prisma.account, rows, { returning: false })).toEqual({ count: 30 });
+      const back = await prisma.account.findMany({ where: { email: { startsWith: 'nr-' } }, orderBy: { id: 'asc' } });
+      expect(back.map((r: Row) => r.email)).toEqual(rows.map((r) => r.email));
+      expect(back.every((r: Row) => r.role === 'ADMIN' && r.createdAt instanceof Date)).toBe(true);
+    });
+
     it('a single object is accepted as one row', async () => {
       const out = (await fastInsert(prisma.tag, { name: 'single' })) as Row[];
       expect(out).toEqual([{ name: 'single', color: 'red' }]);
