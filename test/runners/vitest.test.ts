@@ -1,0 +1,55 @@
+/**
+ * Acceptance: real Vitest (2 workers) on the fixture project, in forks and in threads. Threads
+ * share one pid: the databases must still be one per worker (VITEST_POOL_ID), never per pid.
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
+import { processesUnder, sandbox, vitest, waitNoProcesses } from './harness.js';
+
+describe('vitest', () => {
+  test('forks: each worker gets its own clone, migrate runs once, no server is left behind', async () => {
+    const sb = sandbox('vitest-forks');
+    try {
+      const r = await vitest(sb, 'forks');
+      expectPassed(r);
+      expectPerWorker(r.records);
+      expect(sb.migrations()).toBe(1);
+      expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  describe('with the server reused across runs', () => {
+    const sb = sandbox('vitest-reuse');
+    const env = { FAST_TEST_DB_REUSE: '1' };
+    afterAll(() => sb.cleanup());
+
+    test('threads: one database per thread in one process; a second run builds no template', async () => {
+      const first = await vitest(sb, 'threads', env);
+      expectPassed(first);
+      expectPerWorker(first.records);
+      expect(new Set(first.records.map((x) => x.pid)).size).toBe(1);
+      expect(new Set(first.records.map((x) => x.threadId)).size).toBeGreaterThanOrEqual(2);
+      expect(sb.migrations()).toBe(1);
+      const second = await vitest(sb, 'forks', env);
+      expectPassed(second);
+      expectPerWorker(second.records);
+      expect(sb.migrations()).toBe(1);
+      expect(processesUnder(sb.dataRoot).length).toBeGreaterThan(0);
+    });
+
+    test('isolation per file (threads)', async () => {
+      const r = await vitest(sb, 'threads', { ...env, FIXTURE_ISOLATION: 'file' });
+      expectPassed(r);
+      expectPerFile(r.records);
+    });
+
+    test('isolation per test (forks)', async () => {
+      const r = await vitest(sb, 'forks', { ...env, FIXTURE_ISOLATION: 'test' });
+      expectPassed(r);
+      expectPerTest(r.records);
+      expect(sb.migrations()).toBe(1);
+    });
+  });
+});
