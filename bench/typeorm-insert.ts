@@ -91,6 +91,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     ['repository.save()', (r) => repo.save(repo.create(r))],
     ['repository.insert()', (r) => repo.insert(r)],
     ['fastInsert', (r) => fastInsert(repo, r)],
+    ...(engine === 'postgres' ? [['fastInsert, returning: false', (r: Row) => fastInsert(repo, r, { returning: false })] as [string, (r: Row) => Promise<unknown>]] : []),
   ];
   await t.db.reset();
   for (const [path, us] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', us);
@@ -100,6 +101,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     ['repository.save()', (rows) => repo.save(rows.map((r) => repo.create(r)))],
     ['repository.insert()', (rows) => repo.insert(rows)],
     ['fastInsert', (rows) => fastInsert(repo, rows)],
+    ...(engine === 'postgres' ? [['fastInsert, returning: false', (rows: Row[]) => fastInsert(repo, rows, { returning: false })] as [string, (rows: Row[]) => Promise<unknown>]] : []),
   ];
   await t.db.reset();
   const batch = () => Array.from({ length: ARRAY }, (_, i) => row(i));

@@ -19,6 +19,11 @@ export interface FastInsertOptions {
    * presence is an error (the row could differ from insert()'s); 'skip' inserts without them.
    */
   subscribers?: 'error' | 'skip';
+  /**
+   * PostgreSQL: ask the row back with RETURNING (keys and defaults, as insert() does). Default true;
+   * false saves the result rows for seeding that never reads the keys. MySQL's insertId comes free.
+   */
+  returning?: boolean;
 }
 
 export interface FastInsertResult {
@@ -167,8 +172,8 @@ function checkRelation(plan: EntityPlan, c: ColumnMetadata, row: ObjectLiteral):
   }
 }
 
-function statement(plan: EntityPlan, row: PreparedRow, rows: number): string {
-  const k = row.key + '|' + rows;
+function statement(plan: EntityPlan, row: PreparedRow, rows: number, returning: boolean): string {
+  const k = row.key + (returning ? '|r' : '|n') + rows;
   let st = plan.statements.get(k);
   if (!st) {
     const text = insertSql({
@@ -176,7 +181,7 @@ function statement(plan: EntityPlan, row: PreparedRow, rows: number): string {
       table: plan.table,
       columns: row.columns.map((c) => c.databaseName),
       rows,
-      returning: plan.returning.map((c) => c.databaseName),
+      returning: returning ? plan.returning.map((c) => c.databaseName) : [],
     });
     st = { text, columns: row.columns };
     if (plan.statements.size > 2000) plan.statements.clear();
@@ -217,8 +222,8 @@ export async function fastInsert<T extends ObjectLiteral>(
 
   const prepared = rows.map((r) => prepareRow(plan, r));
   // Rows with the same column set share a statement; a change of set starts a new batch, keeping input order.
-  const batches: number[][] = [];
-  for (let start = 0; start < prepared.length; ) {
+  const batches: number[][] = prepared.length === 1 ? [[0]] : [];
+  for (let start = prepared.length === 1 ? 1 : 0; start < prepared.length; ) {
     const key = prepared[start]!.key;
     let end = start + 1;
     while (end < prepared.length && prepared[end]!.key === key) end++;
@@ -236,7 +241,7 @@ export async function fastInsert<T extends ObjectLiteral>(
         values = [];
         for (const i of part) for (const v of prepared[i]!.values) values.push(v);
       }
-      outs.push(await run(statement(plan, first, part.length), values));
+      outs.push(await run(statement(plan, first, part.length, opts.returning !== false), values));
     }
   };
   const outs: InsertOutcome[] = [];

@@ -85,6 +85,13 @@ for (const engine of engines) {
       expect(back.map((r: { id: number }) => Number(r.id))).toEqual(res.identifiers.map((x) => Number(x.id)));
     });
 
+    it('returning: false writes the same rows without asking them back', async () => {
+      const res = await fastInsert(b.dataSource.getRepository(zoo.Dates), [{ label: 'nr1' }, { label: 'nr2', version: 4 }], { returning: false });
+      expect(res.identifiers).toHaveLength(2);
+      const back = await b.dataSource.query(`SELECT label, version FROM zoo_dates WHERE label LIKE 'nr%' ORDER BY label`);
+      expect(back.map((r: { label: string; version: number }) => [r.label, Number(r.version)])).toEqual([['nr1', 1], ['nr2', 4]]);
+    });
+
     it('writes nothing when a later statement of an array fails', async () => {
       const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
       const n0 = await count();
