@@ -5,7 +5,10 @@
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import type { ConnectionOptions, Engine } from '../../src/types.js';
+import { logger } from '../../src/log.js';
 import type { Casing } from './schema-ddl.js';
+
+const log = logger('drizzle');
 
 export type DrizzleDriver = 'pg' | 'postgres-js' | 'mysql2';
 
@@ -48,6 +51,9 @@ export async function openDrizzle(driver: DrizzleDriver, conn: ConnectionOptions
     const pg = await loadPeer<any>('pg', why);
     const Pool = pick<any>(pg, 'Pool');
     client = new Pool({ ...conn, max: opts.max ?? 10 });
+    // An idle pooled connection that the server closes (destroy({ force }), a server stop) emits
+    // 'error' on the pool; unheard, that kills the test process. Queries still reject as usual.
+    client.on('error', (e: Error) => log('idle connection closed: %s', e.message));
     close = () => client.end();
   } else if (driver === 'postgres-js') {
     const postgres = await loadPeer<any>('postgres', why);
