@@ -46,7 +46,7 @@ describe('loadConfig', () => {
   });
 
   test('a file that exports no object, or does not parse, is a BAD_OPTION naming the file', async () => {
-    for (const files of [{ 'fast-test-db.config.mjs': 'export default 3;' }, { 'fast-test-db.config.json': '{ nope' }]) {
+    for (const files of [{ 'fast-test-db.config.mjs': 'export default 3;' }, { 'fast-test-db.config.json': '{ nope' }] as Array<Record<string, string>>) {
       const dir = project(files);
       const e = await loadConfigFile(dir).catch((x: unknown) => x);
       expect(isFastTestDbError(e, 'BAD_OPTION')).toBe(true);

@@ -41,7 +41,7 @@ test('jest --watch re-runs reuse the server and the template and start from fres
   expect(alreadyCloned(second, target.name)).toBe(false);
   expect(sb.migrations()).toBe(1);
 
-  await globalTeardown({ rootDir: FIXTURE });
+  await globalTeardown({});
   expect(currentRun()).toBeUndefined();
   const deadline = Date.now() + 10_000;
   while (processesUnder(sb.dataRoot).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
