@@ -24,7 +24,15 @@ export function logger(scope: string): Logger {
   const ns = `${ROOT}:${scope}`;
   const fn = ((format: string, ...args: unknown[]) => {
     if (!fn.enabled) return;
-    const text = args.length ? `${format} ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}` : format;
+    const rest = [...args];
+    // printf-style placeholders as in `debug`: %s %d %o %O %j; arguments left over are appended.
+    let text = format.replace(/%([sdoOj%])/g, (m, c: string) => {
+      if (c === '%') return '%';
+      if (rest.length === 0) return m;
+      const a = rest.shift();
+      return c === 's' ? String(a) : c === 'd' ? String(Number(a)) : JSON.stringify(a);
+    });
+    if (rest.length) text += ' ' + rest.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
     process.stderr.write(`${new Date().toISOString()} ${ns} ${text}\n`);
   }) as Logger;
   Object.defineProperty(fn, 'enabled', { get: () => enabled(ns) });

@@ -25,6 +25,8 @@ export interface Marker {
   host?: string;
   /** Tables that had rows when the template was completed (migration history, reference data). */
   seeded?: string[];
+  /** PostgreSQL: sequences the template had used, name -> last_value, for reset() to restore. */
+  sequences?: Record<string, string>;
 }
 
 export type TemplateState = 'missing' | 'incomplete' | 'complete';

@@ -4,8 +4,9 @@ import { logger } from '../log.js';
 import { loadPeer } from '../peer.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { POSTGRES_PER_DATABASE, POSTGRES_TUNED_EXPECT } from '../tuning.js';
-import type { DescribeReport, ResetReport, ServerInfo } from '../types.js';
+import type { DescribeReport, ServerInfo } from '../types.js';
 import { decodeMarker, encodeMarker, type Dialect, type Marker, type SqlClient } from './dialect.js';
+import { readTemplateState, resetPostgres, type TemplateState } from './postgres-reset.js';
 
 const log = logger('postgres');
 const id = (name: string) => quoteIdent('postgres', name);
@@ -113,45 +114,7 @@ async function convertToUnlogged(db: SqlClient): Promise<string[]> {
   return [...order, ...cyclic].map(name);
 }
 
-/** Tables that hold rows, by regclass text (already quoted where needed, so usable as SQL). */
-async function tablesWithRows(db: SqlClient): Promise<string[]> {
-  const tables = (await db.query<{ t: string }>(USER_TABLES)).map((r) => r.t);
-  if (tables.length === 0) return [];
-  const probe = tables.map((t) => `SELECT ${lit(t)} AS t WHERE EXISTS (SELECT 1 FROM ${t})`).join(' UNION ALL ');
-  return (await db.query<{ t: string }>(probe)).map((r) => r.t);
-}
-
-/** User tables (partitioned parents rather than their partitions). */
-const USER_TABLES = `
-  SELECT c.oid::regclass::text AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence <> 't'
-    AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`;
-
-/**
- * Reset in one round trip: a DO block finds the tables with rows, truncates them together (one
- * TRUNCATE ... RESTART IDENTITY CASCADE respects foreign keys without ordering), restarts any other
- * sequence that was used, and reports what it did through a NOTICE.
- */
-function resetBlock(keep: readonly string[]): string {
-  const keepArray = `ARRAY[${keep.map(lit).join(', ')}]::text[]`;
-  return `DO $ftdb$
-DECLARE r record; found boolean; dirty text[] := '{}'; seqs text[] := '{}';
-BEGIN
-  FOR r IN ${USER_TABLES} LOOP
-    CONTINUE WHEN r.t = ANY (${keepArray});
-    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s)', r.t) INTO found;
-    IF found THEN dirty := dirty || r.t; END IF;
-  END LOOP;
-  IF cardinality(dirty) > 0 THEN
-    EXECUTE 'TRUNCATE ' || array_to_string(dirty, ', ') || ' RESTART IDENTITY CASCADE';
-  END IF;
-  FOR r IN SELECT format('%I.%I', schemaname, sequencename) AS s FROM pg_sequences WHERE last_value IS NOT NULL LOOP
-    EXECUTE 'ALTER SEQUENCE ' || r.s || ' RESTART';
-    seqs := seqs || r.s;
-  END LOOP;
-  RAISE NOTICE 'fast-test-db:reset %', json_build_object('emptied', dirty, 'restarted', seqs);
-END $ftdb$`;
-}
+const resetState = new WeakMap<SqlClient, TemplateState>();
 
 export const postgresDialect: Dialect & { connect: typeof connect; convertToUnlogged: typeof convertToUnlogged } = {
   engine: 'postgres',
@@ -186,14 +149,14 @@ export const postgresDialect: Dialect & { connect: typeof connect; convertToUnlo
 
   async completeTemplate(admin, server, name, opts) {
     const db = await connect(server, name);
-    let seeded: string[];
+    let state: TemplateState;
     try {
       if (opts.unlogged) log('unlogged: %o', await convertToUnlogged(db));
-      seeded = await tablesWithRows(db);
+      state = await readTemplateState(db);
     } finally {
       await db.close();
     }
-    const marker = { ...(await readMarker(admin, name))!, seeded };
+    const marker = { ...(await readMarker(admin, name))!, seeded: [...state.seeded], sequences: { ...state.sequences } };
     // Migrations may leave pooled connections behind; a template must have none to be cloned.
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
     await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
@@ -205,7 +168,9 @@ export const postgresDialect: Dialect & { connect: typeof connect; convertToUnlo
     // WAL_LOG, the default since 15, writes every block to WAL. bench/ measures both.
     const strategy = server.major >= 15 ? ` STRATEGY ${process.env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY'}` : '';
     await admin.query(`CREATE DATABASE ${id(name)} TEMPLATE ${id(template)}${strategy}`);
-    await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
+    // The clone carries what reset() must restore, so that reset needs nothing but its own connection.
+    const from = await readMarker(admin, template);
+    await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker({ ...marker, seeded: from?.seeded, sequences: from?.sequences }))}`);
   },
 
   async drop(admin, name, opts) {
@@ -232,21 +197,16 @@ export const postgresDialect: Dialect & { connect: typeof connect; convertToUnlo
     for (const [k, v] of Object.entries(POSTGRES_PER_DATABASE)) await admin.query(`ALTER DATABASE ${id(name)} SET ${id(k)} = ${lit(v)}`);
   },
 
-  async reset(db, _name, keep): Promise<ResetReport> {
-    const started = performance.now();
-    const raw = (db as SqlClient & { raw?: PgClient }).raw;
-    if (!raw) throw new FastTestDbError('UNSUPPORTED', 'reset needs a connection opened by the PostgreSQL dialect', 'use TestDatabase.reset()');
-    let report = { emptied: [] as string[], restarted: [] as string[] };
-    const onNotice = (n: { message?: string }) => {
-      if (n.message?.startsWith('fast-test-db:reset ')) report = JSON.parse(n.message.slice('fast-test-db:reset '.length));
-    };
-    raw.on('notice', onNotice);
-    try {
-      await db.query(resetBlock(keep));
-    } finally {
-      (raw as unknown as { off(e: string, f: unknown): void }).off('notice', onNotice);
+  async reset(db, _name, keep) {
+    let state = resetState.get(db);
+    if (!state) {
+      const [row] = await db.query<{ comment: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = current_database()`);
+      const marker = decodeMarker(row?.comment);
+      if (!marker) throw new FastTestDbError('NOT_OURS', 'reset refused: this database was not created by fast-test-db', 'reset only databases that createTestDatabase() returned');
+      state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {} };
+      resetState.set(db, state);
     }
-    return { ...report, ms: performance.now() - started };
+    return resetPostgres(db, state);
   },
 
   async describe(admin, server): Promise<DescribeReport> {

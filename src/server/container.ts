@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { loadPeer } from '../peer.js';
+import { dialectFor } from '../dialect/index.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 
 export interface ContainerDefinition {
@@ -43,17 +44,25 @@ export async function startDefinedContainer(def: ContainerDefinition): Promise<S
     throw new FastTestDbError('DOCKER_UNAVAILABLE', `could not start a ${def.image} container: ${messageOf(e)}`, "start a Docker engine, or use server: 'embedded' (the default), which needs no Docker", { cause: e });
   }
   started.push(container);
-  const version = def.image.split(':')[1] ?? '';
-  return {
+  const info: ServerInfo = {
     ...def.server,
-    version,
-    major: Number(version.split(/[.-]/)[0]) || 0,
+    version: '',
+    major: 0,
     provider: 'container',
     owned: true,
-    tuned: true,
+    tuned: false,
     host: container.getHost(),
     port: container.getMappedPort(def.port),
   };
+  // Read the settings back rather than trust the flags we passed.
+  const dialect = await dialectFor(info.engine);
+  const admin = await dialect.connect(info);
+  try {
+    const report = await dialect.describe(admin, info);
+    return { ...info, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]) || 0, tuned: report.tuned };
+  } finally {
+    await admin.close();
+  }
 }
 
 export async function startContainer(engine: Engine, options: TestDatabaseOptions): Promise<ServerInfo> {

@@ -8,33 +8,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { join } from 'node:path';
-import type { Command, LaunchPlan } from './launch.js';
+import { dirname, join } from 'node:path';
+import type { Command } from './launch.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 
-export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup' | 'snapshot'> & {
-  reuse: boolean;
-  idleTimeoutMs: number;
-};
-
-export interface KeeperStatus {
-  phase: 'init' | 'running' | 'failed' | 'stopping' | 'stopped';
-  keeperPid: number;
-  serverPid?: number;
-  error?: string;
-}
+export { keeperFiles, type KeeperPlan, type KeeperStatus };
 
 const POLL_MS = 250;
-
-export const keeperFiles = (dir: string) => ({
-  plan: join(dir, 'plan.json'),
-  status: join(dir, 'status.json'),
-  state: join(dir, 'state.json'),
-  log: join(dir, 'server.log'),
-  leases: join(dir, 'leases'),
-  lock: join(dir, 'lock'),
-});
 
 function run(cmd: Command, logFd: number): ChildProcess {
   return spawn(cmd.command, cmd.args, {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
 
@@ -138,7 +138,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     };
     writeFileSync(files.plan, JSON.stringify(keeperPlan));
     takeLease(dir);
-    const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore' });
+    const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore', env: { ...process.env, FAST_TEST_DB_KEEPER: '1' } });
     keeper.unref();
     const keeperAlive = () => {
       const st = readJson<KeeperStatus>(files.status);
