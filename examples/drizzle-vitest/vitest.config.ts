@@ -1,23 +1,36 @@
+/**
+ * fast-test-db's Vitest integration: its global setup starts a tuned PostgreSQL (or joins the
+ * server in TEST_DATABASE_URL), builds a template from drizzle/ once per change of the migrations,
+ * and gives every worker a clone whose URL it puts in DATABASE_URL. isolation 'test' empties the
+ * tables before each test.
+ *
+ * In your project, import from 'fast-test-db/vitest' and 'fast-test-db/drizzle' and drop the alias.
+ */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { drizzleTemplate } from '../../adapters/drizzle/index.js'; // 'fast-test-db/drizzle'
+import { withFastTestDb } from '../../src/runners/vitest.js'; // 'fast-test-db/vitest'
+import * as schema from './src/schema.ts';
 
-const repo = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
-
-export default defineConfig({
-  resolve: {
-    // Inside the fast-test-db repository the example runs against the source. A copy of this
-    // project drops the aliases and installs fast-test-db from npm.
-    alias: [
-      { find: /^fast-test-db\/drizzle$/, replacement: repo('adapters/drizzle/index.ts') },
-      { find: /^fast-test-db$/, replacement: repo('src/index.ts') },
-    ],
-  },
-  test: {
-    include: ['test/**/*.test.ts'],
-    setupFiles: ['./test/setup.ts'],
-    pool: 'forks',
-    maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-  },
-});
+export default defineConfig(
+  withFastTestDb(
+    {
+      root: fileURLToPath(new URL('.', import.meta.url)),
+      resolve: {
+        alias: [{ find: /^fast-test-db\/drizzle$/, replacement: fileURLToPath(new URL('../../adapters/drizzle/index.ts', import.meta.url)) }],
+      },
+      test: {
+        include: ['test/**/*.test.ts'],
+        setupFiles: ['./test/setup.ts'],
+        pool: 'forks',
+        maxWorkers: 2,
+        testTimeout: 60_000,
+        hookTimeout: 120_000,
+      },
+    },
+    {
+      isolation: 'test',
+      adapter: () => drizzleTemplate({ schema, migrationsFolder: fileURLToPath(new URL('./drizzle', import.meta.url)) }),
+    },
+  ),
+);

@@ -1,10 +1,7 @@
 /** The code under test: a few queries a blog would have. */
 import { and, count, desc, eq, sql } from 'drizzle-orm';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import * as schema from './schema';
+import type { Db } from './db';
 import { posts, users } from './schema';
-
-export type Db = NodePgDatabase<typeof schema>;
 
 export async function publish(db: Db, postId: number, at = new Date()): Promise<boolean> {
   const updated = await db

@@ -2,7 +2,7 @@ import { fastInsert } from 'fast-test-db/drizzle';
 import { describe, expect, it } from 'vitest';
 import { findUserByEmail, publish } from '../src/blog';
 import { posts, users } from '../src/schema';
-import { db } from './db';
+import { db } from '../src/db';
 
 describe('publish', () => {
   it('publishes a draft once', async () => {

@@ -2,7 +2,7 @@ import { fastInsert } from 'fast-test-db/drizzle';
 import { expect, it } from 'vitest';
 import { topAuthors } from '../src/blog';
 import { posts, users } from '../src/schema';
-import { db } from './db';
+import { db } from '../src/db';
 
 it('ranks authors by published posts, seeded in bulk', async () => {
   const authors = await fastInsert(

@@ -1,0 +1,99 @@
+/**
+ * What the Drizzle schema contributes to a template: how to build it (drizzle-orm's migrator over
+ * the drizzle-kit folder, or the DDL drizzle-kit generates for the schema) and the fingerprint
+ * that says when to rebuild. drizzleTestDb uses it directly; runner integrations take it as
+ * `adapter: () => drizzleTemplate({ ... })`.
+ */
+import { createHash } from 'node:crypto';
+import type { TemplateSource } from '../../src/config.js';
+import { FastTestDbError } from '../../src/errors.js';
+import { logger } from '../../src/log.js';
+import type { Engine, MigrateFn } from '../../src/types.js';
+import { DRIVER_ENGINE, DRIZZLE_MODULE, openDrizzle, type DrizzleDriver } from './drivers.js';
+import { isKind } from './meta.js';
+import { migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
+import { schemaDdl, type Casing } from './schema-ddl.js';
+
+const log = logger('drizzle');
+
+export interface DrizzleTemplateOptions<TDriver extends DrizzleDriver | undefined = DrizzleDriver | undefined> {
+  /** The schema module: `import * as schema from './schema'`. */
+  schema: Record<string, unknown>;
+  /** drizzle-kit's output folder (with meta/_journal.json). Without it, the schema's generated DDL builds the template. */
+  migrationsFolder?: string;
+  migrationsTable?: string;
+  /** PostgreSQL: schema of the migrations table (drizzle's default: "drizzle"). */
+  migrationsSchema?: string;
+  /** Default: 'pg' on PostgreSQL, 'mysql2' on MySQL/MariaDB. Only opens the template connection here. */
+  driver?: TDriver;
+  /** Same as drizzle()'s `casing` option; it also shapes the generated DDL. */
+  casing?: Casing;
+  /** Default: from the driver, else from the schema's tables (pgTable / mysqlTable), else 'postgres'. */
+  engine?: Engine;
+}
+
+export interface DrizzleTemplate extends TemplateSource {
+  migrate: MigrateFn;
+  cacheKey: string;
+  engine: Engine;
+  driver: DrizzleDriver;
+}
+
+/** Engine of the schema's tables, when they say. */
+function schemaEngine(schema: Record<string, unknown>): Engine | undefined {
+  for (const value of Object.values(schema)) {
+    if (isKind(value, 'PgTable')) return 'postgres';
+    if (isKind(value, 'MySqlTable')) return 'mysql';
+  }
+  return undefined;
+}
+
+export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): { engine: Engine; driver: DrizzleDriver } {
+  if (!options.schema || typeof options.schema !== 'object') {
+    throw new FastTestDbError('BAD_OPTION', 'the Drizzle adapter needs `schema`, the module with your tables', "import * as schema from './schema' and pass { schema }");
+  }
+  const fromDriver = options.driver ? DRIVER_ENGINE[options.driver] : undefined;
+  if (options.driver && !fromDriver) {
+    throw new FastTestDbError('BAD_OPTION', `unknown drizzle driver ${JSON.stringify(options.driver)}`, "use driver: 'pg', 'postgres-js' or 'mysql2'");
+  }
+  const fromSchema = schemaEngine(options.schema);
+  const engine = options.engine ?? fromDriver ?? fromSchema ?? 'postgres';
+  for (const [what, other] of [['driver', fromDriver], ['schema tables', fromSchema]] as const) {
+    if (other && other !== engine) {
+      throw new FastTestDbError('BAD_OPTION', `engine '${engine}' does not match the ${what}, which are for '${other}'`, `use engine: '${other}', or ${what === 'driver' ? `a ${engine} driver` : `${engine} tables`}`);
+    }
+  }
+  return { engine, driver: options.driver ?? (engine === 'mysql' ? 'mysql2' : 'pg') };
+}
+
+export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<DrizzleTemplate> {
+  const { engine, driver } = resolveEngine(options);
+  const { schema, migrationsFolder, migrationsTable, migrationsSchema, casing } = options;
+  const migrator: MigratorConfig | undefined = migrationsFolder ? { migrationsFolder, migrationsTable, migrationsSchema } : undefined;
+
+  let ddl: string[] = [];
+  let cacheKey: string;
+  if (migrator) {
+    cacheKey = `drizzle-migrations:${await migrationsFingerprint(migrator)}`;
+  } else {
+    ddl = await schemaDdl(schema, engine, casing);
+    cacheKey = `drizzle-ddl:${createHash('sha256').update(ddl.join('\n;\n')).digest('hex').slice(0, 16)}`;
+  }
+
+  const migrate: MigrateFn = async (_url, ctx) => {
+    // One connection: statements run in order, and nothing stays open on the template.
+    const opened = await openDrizzle(driver, ctx.connection, { casing, max: 1 });
+    try {
+      if (migrator) {
+        log('migrating %s from %s', ctx.database, migrator.migrationsFolder);
+        await runMigrator(opened.db, DRIZZLE_MODULE[driver], migrator);
+      } else {
+        log('applying %d generated statements to %s', ddl.length, ctx.database);
+        for (const statement of ddl) await opened.db.execute(statement);
+      }
+    } finally {
+      await opened.close();
+    }
+  };
+  return { migrate, cacheKey, engine, driver };
+}
