@@ -212,7 +212,7 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
 
   // Consecutive rows with the same column set share statements, which keeps generated keys in input order.
   const prepared = rowOrRows.map((r) => prepareRow(plan, r as Record<string, unknown>));
-  let affected = 0;
+  const batches: PreparedRow[][] = [];
   let start = 0;
   while (start < prepared.length) {
     let end = start + 1;
@@ -221,8 +221,16 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     const width = run[0]!.columns.length;
     // PostgreSQL's DEFAULT VALUES form inserts a single row.
     const size = width === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(width);
-    for (const batch of chunk(run, size)) affected += await runBatch(runner, plan, batch, returning, out);
+    batches.push(...chunk(run, size));
     start = end;
   }
+  const runAll = async (r: Runner) => {
+    let n = 0;
+    for (const batch of batches) n += await runBatch(r, plan, batch, returning, out);
+    return n;
+  };
+  // Like one db.insert(), all rows or none: several statements share a transaction when the
+  // client is a pool (on a single connection they belong to whatever transaction is open there).
+  const affected = batches.length > 1 && runner.atomically ? await runner.atomically(runAll) : await runAll(runner);
   return returning ? out : affected;
 }

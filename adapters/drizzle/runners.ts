@@ -21,6 +21,11 @@ export interface Runner {
   readonly family: SqlFamily;
   readonly driver: 'pg' | 'postgres-js' | 'mysql2';
   insert(sql: string, params: unknown[], returning: boolean): Promise<InsertResult>;
+  /**
+   * Runs `fn` in a transaction on one connection of the pool. Absent when the client is already a
+   * single connection (a transaction's, or a plain Client), where statements run as they come.
+   */
+  atomically?<T>(fn: (inner: Runner) => Promise<T>): Promise<T>;
 }
 
 // node-postgres: the same OIDs Drizzle's NodePgPreparedQuery leaves as text, so that the
@@ -37,7 +42,7 @@ function statementName(sql: string, names: Map<string, string>): string {
   return name;
 }
 
-async function nodePgRunner(client: any): Promise<Runner> {
+async function nodePgRunner(pool: any): Promise<Runner> {
   const pg = await loadPeer('pg', 'fastInsert with drizzle-orm/node-postgres');
   const pgTypes = pg.types ?? pg.default?.types;
   const names = new Map<string, string>();
@@ -47,7 +52,7 @@ async function nodePgRunner(client: any): Promise<Runner> {
       return pgTypes.getTypeParser(oid, format);
     },
   };
-  return {
+  const on = (client: any): Runner => ({
     family: 'postgres',
     driver: 'pg',
     async insert(sql, params, returning) {
@@ -55,12 +60,32 @@ async function nodePgRunner(client: any): Promise<Runner> {
       const res = await client.query({ name: statementName(sql, names), text: sql, values: params, rowMode: 'array', types });
       return { rows: returning ? res.rows : [], insertId: 0, affected: res.rowCount ?? 0 };
     },
-  };
+  });
+  const runner = on(pool);
+  // A Pool (not a checked-out client) can lend one connection for a transaction.
+  if (typeof pool.connect === 'function' && typeof pool.totalCount === 'number') {
+    runner.atomically = async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn(on(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    };
+  }
+  return runner;
 }
 
-function postgresJsRunner(sql: any): Runner {
-  const prepare = sql?.options?.prepare !== false;
-  return {
+function postgresJsRunner(root: any): Runner {
+  // A transaction's scope carries no options of its own; it is the root's connection settings.
+  const prepare = root?.options?.prepare !== false;
+  const on = (sql: any): Runner => ({
     family: 'postgres',
     driver: 'postgres-js',
     async insert(text, params, returning) {
@@ -68,11 +93,15 @@ function postgresJsRunner(sql: any): Runner {
       const rows = returning ? await q.values() : await q;
       return { rows: returning ? rows : [], insertId: 0, affected: rows.count ?? rows.length };
     },
-  };
+  });
+  const runner = on(root);
+  // Only the root has begin(); a transaction's scope has savepoint() instead.
+  if (typeof root.begin === 'function') runner.atomically = (fn) => root.begin((tx: any) => fn(on(tx)));
+  return runner;
 }
 
-function mysql2Runner(client: any): Runner {
-  return {
+function mysql2Runner(pool: any): Runner {
+  const on = (client: any): Runner => ({
     family: 'mysql',
     driver: 'mysql2',
     async insert(sql, params) {
@@ -80,7 +109,25 @@ function mysql2Runner(client: any): Runner {
       const [res] = await client.execute(sql, params);
       return { rows: [], insertId: Number(res.insertId ?? 0), affected: Number(res.affectedRows ?? 0) };
     },
-  };
+  });
+  const runner = on(pool);
+  if (typeof pool.getConnection === 'function') {
+    runner.atomically = async (fn) => {
+      const conn = await pool.getConnection();
+      try {
+        await conn.query('START TRANSACTION');
+        const out = await fn(on(conn));
+        await conn.query('COMMIT');
+        return out;
+      } catch (e) {
+        await conn.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        conn.release();
+      }
+    };
+  }
+  return runner;
 }
 
 const runners = new WeakMap<object, Runner>();

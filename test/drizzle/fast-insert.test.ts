@@ -112,6 +112,16 @@ for (const setup of setups.filter((s) => !only || s.engine === only)) {
       expect(byFast).toEqual(byDrizzle);
     });
 
+    it('writes all rows of an array or none, even across several statements', async () => {
+      const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
+      await t.database.reset();
+      // 1500 rows take two statements; the last row breaks NOT NULL in the second one.
+      const rows: Array<Record<string, unknown>> = Array.from({ length: 1500 }, (_, i) => ({ fullName: `p${i}` }));
+      rows[1499] = { fullName: null };
+      await expect(fastInsert(db(), zoo.people as any, rows as any)).rejects.toThrow();
+      expect(await db().select().from(zoo.people)).toHaveLength(0);
+    });
+
     it('returns the row count only when asked for no returning', async () => {
       const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
       await t.database.reset();
