@@ -1,0 +1,146 @@
+/**
+ * What the reporters conclude from per-file numbers: heap that keeps growing across the files one
+ * worker runs (seed 000's Jest leak), and files far slower than their own history (seed 002's
+ * stalls show as variance). History is a small JSON file of recent wall times per file.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+export interface FileStats {
+  file: string;
+  /** Worker process that ran it (heap growth is judged per worker). */
+  pid?: number;
+  endedAt: number;
+  wallMs: number;
+  dbMs?: number;
+  queries?: number;
+  heapUsed?: number;
+  failed?: boolean;
+}
+
+export interface ReporterOptions {
+  /** Where wall times of earlier runs are kept. Default node_modules/.cache/fast-test-db/file-times.json. */
+  historyFile?: string | false;
+  /** Runs of history kept per file. Default 20. */
+  historySize?: number;
+  /** Runs of history needed before a file can be an outlier. Default 5. */
+  minHistory?: number;
+  /** Heap growth (MB) across one worker's files that is flagged. Default 50. */
+  heapGrowthMb?: number;
+  /** Also write the report as JSON here. */
+  outputFile?: string;
+  /** Print nothing (the JSON file is still written). */
+  silent?: boolean;
+}
+
+export interface Analysis {
+  files: Array<FileStats & { flags: string[]; medianMs?: number }>;
+  heapGrowth: Array<{ pid: number; files: number; fromMb: number; toMb: number }>;
+  outliers: string[];
+  overheadNote?: string;
+}
+
+type History = Record<string, number[]>;
+
+export function defaultHistoryFile(root: string): string {
+  return join(root, 'node_modules', '.cache', 'fast-test-db', 'file-times.json');
+}
+
+function readHistory(file: string): History {
+  try {
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as History) : {};
+  } catch {
+    return {};
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Slower than its own history by more than noise: median + max(3 robust sigmas, 50 %), and 200 ms at least. */
+export function isOutlier(wallMs: number, history: number[], minHistory = 5): { outlier: boolean; medianMs?: number } {
+  if (history.length < minHistory) return { outlier: false };
+  const med = median(history);
+  const mad = median(history.map((x) => Math.abs(x - med))) * 1.4826;
+  const limit = med + Math.max(3 * mad, 0.5 * med, 200);
+  return { outlier: wallMs > limit, medianMs: med };
+}
+
+/** Per worker, in the order its files ended: flagged when heap rose at 3 of 4 steps and by `minGrowthMb` overall. */
+export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heapGrowth'] {
+  const byPid = new Map<number, FileStats[]>();
+  for (const f of files) if (f.pid !== undefined && f.heapUsed !== undefined) byPid.set(f.pid, [...(byPid.get(f.pid) ?? []), f]);
+  const out: Analysis['heapGrowth'] = [];
+  for (const [pid, list] of byPid) {
+    const seq = list.sort((a, b) => a.endedAt - b.endedAt).map((f) => f.heapUsed!);
+    if (seq.length < 4) continue;
+    let up = 0;
+    for (let i = 1; i < seq.length; i++) if (seq[i]! > seq[i - 1]!) up++;
+    const growth = (seq.at(-1)! - seq[0]!) / 1024 ** 2;
+    if (up / (seq.length - 1) >= 0.75 && growth >= minGrowthMb) out.push({ pid, files: seq.length, fromMb: seq[0]! / 1024 ** 2, toMb: seq.at(-1)! / 1024 ** 2 });
+  }
+  return out;
+}
+
+export function analyse(files: FileStats[], root: string, opts: ReporterOptions = {}): Analysis {
+  const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(root));
+  const history = historyFile ? readHistory(historyFile) : {};
+  const growth = heapGrowth(files, opts.heapGrowthMb ?? 50);
+  const growing = new Set(growth.map((g) => g.pid));
+  // In a worker whose heap keeps growing, name the files that added to it.
+  const added = new Map<FileStats, number>();
+  for (const pid of growing) {
+    const seq = files.filter((f) => f.pid === pid && f.heapUsed !== undefined).sort((a, b) => a.endedAt - b.endedAt);
+    for (let i = 1; i < seq.length; i++) added.set(seq[i]!, seq[i]!.heapUsed! - seq[i - 1]!.heapUsed!);
+  }
+  const outliers: string[] = [];
+  const result = files.map((f) => {
+    const key = relative(root, f.file);
+    const { outlier, medianMs } = isOutlier(f.wallMs, history[key] ?? [], opts.minHistory ?? 5);
+    const flags: string[] = [];
+    if (outlier) {
+      flags.push(`slow: ${(f.wallMs / Math.max(medianMs!, 1)).toFixed(1)}x its median ${Math.round(medianMs!)} ms`);
+      outliers.push(f.file);
+    }
+    const grew = added.get(f) ?? 0;
+    if (grew >= 5 * 1024 ** 2) flags.push(`heap +${Math.round(grew / 1024 ** 2)} MB`);
+    return { ...f, flags, medianMs };
+  });
+  if (historyFile) {
+    // Failed files say little about normal timing; keep them out of the history.
+    for (const f of files) if (!f.failed) history[relative(root, f.file)] = [...(history[relative(root, f.file)] ?? []), Math.round(f.wallMs)].slice(-(opts.historySize ?? 20));
+    try {
+      mkdirSync(dirname(historyFile), { recursive: true });
+      writeFileSync(historyFile, JSON.stringify(history));
+    } catch {
+      /* a read-only checkout just has no history */
+    }
+  }
+  return { files: result, heapGrowth: growth, outliers };
+}
+
+const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0)} MB`);
+const ms = (x?: number) => (x === undefined ? '-' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
+
+/** The table printed at the end of a run, slowest files first. */
+export function formatAnalysis(a: Analysis, root: string, paint: { yellow(s: string): string; bold(s: string): string; dim(s: string): string } = { yellow: (s) => s, bold: (s) => s, dim: (s) => s }): string {
+  const rows = [...a.files].sort((x, y) => y.wallMs - x.wallMs);
+  const names = rows.map((f) => relative(root, f.file) || f.file);
+  const w = Math.max(4, ...names.map((n) => n.length));
+  const lines = [paint.bold(`fast-test-db: time and heap per test file`), paint.dim(`${'file'.padEnd(w)}  ${'wall'.padStart(8)}  ${'db wait'.padStart(8)}  ${'db %'.padStart(5)}  ${'queries'.padStart(7)}  ${'heap after'.padStart(10)}`)];
+  rows.forEach((f, i) => {
+    const pct = f.dbMs !== undefined && f.wallMs > 0 ? `${Math.round((100 * f.dbMs) / f.wallMs)}%` : '-';
+    const line = `${names[i]!.padEnd(w)}  ${ms(f.wallMs).padStart(8)}  ${ms(f.dbMs).padStart(8)}  ${pct.padStart(5)}  ${String(f.queries ?? '-').padStart(7)}  ${mb(f.heapUsed).padStart(10)}`;
+    lines.push(f.flags.length ? paint.yellow(`${line}  ! ${f.flags.join('; ')}`) : line);
+  });
+  const total = rows.reduce((s, f) => s + f.wallMs, 0);
+  const db = rows.reduce((s, f) => s + (f.dbMs ?? 0), 0);
+  lines.push(paint.dim(`${rows.length} file(s), ${ms(total)} in files, ${ms(db)} waiting on the database`));
+  for (const g of a.heapGrowth)
+    lines.push(paint.yellow(`! heap kept growing in worker ${g.pid}: ${g.fromMb.toFixed(0)} MB -> ${g.toMb.toFixed(0)} MB over ${g.files} files. Something holds on to memory between files (on Jest with Node >= 16.11, try --workerIdleMemoryLimit or a newer Node; close pools and data sources in afterAll).`));
+  if (a.outliers.length) lines.push(paint.yellow(`! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`));
+  return lines.join('\n');
+}

@@ -1,0 +1,56 @@
+/**
+ * Jest reporter: per test file, wall time, time waiting on the database, heap after the file; flags
+ * heap that keeps growing in a worker and files far slower than their own history.
+ *
+ *   reporters: ['default', ['fast-test-db/reporters/jest', { historyFile: '.cache/ftdb-times.json' }]],
+ *   setupFilesAfterEnv: ['fast-test-db/reporters/jest-setup'],
+ */
+import type { FileStats, ReporterOptions } from './analysis.js';
+import { finish } from './print.js';
+import { closeReportDir, openReportDir, readRecord } from './records.js';
+
+interface JestTestResult {
+  testFilePath: string;
+  numFailingTests: number;
+  testExecError?: unknown;
+  memoryUsage?: number;
+  perfStats: { start: number; end: number; runtime?: number };
+}
+
+export default class FastTestDbJestReporter {
+  private readonly dir: string;
+  private readonly root: string;
+  private readonly files: FileStats[] = [];
+
+  constructor(
+    globalConfig: { rootDir?: string },
+    private readonly options: ReporterOptions = {},
+  ) {
+    this.dir = openReportDir();
+    this.root = globalConfig?.rootDir ?? process.cwd();
+  }
+
+  onTestResult(_test: unknown, result: JestTestResult): void {
+    const rec = readRecord(this.dir, result.testFilePath);
+    const wall = result.perfStats.end - result.perfStats.start;
+    this.files.push({
+      file: result.testFilePath,
+      pid: rec?.pid,
+      endedAt: result.perfStats.end || rec?.endedAt || Date.now(),
+      wallMs: wall > 0 ? wall : rec ? rec.endedAt - rec.startedAt : 0,
+      dbMs: rec?.dbMs,
+      queries: rec?.queries,
+      heapUsed: result.memoryUsage ?? rec?.heapUsed,
+      failed: result.numFailingTests > 0 || Boolean(result.testExecError),
+    });
+  }
+
+  onRunComplete(): void {
+    finish(this.files, this.root, this.options);
+    closeReportDir(this.dir);
+  }
+
+  getLastError(): Error | undefined {
+    return undefined;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * How a test file's numbers travel from the worker that ran it to the reporter in the main
+ * process: the reporter picks a directory and puts it in FAST_TEST_DB_REPORT_DIR before workers
+ * start; the setup file writes one small JSON file per test file there.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
+
+export interface FileRecord {
+  file: string;
+  pid: number;
+  /** ms since epoch, when the setup file started this file and when its last afterAll ran. */
+  startedAt: number;
+  endedAt: number;
+  queries: number;
+  dbMs: number;
+  heapUsed: number;
+  /** Whether global.gc ran before heapUsed was read (node --expose-gc). */
+  gc: boolean;
+}
+
+/** Called by a reporter's constructor, in the main process, before any worker is spawned. */
+export function openReportDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fast-test-db-report-'));
+  process.env[REPORT_DIR_ENV] = dir;
+  return dir;
+}
+
+export function closeReportDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const key = (file: string) => createHash('sha1').update(file).digest('hex').slice(0, 16);
+
+export function writeRecord(rec: FileRecord, dir = process.env[REPORT_DIR_ENV]): void {
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${key(rec.file)}-${rec.pid}.json`), JSON.stringify(rec));
+}
+
+/** The latest record written for `file` (a retried file writes again). */
+export function readRecord(dir: string, file: string): FileRecord | undefined {
+  if (!existsSync(dir)) return undefined;
+  const k = key(file);
+  const recs = readdirSync(dir)
+    .filter((n) => n.startsWith(k + '-'))
+    .map((n) => {
+      try {
+        return JSON.parse(readFileSync(join(dir, n), 'utf8')) as FileRecord;
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((r): r is FileRecord => r !== undefined)
+    .sort((a, b) => b.endedAt - a.endedAt);
+  return recs[0];
+}
