@@ -12,6 +12,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleTestDb } from '../../adapters/drizzle/index.js';
 import { createTestDatabase } from '../../src/index.js';
+import { int, mysqlTable, varchar } from 'drizzle-orm/mysql-core';
+import { integer, pgTable, text } from 'drizzle-orm/pg-core';
 import * as mysqlSchema from './fixtures/schema-mysql.js';
 import * as pgSchema from './fixtures/schema-pg.js';
 
@@ -111,6 +113,42 @@ for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e =
         expect(Number((engine === 'postgres' ? count.rows : count[0])[0].n)).toBe(2);
       } finally {
         await added[Symbol.asyncDispose]();
+      }
+    }, 120_000);
+  });
+}
+
+for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e === only)) {
+  describe(`drizzle schema without migrations on ${engine}`, () => {
+    // A table name of this run: a fresh fingerprint that no earlier run's template can answer.
+    const name = `notes_${randomBytes(4).toString('hex')}`;
+    const v1 =
+      engine === 'postgres'
+        ? { notes: pgTable(name, { id: integer('id').primaryKey(), body: text('body') }) }
+        : { notes: mysqlTable(name, { id: int('id').primaryKey(), body: varchar('body', { length: 50 }) }) };
+    const v2 =
+      engine === 'postgres'
+        ? { notes: pgTable(name, { id: integer('id').primaryKey(), body: text('body'), tag: text('tag') }) }
+        : { notes: mysqlTable(name, { id: int('id').primaryKey(), body: varchar('body', { length: 50 }), tag: varchar('tag', { length: 10 }) }) };
+
+    it('builds from the DDL drizzle-kit generates, once, and again when the schema changes', async () => {
+      const open = (schema: Record<string, unknown>) => drizzleTestDb({ schema, engine, worker: 'ddl', prefix: PREFIX } as any);
+      const first = await open(v1);
+      await first[Symbol.asyncDispose]();
+      const second = await open(v1);
+      await second[Symbol.asyncDispose]();
+      expect(first.database.template.built).toBe(true);
+      expect(second.database.template).toEqual({ ...first.database.template, built: false });
+
+      const changed = await open(v2);
+      try {
+        expect(changed.database.template.built).toBe(true);
+        expect(changed.database.template.fingerprint).not.toBe(first.database.template.fingerprint);
+        const db = changed.db as any;
+        await db.insert(v2.notes).values({ id: 1, body: 'b', tag: 't' });
+        expect(await db.select().from(v2.notes)).toEqual([{ id: 1, body: 'b', tag: 't' }]);
+      } finally {
+        await changed[Symbol.asyncDispose]();
       }
     }, 120_000);
   });
