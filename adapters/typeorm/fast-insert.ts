@@ -220,40 +220,21 @@ export async function fastInsert<T extends ObjectLiteral>(
   const md = plan.metadata;
   if (md.beforeInsertListeners.length) await runListeners(md.beforeInsertListeners, rows);
 
-  const prepared = rows.map((r) => prepareRow(plan, r));
-  // Rows with the same column set share a statement; a change of set starts a new batch, keeping input order.
-  const batches: number[][] = prepared.length === 1 ? [[0]] : [];
-  for (let start = prepared.length === 1 ? 1 : 0; start < prepared.length; ) {
-    const key = prepared[start]!.key;
-    let end = start + 1;
-    while (end < prepared.length && prepared[end]!.key === key) end++;
-    const ncols = prepared[start]!.columns.length;
-    const size = ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
-    batches.push(...chunk(Array.from({ length: end - start }, (_, i) => start + i), size));
-    start = end;
-  }
+  // The per-row path (one row, one statement) allocates no closures: it is what seeding loops call.
+  const prepared: PreparedRow[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) prepared[i] = prepareRow(plan, rows[i]!);
+  const batches = rows.length === 1 ? SINGLE : batchesOf(plan, prepared);
+  const returning = opts.returning !== false;
 
-  const execute = async (run: Runner) => {
-    for (const part of batches) {
-      const first = prepared[part[0]!]!;
-      let values = first.values;
-      if (part.length > 1) {
-        values = [];
-        for (const i of part) for (const v of prepared[i]!.values) values.push(v);
-      }
-      outs.push(await run(statement(plan, first, part.length, opts.returning !== false), values));
-    }
-  };
-  const outs: InsertOutcome[] = [];
-
+  let outs: InsertOutcome[];
   if (queryRunner && !queryRunner.isReleased) {
-    await execute(await runnerFor(dataSource, plan.family, queryRunner));
+    outs = await runBatches(plan, await runnerFor(dataSource, plan.family, queryRunner), prepared, batches, returning);
   } else if (batches.length > 1) {
     // Several statements: one transaction, so that a failure leaves no part of the rows behind (as insert()'s single statement would not).
     const qr = dataSource.createQueryRunner('master');
     try {
       await qr.startTransaction();
-      await execute(await runnerFor(dataSource, plan.family, qr));
+      outs = await runBatches(plan, await runnerFor(dataSource, plan.family, qr), prepared, batches, returning);
       await qr.commitTransaction();
     } catch (e) {
       if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
@@ -265,18 +246,53 @@ export async function fastInsert<T extends ObjectLiteral>(
     // The pool changes when the DataSource is destroyed and initialised again.
     const owner = poolOf(dataSource);
     if (plan.pool?.owner !== owner) plan.pool = { owner, run: await runnerFor(dataSource, plan.family, undefined) };
-    await execute(plan.pool!.run);
+    outs = await runBatches(plan, plan.pool!.run, prepared, batches, returning);
   }
   // Keys go onto the caller's objects only once every statement has succeeded.
-  batches.forEach((part, b) => {
+  for (let b = 0; b < batches.length; b++) {
+    const part = batches[b]!;
     const out = outs[b]!;
-    part.forEach((rowIndex, j) => {
-      result.generatedMaps[rowIndex] = applyGenerated(plan, rows[rowIndex]!, prepared[rowIndex]!, out.rows[j], out.insertId ? out.insertId + j : 0);
-    });
-  });
+    for (let j = 0; j < part.length; j++) {
+      const i = part[j]!;
+      result.generatedMaps[i] = applyGenerated(plan, rows[i]!, prepared[i]!, out.rows[j], out.insertId ? out.insertId + j : 0);
+    }
+  }
   for (const r of rows) result.identifiers.push(identify(plan, r));
   if (md.afterInsertListeners.length) await runListeners(md.afterInsertListeners, rows);
   return result;
+}
+
+const SINGLE: number[][] = [[0]];
+
+/** Row indexes per statement: runs of one column set, each cut to the engine's parameter limit. */
+function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
+  const batches: number[][] = [];
+  for (let start = 0; start < prepared.length; ) {
+    const key = prepared[start]!.key;
+    let end = start + 1;
+    while (end < prepared.length && prepared[end]!.key === key) end++;
+    const ncols = prepared[start]!.columns.length;
+    const size = ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
+    const run: number[] = [];
+    for (let i = start; i < end; i++) run.push(i);
+    batches.push(...chunk(run, size));
+    start = end;
+  }
+  return batches;
+}
+
+async function runBatches(plan: EntityPlan, run: Runner, prepared: PreparedRow[], batches: number[][], returning: boolean): Promise<InsertOutcome[]> {
+  const outs: InsertOutcome[] = [];
+  for (const part of batches) {
+    const first = prepared[part[0]!]!;
+    let values = first.values;
+    if (part.length > 1) {
+      values = [];
+      for (const i of part) for (const v of prepared[i]!.values) values.push(v);
+    }
+    outs.push(await run(statement(plan, first, part.length, returning), values));
+  }
+  return outs;
 }
 
 function poolOf(dataSource: DataSource): unknown {
@@ -305,14 +321,23 @@ async function runListeners(listeners: EntityMetadata['beforeInsertListeners'], 
 /** Merges what the database returned (or we generated) into the caller's object, as insert() does. */
 function applyGenerated(plan: EntityPlan, entity: ObjectLiteral, row: PreparedRow, returned: Record<string, unknown> | undefined, insertId: number): ObjectLiteral {
   const map: ObjectLiteral = {};
-  const set = (c: ColumnMetadata, v: unknown) => {
-    c.setEntityValue(map, v);
-    c.setEntityValue(entity, v);
-  };
   if (returned) {
-    for (const c of plan.returning) if (c.databaseName in returned) set(c, returned[c.databaseName]);
+    for (const c of plan.returning) {
+      if (!(c.databaseName in returned)) continue;
+      c.setEntityValue(map, returned[c.databaseName]);
+      c.setEntityValue(entity, returned[c.databaseName]);
+    }
   }
-  if (row.local) for (const [c, v] of row.local) set(c, v);
-  if (insertId && plan.increment && !row.columns.includes(plan.increment)) set(plan.increment, insertId);
+  if (row.local) {
+    for (const [c, v] of row.local) {
+      c.setEntityValue(map, v);
+      c.setEntityValue(entity, v);
+    }
+  }
+  const inc = plan.increment;
+  if (insertId && inc && !row.columns.includes(inc)) {
+    inc.setEntityValue(map, insertId);
+    inc.setEntityValue(entity, insertId);
+  }
   return map;
 }
