@@ -19,17 +19,23 @@ export interface InsertResult {
   affected: number;
 }
 
-export interface PrismaDriver {
+/** Where statements run: the pool, or one connection inside a transaction. */
+export interface DriverSession {
+  /** Runs a statement as a prepared statement the connection keeps. */
+  run(sql: string, params: unknown[]): Promise<InsertResult>;
+  /** Plain query with rows as objects (used for reads such as re-selecting inserted rows). */
+  query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
+}
+
+export interface PrismaDriver extends DriverSession {
   readonly family: SqlFamily;
   readonly flavor: Flavor;
   /** The driver adapter to pass to `new PrismaClient({ adapter })`. */
   readonly adapter: unknown;
   /** The raw pool (pg.Pool or mariadb.Pool). */
   readonly pool: unknown;
-  /** Runs a statement as a prepared statement the connection keeps. */
-  run(sql: string, params: unknown[]): Promise<InsertResult>;
-  /** Plain query with rows as objects (used for reads such as re-selecting inserted rows). */
-  query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
+  /** Runs `fn` on one connection inside BEGIN ... COMMIT (ROLLBACK when it throws). */
+  transaction<T>(fn: (session: DriverSession) => Promise<T>): Promise<T>;
   end(): Promise<void>;
 }
 
@@ -78,22 +84,39 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   // An idle client that loses its server (e.g. the database is dropped) must not crash the process.
   pool.on('error', () => undefined);
   const types = pgTypes(pg);
-  return {
-    family: 'postgres',
-    flavor: 'postgres',
-    adapter: new PrismaPg(pool),
-    pool,
+  type Queryable = { query(q: unknown): Promise<unknown> };
+  const session = (c: Queryable): DriverSession => ({
     async run(sql, params) {
       try {
-        const r = await pool.query({ name: statementName(sql), text: sql, values: params, types } as never);
-        return { rows: (r as { rows: Array<Record<string, unknown>> }).rows, affected: (r as { rowCount: number | null }).rowCount ?? 0 };
+        const r = (await c.query({ name: statementName(sql), text: sql, values: params, types })) as { rows: Array<Record<string, unknown>>; rowCount: number | null };
+        return { rows: r.rows, affected: r.rowCount ?? 0 };
       } catch (e) {
         throw classifyDriverError(e, 'fastInsert');
       }
     },
     async query(sql, params = []) {
-      const r = await pool.query({ text: sql, values: params, types } as never);
-      return (r as { rows: Array<Record<string, unknown>> }).rows;
+      return ((await c.query({ text: sql, values: params, types })) as { rows: Array<Record<string, unknown>> }).rows;
+    },
+  });
+  return {
+    family: 'postgres',
+    flavor: 'postgres',
+    adapter: new PrismaPg(pool),
+    pool,
+    ...session(pool as unknown as Queryable),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn(session(client as unknown as Queryable));
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
     },
     end: () => pool.end(),
   };
@@ -117,14 +140,11 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
     // Prisma reads DATETIME as UTC; so must our session.
     timezone: '+00:00',
   } as never);
-  return {
-    family: 'mysql',
-    flavor,
-    adapter: new PrismaMariaDb(pool),
-    pool,
+  type Conn = { execute(q: unknown, v: unknown[]): Promise<unknown>; query(q: unknown, v?: unknown[]): Promise<unknown> };
+  const session = (c: Conn): DriverSession => ({
     async run(sql, params) {
       try {
-        const r = (await pool.execute({ sql, ...MARIA_READ } as never, params)) as unknown;
+        const r = await c.execute({ sql, ...MARIA_READ }, params);
         if (Array.isArray(r)) return { rows: r as Array<Record<string, unknown>>, affected: r.length };
         const ok = r as { affectedRows: number; insertId: bigint | number };
         return { rows: [], insertId: BigInt(ok.insertId ?? 0), affected: ok.affectedRows };
@@ -133,7 +153,28 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
       }
     },
     async query(sql, params = []) {
-      return (await pool.query({ sql, ...MARIA_READ } as never, params)) as Array<Record<string, unknown>>;
+      return (await c.query({ sql, ...MARIA_READ }, params)) as Array<Record<string, unknown>>;
+    },
+  });
+  return {
+    family: 'mysql',
+    flavor,
+    adapter: new PrismaMariaDb(pool),
+    pool,
+    ...session(pool as unknown as Conn),
+    async transaction(fn) {
+      const conn = await pool.getConnection();
+      try {
+        await conn.beginTransaction();
+        const out = await fn(session(conn as unknown as Conn));
+        await conn.commit();
+        return out;
+      } catch (e) {
+        await conn.rollback().catch(() => undefined);
+        throw e;
+      } finally {
+        await conn.release();
+      }
     },
     end: () => pool.end(),
   };

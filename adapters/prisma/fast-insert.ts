@@ -7,7 +7,7 @@
 import { FastTestDbError } from '../../src/errors.js';
 import { quoteIdent } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import type { PrismaDriver } from './driver.js';
+import type { DriverSession, PrismaDriver } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
 import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
@@ -28,6 +28,8 @@ export interface ModelPlan {
   relations: Set<string>;
   /** The autoincrement() field, if any (MySQL family reports its values as insertId). */
   autoincrement?: FieldPlan;
+  /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
+  statements: Map<string, string>;
 }
 
 export interface FastInsertContext {
@@ -65,6 +67,7 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
     fields: [],
     byName: new Map(),
     relations: new Set(),
+    statements: new Map(),
   };
   for (const field of model.fields) {
     if (field.kind === 'object') {
@@ -167,28 +170,37 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
   const wantRows = opts.returning !== false;
   const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
   const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
-  for (const g of groups.values()) {
+  const statements: Array<{ sql: string; batch: unknown[][]; fields: FieldPlan[]; idx: number[] }> = [];
+  for (const [key, g] of groups) {
     const columns = g.fields.map((f) => f.field.dbName);
     // PostgreSQL's DEFAULT VALUES form takes one row per statement.
     const per = columns.length === 0 && family === 'postgres' ? 1 : rowsPerStatement(columns.length);
     let offset = 0;
     for (const batch of chunk(g.values, per)) {
-      let sql = insertSql({ family, table: plan.table, columns, rows: batch.length, returning });
-      if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
-      const params = batch.length === 1 ? batch[0]! : batch.flat();
-      const res = await driver.run(sql, params);
-      const idx = g.indexes.slice(offset, offset + batch.length);
-      if (!wantRows) {
-        // nothing to hand back
-      } else if (canReturn) {
-        res.rows.forEach((r, k) => (out[idx[k]!] = toRecord(plan, r)));
-      } else {
-        const recs = await reselect(ctx, plan, g.fields, batch, res.insertId);
-        recs.forEach((r, k) => (out[idx[k]!] = r));
+      const sqlKey = `${key}\u0001${batch.length}\u0001${wantRows}`;
+      let sql = plan.statements.get(sqlKey);
+      if (!sql) {
+        sql = insertSql({ family, table: plan.table, columns, rows: batch.length, returning });
+        if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
+        if (plan.statements.size > 1000) plan.statements.clear();
+        plan.statements.set(sqlKey, sql);
       }
+      statements.push({ sql, batch, fields: g.fields, idx: g.indexes.slice(offset, offset + batch.length) });
       offset += batch.length;
     }
   }
+  const runAll = async (session: DriverSession) => {
+    for (const st of statements) {
+      const res = await session.run(st.sql, st.batch.length === 1 ? st.batch[0]! : st.batch.flat());
+      if (!wantRows) continue;
+      if (canReturn) res.rows.forEach((r, k) => (out[st.idx[k]!] = toRecord(plan, r)));
+      else (await reselect(ctx, session, plan, st.fields, st.batch, res.insertId)).forEach((r, k) => (out[st.idx[k]!] = r));
+    }
+  };
+  // Several statements (big arrays, mixed column sets) run in one transaction: all rows or none,
+  // as createMany() does.
+  if (statements.length === 1) await runAll(driver);
+  else await driver.transaction(runAll);
   return out;
 }
 
@@ -196,8 +208,7 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
  * MySQL has no RETURNING: read the rows back by primary key, as Prisma does after an insert
  * there. AUTO_INCREMENT values of one multi-row INSERT are consecutive from insertId.
  */
-async function reselect(ctx: FastInsertContext, plan: ModelPlan, fields: FieldPlan[], batch: unknown[][], insertId: bigint | undefined): Promise<Array<Record<string, unknown>>> {
-  const { driver } = ctx;
+async function reselect(ctx: FastInsertContext, driver: DriverSession, plan: ModelPlan, fields: FieldPlan[], batch: unknown[][], insertId: bigint | undefined): Promise<Array<Record<string, unknown>>> {
   const pk = plan.model.primaryKey.map((n) => plan.byName.get(n)!);
   if (!pk.length || pk.some((f) => !f)) {
     throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: on MySQL a model needs a primary key to read inserted rows back`, 'add @id/@@id, or use createMany() for this model');

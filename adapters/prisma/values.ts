@@ -129,12 +129,20 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
         },
         read: (v) => new Decimal(String(v)),
       };
-    case 'DateTime':
+    case 'DateTime': {
+      // One call fills now() into every row with the same Date: format it once.
+      let last: Date | undefined;
+      let lastTime = NaN;
+      let lastText = '';
       return {
         write(v) {
+          // Identity and time: a caller may reuse one Date object with setTime() between rows.
+          if (last !== undefined && v === last && last.getTime() === lastTime) return lastText;
           const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : undefined;
           if (!d || Number.isNaN(d.getTime())) reject(field, model, `expected a Date or an ISO-8601 string, got ${String(v)}`);
-          return formatDate(d, family, field.nativeType);
+          const text = formatDate(d, family, field.nativeType);
+          if (v instanceof Date) [last, lastTime, lastText] = [v, v.getTime(), text];
+          return text;
         },
         read(v) {
           if (v instanceof Date) return v;
@@ -144,6 +152,7 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
           return new Date(s.includes('T') ? s : `${s.replace(' ', 'T')}Z`);
         },
       };
+    }
     case 'Json':
       return {
         write(v) {

@@ -170,6 +170,16 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect(back.every((r: Row) => r.role === 'ADMIN' && r.createdAt instanceof Date)).toBe(true);
     });
 
+    it('a database error in a later batch leaves none of the rows (one transaction)', async () => {
+      const before = await prisma.account.count();
+      const rows = Array.from({ length: 1500 }, (_, i) => ({ email: `tx-${i === 1400 ? 10 : i}@x.io` }));
+      const err = await fastInsert(prisma.account, rows).catch((e: unknown) => e);
+      expect(isFastTestDbError(err)).toBe(true);
+      expect(await prisma.account.count()).toBe(before);
+      // the pool is still usable afterwards
+      expect(await fastInsert(prisma.account, [{ email: 'tx-after@x.io' }])).toHaveLength(1);
+    });
+
     it('a single object is accepted as one row', async () => {
       const out = (await fastInsert(prisma.tag, { name: 'single' })) as Row[];
       expect(out).toEqual([{ name: 'single', color: 'red' }]);

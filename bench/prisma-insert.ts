@@ -1,0 +1,146 @@
+/**
+ * Prisma 7 insert paths, per row and in arrays of 1,000, on the tuned servers fast-test-db starts:
+ * create(), createMany(), createManyAndReturn() (PostgreSQL), fastInsert with and without returned
+ * rows, and the raw driver running the same INSERT as a prepared statement on the same pool.
+ * Prints microseconds per row and ratios to raw; writes bench/results/prisma-insert.json.
+ *
+ *   npx tsx bench/prisma-insert.ts [--quick] [--engine postgres|mysql]
+ *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
+import { insertSql } from '../adapters/shared/insert-sql.js';
+import { quoteIdent } from '../src/quote.js';
+import { ensureGenerated } from '../test/prisma/generate.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : process.env[`BENCH_${name.toUpperCase()}`];
+};
+const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
+const ROWS = quick ? 500 : 2000;
+const WARMUP = quick ? 100 : 300;
+const ARRAY = 1000;
+const ARRAY_REPEAT = quick ? 2 : 5;
+const ROUNDS = quick ? 2 : 5;
+
+type Engine = 'postgres' | 'mysql';
+type Row = { email: string; name: string; score: number };
+let serial = 0;
+/** Unique emails across paths and rounds: `email` is a unique column. */
+const row = (): Row => {
+  const i = serial++;
+  return { email: `u${i}@example.com`, name: `user ${i}`, score: i % 100 };
+};
+
+interface Result {
+  engine: Engine;
+  path: string;
+  shape: 'per row' | `array of ${number}`;
+  usPerRow: number;
+  vsRaw?: number;
+  baseline?: string;
+}
+
+async function bench(engine: Engine): Promise<Result[]> {
+  const out = ensureGenerated(`test/prisma/zoo/${engine}/schema.prisma`);
+  const { PrismaClient } = (await import(/* @vite-ignore */ `${out}/client.ts`)) as { PrismaClient: new (o: { adapter: never }) => any };
+  // One connection, so that every path pays for the same round trips.
+  const t = await prismaTestDb({ client: PrismaClient, schema: `test/prisma/zoo/${engine}/schema.prisma`, poolSize: 1, prefix: 'ftdbbench', suffix: 'prismains' });
+  const prisma = t.prisma;
+  await prisma.$connect();
+  const family = engine;
+  const pg = engine === 'postgres';
+  const pool = t.pool as any;
+
+  // The raw statement writes what create() and fastInsert write for these rows: the given
+  // columns plus the defaults Prisma fills in (role, created_at, updated_at, balance, active).
+  const cols = ['email', 'name', 'role', 'created_at', 'updated_at', 'balance', 'score', 'active'];
+  const all = ['id', 'email', 'name', 'role', 'created_at', 'updated_at', 'balance', 'big', 'avatar', 'profile', 'score', 'active', ...(pg ? ['tags', 'roles'] : [])];
+  const values = (r: Row, now: string) => [r.email, r.name, 'USER', now, now, '0', r.score, pg ? true : 1];
+  const stamp = () => {
+    const s = new Date().toISOString().replace('T', ' ').replace('Z', '');
+    return pg ? `${s}+00:00` : s;
+  };
+  const one = insertSql({ family, table: ['accounts'], columns: cols, rows: 1 });
+  let oneReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: 1, returning: all });
+  if (!pg) oneReturning += ` RETURNING ${all.map((c) => quoteIdent('mysql', c)).join(', ')}`;
+  const many = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY });
+  const exec = (sql: string, name: string) =>
+    pg ? (v: unknown[]) => pool.query({ name, text: sql, values: v }) : (v: unknown[]) => pool.execute(sql, v);
+  const rawOne = exec(one, 'raw_one');
+  const rawOneReturning = exec(oneReturning, 'raw_one_ret');
+  const rawMany = exec(many, 'raw_many');
+
+  const RAW = 'raw driver, prepared';
+  const RAW_RET = `${RAW}, RETURNING`;
+  type Path = [path: string, run: (x: any) => Promise<unknown>, baseline: string];
+  const perRow: Path[] = [
+    [RAW, (r: Row) => rawOne(values(r, stamp())), RAW],
+    [RAW_RET, (r: Row) => rawOneReturning(values(r, stamp())), RAW_RET],
+    ['prisma.account.create()', (r: Row) => prisma.account.create({ data: r }), RAW_RET],
+    ['prisma.account.createMany()', (r: Row) => prisma.account.createMany({ data: [r] }), RAW],
+    ['fastInsert', (r: Row) => fastInsert(prisma.account, [r]), RAW_RET],
+    ['fastInsert, returning: false', (r: Row) => fastInsert(prisma.account, [r], { returning: false }), RAW],
+  ];
+  const arrays: Path[] = [
+    [RAW, (rows: Row[]) => rawMany(rows.flatMap((r) => values(r, stamp()))), RAW],
+    ['create() per row, sequential', async (rows: Row[]) => { for (const r of rows) await prisma.account.create({ data: r }); }, RAW],
+    ['createMany()', (rows: Row[]) => prisma.account.createMany({ data: rows }), RAW],
+    ...(pg ? [['createManyAndReturn()', (rows: Row[]) => prisma.account.createManyAndReturn({ data: rows }), RAW] as Path] : []),
+    ['fastInsert', (rows: Row[]) => fastInsert(prisma.account, rows), RAW],
+    ['fastInsert, returning: false', (rows: Row[]) => fastInsert(prisma.account, rows, { returning: false }), RAW],
+  ];
+
+  const perRowRound = async (fn: (r: Row) => Promise<unknown>) => {
+    const rows = Array.from({ length: ROWS }, row);
+    const started = process.hrtime.bigint();
+    for (const r of rows) await fn(r);
+    return Number(process.hrtime.bigint() - started) / 1000 / ROWS;
+  };
+  const arrayRound = async (fn: (rows: Row[]) => Promise<unknown>) => {
+    const batches = Array.from({ length: ARRAY_REPEAT }, () => Array.from({ length: ARRAY }, row));
+    const started = process.hrtime.bigint();
+    for (const b of batches) await fn(b);
+    return Number(process.hrtime.bigint() - started) / 1000 / (ARRAY * ARRAY_REPEAT);
+  };
+
+  const results: Result[] = [];
+  // Rounds go round-robin over the paths and each keeps its best round, so that load from
+  // elsewhere on the machine does not land on one path only.
+  const measure = async (paths: Path[], shape: Result['shape'], round: (fn: (x: any) => Promise<unknown>) => Promise<number>, warm: (fn: (x: any) => Promise<unknown>) => Promise<unknown>) => {
+    for (const [, fn] of paths) await warm(fn);
+    const best = paths.map(() => Infinity);
+    for (let r = 0; r < ROUNDS; r++) {
+      await t.db.reset();
+      for (const [i, [, fn]] of paths.entries()) best[i] = Math.min(best[i]!, await round(fn));
+    }
+    const mine: Result[] = paths.map(([path, , baseline], i) => ({ engine, path, shape, usPerRow: Math.round(best[i]! * 10) / 10, baseline }));
+    for (const m of mine) m.vsRaw = Math.round((m.usPerRow / mine.find((b) => b.path === m.baseline)!.usPerRow) * 100) / 100;
+    results.push(...mine);
+  };
+  await measure(perRow, 'per row', perRowRound, async (fn) => {
+    for (let i = 0; i < WARMUP; i++) await fn(row());
+  });
+  await measure(arrays, `array of ${ARRAY}`, arrayRound, (fn) => fn(Array.from({ length: ARRAY }, row)));
+  await t[Symbol.asyncDispose]();
+  return results;
+}
+
+const engines = (['postgres', 'mysql'] as const).filter((e) => !arg('engine') || e === arg('engine'));
+const all: Result[] = [];
+for (const engine of engines) {
+  const results = await bench(engine);
+  all.push(...results);
+  process.stdout.write(`\n${engine === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'} (${ROWS} rows per row-path, best of ${ROUNDS})\n`);
+  process.stdout.write(`${'path'.padEnd(34)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)}  (x raw: against the raw statement that returns the same)\n`);
+  for (const r of results) process.stdout.write(`${r.path.padEnd(34)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)}\n`);
+}
+
+mkdirSync('bench/results', { recursive: true });
+const file = 'bench/results/prisma-insert.json';
+writeFileSync(file, JSON.stringify({ bench: 'prisma-insert', date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, rows: ROWS, arraySize: ARRAY, results: all }, null, 2) + '\n');
+process.stdout.write(`\nwritten ${file}\n`);
+process.exit(0);
