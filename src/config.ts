@@ -112,25 +112,49 @@ function unwrapDefault(value: unknown): unknown {
 const TS_FILE = /\.[mc]?ts$/;
 
 /**
+ * Node's own import(), for the CommonJS build, whose bundler rewrites import() into require():
+ * that cannot load a file URL nor an ES module with top-level await. Tried second, because code
+ * evaluated by a module runner (Vitest's) has no import() callback for functions made this way.
+ */
+const nativeImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
+async function importUrl(url: string): Promise<unknown> {
+  try {
+    return await import(url);
+  } catch (first) {
+    // Only a require() that could not take the URL is worth a second try; report that one's error.
+    const code = (first as { code?: string }).code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_REQUIRE_ESM' && code !== 'ERR_REQUIRE_ASYNC_MODULE') throw first;
+    return nativeImport(url);
+  }
+}
+
+/**
  * JavaScript configs load with a plain import(). A TypeScript config loads natively where the
  * process already understands TypeScript (tsx, vitest, Node with type stripping), else through
  * tsx's API when tsx is installed.
  */
 async function importConfig(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
-  if (!TS_FILE.test(file)) return import(url);
+  if (!TS_FILE.test(file)) return importUrl(url);
   try {
-    return await import(url);
+    return await importUrl(url);
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code !== 'ERR_UNKNOWN_FILE_EXTENSION' && code !== 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' && !/Unknown file extension/.test(messageOf(e))) throw e;
   }
-  let api: { tsImport(specifier: string, parent: string): Promise<unknown> };
+  // From a CommonJS build tsx's ESM API cannot find its own loader (it resolves it against its
+  // CommonJS file), so CommonJS uses tsx's require(), which compiles the config to CommonJS.
+  const commonJs = typeof require === 'function' && typeof module === 'object';
   try {
-    api = await loadPeer('tsx/esm/api', `loading ${file}`);
+    if (commonJs) {
+      const api = await loadPeer<{ require(id: string, parent: string): unknown }>('tsx/cjs/api', `loading ${file}`);
+      return api.require(file, file);
+    }
+    const api = await loadPeer<{ tsImport(specifier: string, parent: string): Promise<unknown> }>('tsx/esm/api', `loading ${file}`);
+    return await api.tsImport(url, pathToFileURL(join(dirname(file), 'noop.js')).href);
   } catch (e) {
     if (!isFastTestDbError(e, 'PEER_MISSING')) throw e;
     throw new FastTestDbError('PEER_MISSING', `${file} is TypeScript and this process cannot load TypeScript`, `npm install --save-dev tsx, or write the config as ${file.replace(TS_FILE, '.mjs')}`, { cause: e });
   }
-  return api.tsImport(url, pathToFileURL(join(dirname(file), 'noop.js')).href);
 }

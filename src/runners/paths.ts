@@ -14,9 +14,11 @@ export function here(): string {
 
 export function runnerFile(base: string, prefer: readonly string[] = ['.cjs', '.js', '.mjs']): string {
   const dir = here();
-  for (const ext of ['.ts', ...prefer]) {
-    const p = join(dir, base + ext);
-    if (existsSync(p)) return p;
-  }
+  // A bundler may move this code into a shared chunk one level up from the runner files.
+  for (const d of [dir, join(dir, 'runners'), join(dir, '..', 'runners')])
+    for (const ext of ['.ts', ...prefer]) {
+      const p = join(d, base + ext);
+      if (existsSync(p)) return p;
+    }
   throw new FastTestDbError('BINARY_NOT_FOUND', `the runner file ${base} is missing next to ${dir}`, 'reinstall fast-test-db');
 }
