@@ -205,6 +205,7 @@ function publicUrl(s: Pick<ServerInfo, 'engine' | 'user' | 'host' | 'port' | 'so
 
 /** Why a marked database stays, or undefined when it is stale. */
 function keepReason(m: Marker, ageMs: number, opts: CleanOptions): string | undefined {
+  if (opts.run !== undefined && m.kind === 'template') return 'templates are shared across runs by fingerprint: clean them by age, without --run';
   if (opts.run !== undefined && m.run !== opts.run) return `belongs to run ${m.run ?? '(none)'}`;
   if (ageMs < opts.olderThanMs) return `younger than ${formatDuration(opts.olderThanMs)}`;
   if (m.host === hostname() && m.pid !== undefined && pidAlive(m.pid)) return `its process ${m.pid} is still running`;

@@ -22,6 +22,8 @@ export interface PlainPostgres extends AsyncDisposable {
   port: number;
   user: string;
   dataDir: string;
+  /** The bin directory it runs from (start another of the same version with it). */
+  binDir: string;
   /** e.g. "18.1" */
   version: string;
   major: number;
@@ -97,7 +99,7 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
     rmSync(dir, { recursive: true, force: true });
   };
   const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
-  return { url, host: '127.0.0.1', port, user: 'postgres', dataDir, version: bins.version, major: Number(version), settings, stop, [Symbol.asyncDispose]: stop };
+  return { url, host: '127.0.0.1', port, user: 'postgres', dataDir, binDir: bins.binDir, version: bins.version, major: Number(version), settings, stop, [Symbol.asyncDispose]: stop };
 }
 
 async function waitReady(port: number, exited: Promise<'exited'>): Promise<'ready' | 'exited'> {
