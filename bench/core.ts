@@ -1,0 +1,208 @@
+/**
+ * The core's own figures (issue #2): cold and warm start to the first query, clone time on a
+ * 30-table schema by strategy, reset time with 3 of 30 tables dirty, and per-row insert cost on a
+ * durable server against the tuned one. Every server here is the bench's own.
+ */
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { newMarker } from '../src/dialect/dialect.js';
+import { postgresDialect } from '../src/dialect/postgres.js';
+import { createTestDatabase, prepareTemplate } from '../src/index.js';
+import { quoteIdent } from '../src/quote.js';
+import { stopOwnedServer } from '../src/server/registry.js';
+import { resolveServer } from '../src/server/resolve.js';
+import type { ServerInfo } from '../src/types.js';
+import { benchDirs } from './lib/dirs.js';
+import { startBenchPostgres } from './lib/postgres.js';
+import { thirtyTableSchema } from './lib/schema30.js';
+import { row, withSpeedups, type Row, type Section } from './lib/stats.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export interface CoreOptions {
+  repeats: number;
+  /** Samples per repeat for the millisecond figures (clone, reset). */
+  samples: number;
+  /** Rows per insert sample. */
+  insertRows: number;
+  log: (line: string) => void;
+}
+
+interface Probe {
+  importMs: number;
+  firstQueryMs: number;
+  built: boolean;
+  stateDir?: string;
+}
+
+function probe(env: Record<string, string>): Promise<Probe> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/lib/start-probe.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('exit', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!) as Probe) : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`))));
+  });
+}
+
+const migrate30 = async (url: string) => {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(thirtyTableSchema());
+  await c.end();
+};
+
+async function insertUs(server: { host: string; port: number; user: string }, database: string, rows: number, unlogged: boolean): Promise<number> {
+  const c = new pg.Client({ host: server.host, port: server.port, user: server.user, database });
+  await c.connect();
+  try {
+    await c.query('DROP TABLE IF EXISTS bench_insert');
+    await c.query(`CREATE ${unlogged ? 'UNLOGGED ' : ''}TABLE bench_insert (id serial PRIMARY KEY, amount int NOT NULL, description varchar(64) NOT NULL DEFAULT 'bench')`);
+    const q = { name: 'bench_insert_row', text: 'INSERT INTO bench_insert (amount) VALUES ($1) RETURNING id' };
+    for (let i = 0; i < 200; i++) await c.query({ ...q, values: [i] });
+    const t = performance.now();
+    for (let i = 0; i < rows; i++) await c.query({ ...q, values: [i] });
+    return ((performance.now() - t) * 1000) / rows;
+  } finally {
+    await c.query('DROP TABLE IF EXISTS bench_insert').catch(() => undefined);
+    await c.end();
+  }
+}
+
+export async function runCore(opts: CoreOptions): Promise<{ sections: Section[]; version?: string }> {
+  const dirs = benchDirs();
+  const rows: Row[] = [];
+  const key = `bench-core-${process.pid}`;
+
+  // Cold: a fresh process, no server, no template: every repeat gets a data root of its own.
+  const cold: number[] = [];
+  const imports: number[] = [];
+  const coldErrors: string[] = [];
+  for (let i = 0; i < opts.repeats; i++) {
+    const root = join(dirs.shm, `cold-${i}`);
+    try {
+      const p = await probe({ FAST_TEST_DB_DATA_ROOT: root, BENCH_PROBE_KEY: `${key}-cold-${i}` });
+      cold.push(p.firstQueryMs);
+      imports.push(p.importMs);
+      if (p.stateDir) await stopOwnedServer(p.stateDir);
+    } catch (e) {
+      coldErrors.push((e as Error).message);
+    }
+  }
+  rows.push(row('cold', 'cold start to first query (fresh process, no server)', cold, { note: 'target <= 1 s', ...(coldErrors.length && !cold.length ? { error: coldErrors[0] } : {}) }));
+
+  // Warm: the server stays up (this process holds it) and the template exists; a new process joins.
+  const warmRoot = join(dirs.shm, 'warm');
+  const server: ServerInfo = await resolveServer({ dataRoot: warmRoot, server: 'embedded' }, 'postgres');
+  let version: string | undefined = server.version;
+  try {
+    await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` });
+    const warm: number[] = [];
+    for (let i = 0; i < Math.max(opts.repeats, 3); i++) warm.push((await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` })).firstQueryMs);
+    rows.push(row('warm', 'warm start to first query (server up, template cached)', warm, { note: 'target <= 150 ms' }));
+    rows.push(row('import', 'importing the library (part of neither figure)', imports));
+    opts.log(`  core: cold ${cold.map((x) => x.toFixed(0)).join('/')} ms, warm ${warm.map((x) => x.toFixed(0)).join('/')} ms`);
+
+    // Clone: FILE_COPY against WAL_LOG, alternating, on the same 30-table template.
+    const prevDataRoot = process.env.FAST_TEST_DB_DATA_ROOT;
+    process.env.FAST_TEST_DB_DATA_ROOT = warmRoot;
+    const prepared = await prepareTemplate({ cacheKey: `${key}-clone`, migrate: migrate30 });
+    const admin = await postgresDialect.connect(server);
+    const clone = { file_copy: [] as number[], wal_log: [] as number[] };
+    const prevStrategy = process.env.FAST_TEST_DB_CLONE_STRATEGY;
+    try {
+      for (let i = 0; i < opts.repeats * opts.samples; i++) {
+        for (const strategy of ['file_copy', 'wal_log'] as const) {
+          process.env.FAST_TEST_DB_CLONE_STRATEGY = strategy;
+          const name = `ftdb_bench_clone_${process.pid}`;
+          const t = performance.now();
+          await postgresDialect.clone(admin, server, prepared.template.name, name, newMarker('database', {}));
+          clone[strategy].push(performance.now() - t);
+          await admin.query(`DROP DATABASE ${quoteIdent('postgres', name)}`);
+        }
+      }
+    } finally {
+      if (prevStrategy === undefined) delete process.env.FAST_TEST_DB_CLONE_STRATEGY;
+      else process.env.FAST_TEST_DB_CLONE_STRATEGY = prevStrategy;
+      await admin.close();
+    }
+    rows.push(row('clone-file-copy', 'clone 30 tables, STRATEGY FILE_COPY (default)', clone.file_copy, { note: 'target <= 15 ms' }));
+    rows.push(row('clone-wal-log', 'clone 30 tables, STRATEGY WAL_LOG', clone.wal_log));
+
+    // Reset: 3 of the 30 tables hold a row; reset() empties them and restarts their sequences.
+    const db = await createTestDatabase({ cacheKey: `${key}-clone`, migrate: migrate30, worker: 'benchreset' });
+    const c = new pg.Client({ host: db.connection.host, port: db.connection.port, user: db.connection.user, database: db.name });
+    await c.connect();
+    const reset: number[] = [];
+    const resetServer: number[] = [];
+    try {
+      await db.reset();
+      for (let i = 0; i < opts.repeats * opts.samples; i++) {
+        await c.query(`INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`);
+        const t = performance.now();
+        const report = await db.reset();
+        reset.push(performance.now() - t);
+        resetServer.push(report.ms);
+        if (report.emptied.length !== 3) throw new Error(`reset emptied ${report.emptied.length} tables, expected 3`);
+      }
+    } finally {
+      await c.end();
+      await db.destroy({ force: true });
+    }
+    rows.push(row('reset', 'reset(), 30 tables, 3 dirty', reset, { note: 'target <= 3 ms' }));
+    if (prevDataRoot === undefined) delete process.env.FAST_TEST_DB_DATA_ROOT;
+    else process.env.FAST_TEST_DB_DATA_ROOT = prevDataRoot;
+    opts.log(`  core: clone file_copy ${median(clone.file_copy)} ms, wal_log ${median(clone.wal_log)} ms, reset ${median(reset)} ms`);
+  } finally {
+    if (server.stateDir) await stopOwnedServer(server.stateDir);
+  }
+
+  // Per-row insert: the pg driver, prepared, one row per round trip, durable on disk against tuned.
+  const durable = await startBenchPostgres('disk');
+  const tuned = await resolveServer({ dataRoot: join(dirs.shm, 'insert'), server: 'embedded' }, 'postgres');
+  const ins = { durable: [] as number[], durableUnlogged: [] as number[], tuned: [] as number[], tunedUnlogged: [] as number[] };
+  try {
+    for (let i = 0; i < opts.repeats; i++) {
+      ins.durable.push(await insertUs(durable.info, 'postgres', opts.insertRows, false));
+      ins.durableUnlogged.push(await insertUs(durable.info, 'postgres', opts.insertRows, true));
+      ins.tuned.push(await insertUs(tuned, 'postgres', opts.insertRows, false));
+      ins.tunedUnlogged.push(await insertUs(tuned, 'postgres', opts.insertRows, true));
+    }
+  } finally {
+    await durable.stop();
+    if (tuned.stateDir) await stopOwnedServer(tuned.stateDir);
+  }
+  version ??= tuned.version;
+  const inserts: Section = {
+    id: 'core-insert',
+    title: 'Per-row INSERT, pg driver, prepared (microseconds per row)',
+    unit: 'us',
+    baseline: 'durable',
+    rows: [
+      row('durable', 'durable PostgreSQL, data on disk', ins.durable),
+      row('durable-unlogged', 'durable, UNLOGGED table', ins.durableUnlogged),
+      row('tuned', "fast-test-db's tuned server (tmpfs, durability off)", ins.tuned),
+      row('tuned-unlogged', 'tuned, UNLOGGED table', ins.tunedUnlogged),
+    ],
+    notes: [`${opts.insertRows} sequential single-row INSERT ... RETURNING id per sample, after 200 warm-up rows, over TCP on 127.0.0.1.`],
+  };
+  const core: Section = {
+    id: 'core',
+    title: 'Core figures (milliseconds)',
+    unit: 'ms',
+    rows,
+    notes: ['Cold and warm starts run in a new process each time and stop at the answer to SELECT 1 on the worker\'s own database; cold includes initdb, the server start and the template build (30 tables).'],
+  };
+  return { sections: [core, withSpeedups(inserts)], version };
+}
+
+function median(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[s.length >> 1] ?? NaN).toFixed(1);
+}

@@ -1,0 +1,88 @@
+/**
+ * One whole Jest run of seed 000's four files, as a user would start it, timed from spawn to exit.
+ * Each run gets a fresh transform cache (a CI machine's first run), so the transformer's cost shows.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Seed000Env } from '../seed000/store.js';
+import { benchDirs } from './dirs.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export type Transformer = 'ts-jest' | 'swc';
+
+export interface JestRunSpec {
+  env: Seed000Env;
+  transformer: Transformer;
+  /** 1 = --runInBand. */
+  workers: number;
+  /** Extra env for the Jest process (e.g. the library's data root). */
+  extraEnv?: Record<string, string>;
+}
+
+export interface JestRunResult {
+  ms: number;
+  ok: boolean;
+  tests: { passed: number; failed: number };
+  /** The last lines of Jest's output when the run failed. */
+  failure?: string;
+}
+
+function transformFor(t: Transformer): [string, unknown] {
+  if (t === 'ts-jest') return ['ts-jest', { tsconfig: join(ROOT, 'bench/seed000/tsconfig.json') }];
+  return [
+    '@swc/jest',
+    {
+      jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    },
+  ];
+}
+
+export function jestConfig(spec: JestRunSpec, cacheDirectory: string): Record<string, unknown> {
+  return {
+    rootDir: ROOT,
+    roots: ['<rootDir>/bench/seed000'],
+    testMatch: ['**/bench/seed000/tests/*.test.ts'],
+    testEnvironment: 'node',
+    moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
+    // Sources import with .js suffixes (ESM style); Jest resolves the .ts file behind them.
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    transform: {
+      '/(src|adapters)/.+\\.ts$': join(ROOT, 'bench/seed000/esbuild-transform.cjs'),
+      '^.+\\.ts$': transformFor(spec.transformer),
+    },
+    globalSetup: join(ROOT, 'bench/seed000/global-setup.mjs'),
+    cacheDirectory,
+    testTimeout: 3_600_000,
+    // maxWorkers 1 is --runInBand: the tests run in Jest's own process.
+    maxWorkers: spec.workers,
+    ci: true,
+    silent: true,
+  };
+}
+
+export async function runJest(spec: JestRunSpec): Promise<JestRunResult> {
+  const runDir = mkdtempSync(join(benchDirs().shm, 'jest-'));
+  const cacheDirectory = join(runDir, 'cache');
+  const configFile = join(runDir, 'jest.config.json');
+  writeFileSync(configFile, JSON.stringify(jestConfig(spec, cacheDirectory)));
+  const jestArgs = ['--config', configFile];
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/seed000/jest-launch.cjs')], {
+    cwd: ROOT,
+    env: { ...process.env, ...spec.extraEnv, BENCH_SEED000: JSON.stringify(spec.env), BENCH_JEST_ARGS: JSON.stringify(jestArgs), FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  const ms = performance.now() - started;
+  rmSync(runDir, { recursive: true, force: true });
+  const passed = Number(/Tests:.*?(\d+) passed/.exec(out)?.[1] ?? 0);
+  const failed = Number(/Tests:.*?(\d+) failed/.exec(out)?.[1] ?? 0);
+  const ok = code === 0;
+  return { ms, ok, tests: { passed, failed }, ...(ok ? {} : { failure: out.split('\n').slice(-40).join('\n') }), ...(process.env.BENCH_KEEP_OUTPUT ? { output: out } : {}) };
+}

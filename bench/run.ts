@@ -1,0 +1,149 @@
+/**
+ * npm run bench / npm run bench:quick: the seeds' experiments and the core's figures in one run.
+ * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
+ * machine info, versions and every sample, and an SVG chart next to it.
+ *
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections seed000,seed002,core,orm]
+ *                    [--steps id,id] [--name NAME] [--out DIR] [--readme]
+ *
+ * --repeats defaults to 3 (quick: 1 for the whole-run steps of the seeds, 3 for the core's figures).
+ * --rows is rows per 10,000 of seed 000's workload (full: 10000, i.e. 70,000 inserts).
+ * --steps limits seed 000 and seed 002 to those step ids (their baselines always run).
+ * --readme rewrites bench/README.md with this run's table and chart.
+ */
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCore } from './core.js';
+import { benchDirs } from './lib/dirs.js';
+import { gitCommit, machineInfo } from './lib/machine.js';
+import { runOrmBenches } from './lib/orm.js';
+import { fullTable, machineLine, writeResult, type BenchResult } from './lib/report.js';
+import type { Section } from './lib/stats.js';
+import { runSeed000 } from './seed000/steps.js';
+import { runSeed002, SEED002_STEPS } from './seed002/steps.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    repeats: { type: 'string' },
+    rows: { type: 'string' },
+    sections: { type: 'string' },
+    steps: { type: 'string' },
+    name: { type: 'string' },
+    out: { type: 'string' },
+    readme: { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick!;
+// Quick runs keep under 2 minutes by running each whole-run step once; the core's figures keep 3.
+const repeats = Number(args.repeats ?? (quick ? 1 : 3));
+const coreRepeats = Number(args.repeats ?? 3);
+const rows = Number(args.rows ?? (quick ? 40 : 10_000));
+const sections = new Set((args.sections ?? (quick ? 'seed000,seed002,core' : 'seed000,seed002,core,orm')).split(','));
+const steps = args.steps?.split(',');
+const name = args.name ?? (quick ? 'quick' : 'full');
+const outDir = resolve(args.out ?? join(ROOT, 'bench', 'results'));
+const log = (line: string) => process.stderr.write(line + '\n');
+
+if (!(repeats >= 1) || !(rows >= 1)) throw new Error('--repeats and --rows must be positive numbers');
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const dirs = benchDirs();
+  log(`fast-test-db bench (${name}): ${rows} rows per 10k, ${repeats} repeats, sections ${[...sections].join(',')}`);
+  log(`  disk dir ${dirs.disk}${dirs.diskIsTmpfs ? ' (tmpfs! durable figures will be too fast)' : ''}, tmpfs dir ${dirs.shm}`);
+  const out: Section[] = [];
+  const servers: Record<string, string | undefined> = {};
+  const serverSettings: Record<string, unknown> = {};
+
+  if (sections.has('seed000')) {
+    const r = await runSeed000({ rows, repeats, only: steps, log });
+    out.push(...r.sections);
+    serverSettings.seed000 = r.servers;
+    servers.postgres = r.servers.disk?.server_version;
+  }
+  if (sections.has('seed002')) {
+    const seedSteps = steps ? SEED002_STEPS.filter((s) => steps.includes(s.id)).map((s) => s.id) : undefined;
+    const r = await runSeed002({
+      classes: quick ? 4 : 16,
+      testsPerClass: quick ? 3 : 10,
+      rowsPerTest: quick ? 10 : 40,
+      repeats,
+      only: seedSteps,
+      log,
+    });
+    out.push(...r.sections);
+    serverSettings.seed002 = r.servers;
+    servers.mariadb = r.version;
+  }
+  if (sections.has('core')) {
+    const r = await runCore({ repeats: coreRepeats, samples: quick ? 5 : 20, insertRows: quick ? 500 : 5000, log });
+    out.push(...r.sections);
+    servers.postgres ??= r.version;
+  }
+  if (sections.has('orm')) out.push(await runOrmBenches({ quick, log }));
+
+  const machine = machineInfo(servers);
+  machine.loadavg.end = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result: BenchResult & { serverSettings: unknown; dirs: unknown } = {
+    name,
+    date,
+    quick,
+    scale: { rowsPerFile: rows, repeats },
+    commit: gitCommit(),
+    machine,
+    durationMs: Math.round(performance.now() - started),
+    sections: out,
+    serverSettings,
+    dirs: { diskIsTmpfs: dirs.diskIsTmpfs, shmIsTmpfs: dirs.shmIsTmpfs },
+  };
+  const files = writeResult(result, outDir);
+  const table = fullTable(result);
+  process.stdout.write(table + '\n');
+  process.stdout.write(`\nwritten ${relative(process.cwd(), files.json)} and ${relative(process.cwd(), files.svg)} in ${(result.durationMs / 1000).toFixed(0)} s\n`);
+  if (args.readme) {
+    const readme = join(ROOT, 'bench', 'README.md');
+    writeFileSync(readme, readmeFragment(result, relative(join(ROOT, 'bench'), files.svg), table));
+    process.stdout.write(`written ${relative(process.cwd(), readme)}\n`);
+  }
+}
+
+function readmeFragment(r: BenchResult, svg: string, table: string): string {
+  return `<!-- Generated by \`npm run bench -- --readme\` (bench/run.ts); edit the harness, not this file. -->
+## Benchmarks
+
+![benchmark chart](${svg})
+
+Measured on ${machineLine(r.machine)}. This machine was shared with other work while it ran, so absolute
+times move from run to run: read the ratios ("vs baseline", how many times faster than the first row of
+each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${basename(svg, '.svg')}.json).
+
+${table.split('\n').slice(1).join('\n')}
+Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
+(a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of seed 000's workload),
+\`--repeats N\`, \`--sections seed000,seed002,core,orm\`, \`--steps id,...\`.
+
+How each figure is taken:
+- **Seed 000** (the TypeORM/Jest/PostgreSQL write-up): four Jest files insert \`Point\` rows one at a time
+  (10k, 2x10k, 3x10k, and 10k with Promise.all), each file opening its own connection. Every row of the
+  table is a separate whole Jest run, timed from start to exit, with a cold transform cache. The
+  "before" is a PostgreSQL the bench initialises on disk with default settings. Each step adds one change.
+- **Seed 002** (the PHPUnit/MySQL write-up), on MariaDB: test classes that each migrate a fresh
+  30-table database and then run single-row writes, against the durable server, then tmpfs, then the
+  write-up's durability flags and sizes; then fast-test-db's server with 1, 2 and 4 worker processes.
+- **Core**: cold start (fresh process, no server) and warm start (server up, template cached) to the
+  first query; \`CREATE DATABASE ... TEMPLATE\` of a 30-table schema by strategy; \`reset()\` with 3 of 30
+  tables dirty; per-row INSERT on a durable server against the tuned one.
+`;
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench failed: ${(e as Error)?.stack ?? e}\n`);
+  process.exitCode = 1;
+});

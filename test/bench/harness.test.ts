@@ -1,0 +1,96 @@
+/**
+ * The bench harness end to end at a tiny scale: it must produce its table, a JSON file with machine
+ * info, versions and every sample, and an SVG chart. Timings are not asserted: this is a shared
+ * machine, and the bench's own job is to measure them.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const out = mkdtempSync(join(tmpdir(), 'ftdb-bench-test-'));
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, timeout: 600_000 }, (err, stdout, stderr) =>
+      res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+interface Json {
+  name: string;
+  date: string;
+  scale: { rowsPerFile: number; repeats: number };
+  machine: { cpu: string; cores: number; node: string; versions: Record<string, string | undefined>; loadavg: { start: number[] } };
+  sections: Array<{ id: string; baseline?: string; rows: Array<{ id: string; samples: number[]; median: number; min: number; max: number; speedup?: number; error?: string }> }>;
+}
+
+describe('bench harness', () => {
+  it('runs every section at a tiny scale and writes the table, the JSON and the SVG', { timeout: 600_000 }, async () => {
+    const r = await runBench(['--quick', '--rows', '3', '--repeats', '1', '--steps', 'nodurable,ftdb,ftdb-2', '--name', 'shape', '--out', out]);
+    expect(r.stderr + r.stdout).not.toMatch(/bench failed/);
+    expect(r.code).toBe(0);
+
+    // The terminal table: one markdown table per section, ratios against each baseline.
+    expect(r.stdout).toMatch(/### Seed 000: 21 sequential inserts/);
+    expect(r.stdout).toMatch(/\| setup \| vs baseline \| median \| min \| max \| n \|/);
+    expect(r.stdout).toMatch(/\| 1\. before: disk, save\(\), ts-jest, in band \| 1\.0x \|/);
+    expect(r.stdout).toMatch(/### Seed 002 on MariaDB/);
+    expect(r.stdout).toMatch(/### Core figures/);
+
+    const files = readdirSync(out);
+    const json = files.find((f) => /^\d{4}-\d{2}-\d{2}-shape\.json$/.test(f));
+    const svg = files.find((f) => /^\d{4}-\d{2}-\d{2}-shape\.svg$/.test(f));
+    expect(json).toBeDefined();
+    expect(svg).toBeDefined();
+
+    const result = JSON.parse(readFileSync(join(out, json!), 'utf8')) as Json;
+    expect(result.name).toBe('shape');
+    expect(result.scale).toEqual({ rowsPerFile: 3, repeats: 1 });
+    expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.machine.node).toBe(process.version);
+    expect(result.machine.versions.typeorm).toMatch(/^\d+\.\d+/);
+    expect(result.machine.versions.postgres).toMatch(/^\d+/);
+    expect(result.machine.versions.mariadb).toMatch(/MariaDB|^\d+/);
+    expect(result.sections.map((s) => s.id)).toEqual(['seed000', 'seed000-alternatives', 'seed002', 'core', 'core-insert']);
+
+    const seed000 = result.sections.find((s) => s.id === 'seed000')!;
+    expect(seed000.rows.map((x) => x.id)).toEqual(['before', 'nodurable', 'ftdb']);
+    for (const row of seed000.rows) {
+      expect(row.error).toBeUndefined();
+      expect(row.samples).toHaveLength(1);
+      expect(row.median).toBeGreaterThan(0);
+      expect(row.min).toBeLessThanOrEqual(row.max);
+      expect(row.speedup).toBeGreaterThan(0);
+    }
+    expect(seed000.rows[0]!.speedup).toBe(1);
+
+    const seed002 = result.sections.find((s) => s.id === 'seed002')!;
+    expect(seed002.rows.map((x) => x.id)).toEqual(['durable', 'ftdb-2']);
+    for (const row of seed002.rows) expect(row.samples.length, row.error).toBe(1);
+
+    const core = result.sections.find((s) => s.id === 'core')!;
+    for (const id of ['cold', 'warm', 'clone-file-copy', 'clone-wal-log', 'reset']) {
+      const row = core.rows.find((x) => x.id === id);
+      expect(row?.error, id).toBeUndefined();
+      expect(row?.samples.length, id).toBeGreaterThan(0);
+    }
+
+    const chart = readFileSync(join(out, svg!), 'utf8');
+    expect(chart.startsWith('<svg')).toBe(true);
+    expect(chart).toContain('</svg>');
+    expect(chart).toMatch(/<rect x="\d+/);
+    expect(chart).toContain('7. fast-test-db');
+
+    // Nothing left behind: the run's own disk and tmpfs directories (servers' data included) are gone.
+    const dirs = /disk dir (\S+),.*tmpfs dir (\S+)/.exec(r.stderr);
+    expect(dirs).not.toBeNull();
+    expect(existsSync(dirs![1]!)).toBe(false);
+    expect(existsSync(dirs![2]!)).toBe(false);
+  });
+});
