@@ -4,6 +4,7 @@
  * migrations can use the very same pool without going through Prisma's query pipeline.
  */
 import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { loadPeer } from '../../src/peer.js';
 import { classifyDriverError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
@@ -124,11 +125,30 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
 
 type MariaModule = typeof import('mariadb');
 
+/**
+ * The `mariadb` driver comes with @prisma/adapter-mariadb; with strict installs (pnpm) it is only
+ * resolvable from the adapter's folder, so look there when the project does not list it.
+ */
+async function loadMariadb(why: string): Promise<MariaModule> {
+  try {
+    return await loadPeer<MariaModule>('mariadb', why);
+  } catch (e) {
+    try {
+      const { createRequire } = await import('node:module');
+      const fromProject = createRequire(join(process.cwd(), 'package.json'));
+      const adapterDir = dirname(fromProject.resolve('@prisma/adapter-mariadb/package.json'));
+      return createRequire(join(adapterDir, 'package.json'))('mariadb') as MariaModule;
+    } catch {
+      throw e;
+    }
+  }
+}
+
 /** Per-query options: strings for dates, JSON, BIGINT and DECIMAL, converted by field type afterwards. */
 const MARIA_READ = { dateStrings: true, autoJsonMap: false, jsonStrings: true, bigIntAsNumber: false, decimalAsNumber: false, insertIdAsNumber: false, supportBigNumbers: true, bigNumberStrings: true, checkDuplicate: false } as const;
 
 async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions): Promise<PrismaDriver> {
-  const mariadb = await loadPeer<MariaModule>('mariadb', 'fast-test-db/prisma on MySQL/MariaDB (via @prisma/adapter-mariadb)');
+  const mariadb = await loadMariadb('fast-test-db/prisma on MySQL/MariaDB (via @prisma/adapter-mariadb)');
   const { PrismaMariaDb } = await loadPeer<typeof import('@prisma/adapter-mariadb')>('@prisma/adapter-mariadb', 'fast-test-db/prisma on MySQL/MariaDB');
   const socket = conn.host.startsWith('/');
   const pool = mariadb.createPool({
@@ -199,7 +219,7 @@ export async function openScriptRunner(conn: ConnectionOptions, family: SqlFamil
       close: () => client.end(),
     };
   }
-  const mariadb = await loadPeer<MariaModule>('mariadb', 'fast-test-db/prisma migrations on MySQL/MariaDB');
+  const mariadb = await loadMariadb('fast-test-db/prisma migrations on MySQL/MariaDB');
   const socket = conn.host.startsWith('/');
   const c = await mariadb.createConnection({
     ...(socket ? { socketPath: conn.host } : { host: conn.host, port: conn.port }),

@@ -281,7 +281,8 @@ export function parsePrismaSchema(text: string): PrismaSchema {
             } else if (a.name.startsWith('db.')) field.nativeType = a.name.slice(3) + (a.raw ? `(${a.raw})` : '');
           }
           if (field.isId) model.primaryKey = [field.name];
-          model.fields.push(field);
+          // @ignore fields are not in the generated client; the database fills them.
+          if (!attrs.some((a) => a.name === 'ignore')) model.fields.push(field);
         }
         schema.models.set(model.name, model);
       }
