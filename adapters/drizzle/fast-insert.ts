@@ -10,7 +10,7 @@ import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'd
 import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import { isSqlValue, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
+import { isKind, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
 import { runnerFor, type Runner } from './runners.js';
 
 type AnyPgDb = PgDatabase<any, any, any>;
@@ -34,6 +34,8 @@ interface ColumnPlan {
 
 interface TablePlan {
   family: SqlFamily;
+  /** The instance's dialect, which renders SQL expressions the way db.insert() would. */
+  dialect: { sqlToQuery(sql: unknown): { sql: string; params: unknown[] } };
   table: string[];
   insertable: ColumnPlan[];
   /** PostgreSQL: every column, in declaration order, as `.returning()` selects them. */
@@ -49,6 +51,8 @@ interface PreparedRow {
   set: string;
   columns: number[];
   values: unknown[];
+  /** Aligned with `columns`: SQL text sent in place of a placeholder (sql`now()` from $defaultFn, say). */
+  expressions?: Array<string | undefined>;
   /** MySQL: values of id columns known before the insert (given or from $defaultFn). */
   ids?: Record<string, unknown>;
 }
@@ -77,6 +81,7 @@ function planFor(db: any, table: object, family: SqlFamily): TablePlan {
   const schema = tableSchema(table);
   plan = {
     family,
+    dialect: dialect as TablePlan['dialect'],
     table: schema ? [schema, tableName(table)] : [tableName(table)],
     // Generated (computed) columns take no value, as in Drizzle's own insert.
     insertable: all.filter((c) => !c.column.shouldDisableInsert()),
@@ -88,22 +93,19 @@ function planFor(db: any, table: object, family: SqlFamily): TablePlan {
   return plan;
 }
 
-function toDriver(plan: ColumnPlan, value: unknown): unknown {
-  if (value === null) return null;
-  if (isSqlValue(value)) {
+/**
+ * An SQL expression without parameters (sql`now()`, sql`gen_random_uuid()`) becomes part of the
+ * statement text, as db.insert() would write it. One with parameters cannot be shared across rows.
+ */
+function inlineSql(plan: TablePlan, c: ColumnPlan, expression: unknown, origin: string): string {
+  const q = plan.dialect.sqlToQuery(expression);
+  if (q.params.length > 0) {
     throw unsupported(
-      `fastInsert cannot send the SQL expression given for column "${plan.key}" as a bind parameter`,
-      'pass a plain value, or insert rows that need SQL expressions with db.insert(table).values(...)',
+      `fastInsert cannot send the SQL expression ${origin} column "${c.key}" (${q.sql}): it carries bind parameters`,
+      'pass a plain value, or an expression without parameters (sql`now()`), or insert these rows with db.insert(table).values(...)',
     );
   }
-  const mapped = plan.column.mapToDriverValue(value);
-  if (isSqlValue(mapped)) {
-    throw unsupported(
-      `column "${plan.key}" turns its values into SQL expressions (custom type toDriver returning sql), which fastInsert cannot bind`,
-      'use db.insert(table).values(...) for this table',
-    );
-  }
-  return mapped;
+  return q.sql;
 }
 
 /** Mirrors Drizzle's buildInsertQuery: a missing value takes $defaultFn, else $onUpdate (when no SQL default), else the column default. */
@@ -113,6 +115,7 @@ function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow 
   }
   const columns: number[] = [];
   const values: unknown[] = [];
+  let expressions: Array<string | undefined> | undefined;
   let set = '';
   let ids: Record<string, unknown> | undefined;
   const { insertable } = plan;
@@ -125,12 +128,27 @@ function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow 
       else if (!col.default && col.onUpdateFn !== undefined) value = col.onUpdateFn();
       else continue;
     }
-    if (c.isId) (ids ??= {})[c.key] = value;
+    let expression: string | undefined;
+    if (value === null) values.push(null);
+    else if (isKind(value, 'SQL')) expression = inlineSql(plan, c, value, 'given for');
+    else if (isKind(value, 'Param') || isKind(value, 'Placeholder')) {
+      throw unsupported(`fastInsert got a placeholder or sql.param() for column "${c.key}"`, 'pass the plain value itself');
+    } else {
+      const mapped = c.column.mapToDriverValue(value);
+      if (isKind(mapped, 'SQL')) expression = inlineSql(plan, c, mapped, 'that toDriver returns for');
+      else values.push(mapped);
+    }
+    if (expression !== undefined) {
+      (expressions ??= [])[columns.length] = expression;
+      set += `${i}=${JSON.stringify(expression)},`;
+    } else {
+      set += i + ',';
+      if (c.isId) (ids ??= {})[c.key] = value;
+    }
     columns.push(i);
-    values.push(toDriver(c, value));
-    set += i + ',';
   }
-  return { set, columns, values, ids };
+  if (expressions) expressions.length = columns.length;
+  return { set, columns, values, expressions, ids };
 }
 
 function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): string {
@@ -142,6 +160,7 @@ function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): st
       family: plan.family,
       table: plan.table,
       columns: first.columns.map((i) => plan.insertable[i]!.dbName),
+      expressions: first.expressions,
       rows: rows.length,
       returning: returning && plan.family === 'postgres' ? plan.returning.map((c) => c.dbName) : undefined,
     });
@@ -218,9 +237,9 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     let end = start + 1;
     while (end < prepared.length && prepared[end]!.set === prepared[start]!.set) end++;
     const run = prepared.slice(start, end);
-    const width = run[0]!.columns.length;
+    const first = run[0]!;
     // PostgreSQL's DEFAULT VALUES form inserts a single row.
-    const size = width === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(width);
+    const size = first.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(first.values.length);
     batches.push(...chunk(run, size));
     start = end;
   }

@@ -61,8 +61,3 @@ export function tableSchema(table: object): string | undefined {
 export function tableColumns(table: object): Array<[string, DrizzleColumn]> {
   return Object.entries((table as Record<symbol, Record<string, DrizzleColumn>>)[TABLE_COLUMNS] ?? {});
 }
-
-/** SQL expressions (sql`...`) and placeholders cannot travel as bind parameters. */
-export function isSqlValue(value: unknown): boolean {
-  return isKind(value, 'SQL') || isKind(value, 'Placeholder') || isKind(value, 'Param');
-}

@@ -15,6 +15,11 @@ export interface InsertShape {
   rows: number;
   /** PostgreSQL: columns to return (RETURNING). Ignored on MySQL, which reports insertId. */
   returning?: string[];
+  /**
+   * Per column (same order as `columns`): SQL text written in place of that column's placeholder
+   * in every row, e.g. `now()`. Such columns take no bind parameter. Undefined entries bind as usual.
+   */
+  expressions?: Array<string | undefined>;
 }
 
 /** Largest row count per statement for this many columns. */
@@ -31,6 +36,7 @@ export function chunk<T>(rows: readonly T[], size: number): T[][] {
 
 const cache = new Map<string, string>();
 
+/** Note: with no columns, PostgreSQL's form is `DEFAULT VALUES`, which inserts one row whatever `rows` says. */
 export function insertSql(shape: InsertShape): string {
   const key = JSON.stringify(shape);
   let sql = cache.get(key);
@@ -38,7 +44,7 @@ export function insertSql(shape: InsertShape): string {
   const { family, columns, rows } = shape;
   const cols = columns.map((c) => quoteIdent(family, c)).join(', ');
   let n = 0;
-  const tuple = () => `(${columns.map(() => (family === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
+  const tuple = () => `(${columns.map((_, i) => shape.expressions?.[i] ?? (family === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
   const values =
     columns.length === 0
       ? family === 'postgres' ? ' DEFAULT VALUES' : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')

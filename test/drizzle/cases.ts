@@ -3,7 +3,7 @@
  * fastInsert must write identically. Keys listed in `volatile` hold server-side now()/random
  * values and are compared by type instead of value.
  */
-import type { Table } from 'drizzle-orm';
+import { sql, type Table } from 'drizzle-orm';
 import * as my from './zoo-mysql.js';
 import * as pg from './zoo-pg.js';
 
@@ -23,7 +23,7 @@ export const pgCases: ZooCase[] = [
   {
     name: 'people: every type, defaults, $defaultFn, $onUpdate, custom type, generated column',
     table: pg.people,
-    volatile: ['createdAt', 'token'],
+    volatile: ['createdAt', 'token', 'stampedAt'],
     orderBy: ['id'],
     rows: [
       {
@@ -39,6 +39,7 @@ export const pgCases: ZooCase[] = [
       { fullName: quirky, tags: [], pipes: [], age: undefined, big: -1n },
       { fullName: 'Dee', nameLength: 999, notAColumn: 'ignored like db.insert does' },
       { fullName: 'Eve', createdAt: new Date('1999-12-31T23:59:59.999Z'), token: '00000000-0000-4000-8000-000000000002' },
+      { fullName: sql`'from ' || 'sql'`, fromSql: 'given', stampedAt: new Date('2001-01-01T00:00:00.000Z') },
     ],
   },
   {
@@ -76,7 +77,7 @@ export const mysqlCases: ZooCase[] = [
   {
     name: 'people: every type, defaults, $defaultFn, $onUpdate, custom type, generated column',
     table: my.people,
-    volatile: ['createdAt'],
+    volatile: ['createdAt', 'stampedAt'],
     orderBy: ['id'],
     rows: [
       {
@@ -89,6 +90,7 @@ export const mysqlCases: ZooCase[] = [
       { fullName: 'Cy', age: null, meta: null, mood: null },
       { fullName: quirky, pipes: [], age: undefined, big: -1n },
       { fullName: 'Dee', nameLength: 999, notAColumn: 'ignored like db.insert does' },
+      { fullName: sql`concat('from ', 'sql')`, fromSql: 'given', stampedAt: new Date('2001-01-01T00:00:00.000Z') },
     ],
   },
   {

@@ -44,6 +44,8 @@ export const people = mysqlTable('people', {
   code: varchar('code', { length: 20 }).$defaultFn(() => `C${++counters.code}`),
   touched: int('touched').$onUpdate(() => ++counters.touched),
   pipes: pipeList('pipes'),
+  fromSql: varchar('from_sql', { length: 20 }).$defaultFn(() => sql`'from-sql'`),
+  stampedAt: timestamp('stamped_at', { mode: 'date' }).$onUpdate(() => sql`now()`),
   nameLength: int('name_length').generatedAlwaysAs(sql`char_length(full_name)`),
 });
 

@@ -53,6 +53,8 @@ export const people = pgTable('people', {
   code: text('code').$defaultFn(() => `C${++counters.code}`),
   touched: integer('touched').$onUpdate(() => ++counters.touched),
   pipes: pipeList('pipes'),
+  fromSql: text('from_sql').$defaultFn(() => sql`'from-sql'`),
+  stampedAt: timestamp('stamped_at', { mode: 'date' }).$onUpdate(() => sql`now()`),
   nameLength: integer('name_length').generatedAlwaysAs(sql`length(full_name)`),
 });
 
