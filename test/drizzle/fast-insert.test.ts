@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDrizzle } from '../../adapters/drizzle/drivers.js';
 import { drizzleTestDb, fastInsert, type DrizzleTestDb } from '../../adapters/drizzle/index.js';
 import { mysqlCases, normalize, pgCases, resetCounters, sortBy, type ZooCase } from './cases.js';
 import * as myZoo from './zoo-mysql.js';
@@ -120,6 +121,33 @@ for (const setup of setups.filter((s) => !only || s.engine === only)) {
       rows[1499] = { fullName: null };
       await expect(fastInsert(db(), zoo.people as any, rows as any)).rejects.toThrow();
       expect(await db().select().from(zoo.people)).toHaveLength(0);
+    });
+
+    it('prepares a statement once per connection and shape, then reuses it', async () => {
+      const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
+      await t.database.reset();
+      // One connection, so that the server-side counters below see every statement.
+      const one = await openDrizzle(setup.driver, t.database.connection, { casing: 'snake_case', max: 1 });
+      try {
+        const prepares = async (): Promise<number> => {
+          if (setup.engine === 'mysql') {
+            const [rows] = await one.client.query("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'");
+            return Number(rows[0].Value);
+          }
+          const q = `select count(*)::int as n from pg_prepared_statements where statement like 'INSERT INTO "pairs"%'`;
+          return setup.driver === 'pg' ? (await one.client.query(q)).rows[0].n : (await one.client.unsafe(q))[0].n;
+        };
+        await fastInsert(one.db, zoo.pairs as any, { left: 0, right: 0 });
+        const before = await prepares();
+        for (let i = 1; i <= 5; i++) await fastInsert(one.db, zoo.pairs as any, { left: i, right: i });
+        await fastInsert(one.db, zoo.pairs as any, [{ left: 9, right: 1 }, { left: 9, right: 2 }]);
+        const after = await prepares();
+        // Five more single-row inserts reuse the first statement; the two-row insert is a new shape.
+        expect(after - before).toBe(1);
+        if (setup.engine === 'postgres') expect(before).toBe(1);
+      } finally {
+        await one.close();
+      }
     });
 
     it('returns the row count only when asked for no returning', async () => {
