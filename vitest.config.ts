@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Fixture projects hold their own tests, which the suite runs through real Jest/Vitest/node --test.
+    exclude: ['test/fixtures/**', '**/node_modules/**'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,
