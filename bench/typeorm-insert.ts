@@ -43,6 +43,8 @@ interface Result {
   path: string;
   shape: 'per row' | `array of ${number}`;
   usPerRow: number;
+  /** CPU this (client) process spent per row: the part of the cost that is ours, and steadier than wall time on a busy machine. */
+  clientCpuUsPerRow: number;
   vsRaw?: number;
   vsRawReturning?: number;
 }
@@ -51,19 +53,23 @@ interface Result {
  * Paths take turns, a slice each per round, and each path's figure is its median slice: on a
  * shared machine, load that comes and goes then hits every path alike instead of whichever ran during it.
  */
-async function interleaved<T>(paths: Array<[string, (x: T) => Promise<unknown>]>, make: (i: number) => T, perSlice: number, perRow: number): Promise<Map<string, number>> {
+async function interleaved<T>(paths: Array<[string, (x: T) => Promise<unknown>]>, make: (i: number) => T, perSlice: number, perRow: number): Promise<Map<string, { wall: number; cpu: number }>> {
   for (const [, fn] of paths) for (let i = 0; i < WARMUP / perRow; i++) await fn(make(i));
-  const samples = new Map<string, number[]>(paths.map(([p]) => [p, []]));
+  const samples = new Map<string, { wall: number[]; cpu: number[] }>(paths.map(([p]) => [p, { wall: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [path, fn] of paths) {
       const inputs = Array.from({ length: perSlice }, (_, i) => make(i));
+      const cpu0 = process.cpuUsage();
       const started = process.hrtime.bigint();
       for (const x of inputs) await fn(x);
-      samples.get(path)!.push(Number(process.hrtime.bigint() - started) / 1000 / (perSlice * perRow));
+      const wall = Number(process.hrtime.bigint() - started) / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      samples.get(path)!.wall.push(wall / (perSlice * perRow));
+      samples.get(path)!.cpu.push((cpu.user + cpu.system) / (perSlice * perRow));
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return new Map([...samples].map(([p, xs]) => [p, median(xs)]));
+  return new Map([...samples].map(([p, x]) => [p, { wall: median(x.wall), cpu: median(x.cpu) }]));
 }
 
 async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
@@ -84,7 +90,8 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
       : (values: unknown[]) => new Promise((res, rej) => driver.pool.execute(text, values, (e: Error | null, r: unknown) => (e ? rej(e) : res(r))));
 
   const results: Result[] = [];
-  const add = (path: string, shape: Result['shape'], usPerRow: number) => results.push({ engine, path, shape, usPerRow: Math.round(usPerRow * 10) / 10 });
+  const add = (path: string, shape: Result['shape'], m: { wall: number; cpu: number }) =>
+    results.push({ engine, path, shape, usPerRow: Math.round(m.wall * 10) / 10, clientCpuUsPerRow: Math.round(m.cpu * 10) / 10 });
   const perRow: Array<[string, (r: Row) => Promise<unknown>]> = [
     ['raw driver, prepared', (r) => raw(one, 'raw_one')([r.x, r.y])],
     ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (r: Row) => raw(oneReturning, 'raw_one_ret')([r.x, r.y])] as [string, (r: Row) => Promise<unknown>]] : []),
@@ -94,7 +101,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     ...(engine === 'postgres' ? [['fastInsert, returning: false', (r: Row) => fastInsert(repo, r, { returning: false })] as [string, (r: Row) => Promise<unknown>]] : []),
   ];
   await t.db.reset();
-  for (const [path, us] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', us);
+  for (const [path, m] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', m);
   const arrays: Array<[string, (rows: Row[]) => Promise<unknown>]> = [
     ['raw driver, prepared', (rows) => raw(many, 'raw_many')(flat(rows))],
     ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (rows: Row[]) => raw(manyReturning, 'raw_many_ret')(flat(rows))] as [string, (rows: Row[]) => Promise<unknown>]] : []),
@@ -105,7 +112,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
   ];
   await t.db.reset();
   const batch = () => Array.from({ length: ARRAY }, (_, i) => row(i));
-  for (const [path, us] of await interleaved(arrays, batch, ARRAY_REPEAT, ARRAY)) add(path, `array of ${ARRAY}`, us);
+  for (const [path, m] of await interleaved(arrays, batch, ARRAY_REPEAT, ARRAY)) add(path, `array of ${ARRAY}`, m);
   await t.dataSource.destroy();
   await t.db.destroy();
 
@@ -125,9 +132,11 @@ for (const engine of engines) {
   const results = await benchEngine(engine);
   all.push(...results);
   process.stdout.write(`\n${engine} (median of ${ROUNDS} interleaved slices: ${ROWS} single rows, or ${ARRAY_REPEAT} arrays)\n`);
-  process.stdout.write(`${'path'.padEnd(36)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'x raw+RET'.padStart(9)}\n`);
+  process.stdout.write(`${'path'.padEnd(36)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'x raw+RET'.padStart(9)} ${'client cpu us/row'.padStart(18)}\n`);
   for (const r of results)
-    process.stdout.write(`${r.path.padEnd(36)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.vsRawReturning?.toFixed(2) ?? '').padStart(9)}\n`);
+    process.stdout.write(
+      `${r.path.padEnd(36)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.vsRawReturning?.toFixed(2) ?? '').padStart(9)} ${r.clientCpuUsPerRow.toFixed(1).padStart(18)}\n`,
+    );
 }
 
 mkdirSync('bench/results', { recursive: true });

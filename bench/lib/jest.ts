@@ -84,5 +84,5 @@ export async function runJest(spec: JestRunSpec): Promise<JestRunResult> {
   const passed = Number(/Tests:.*?(\d+) passed/.exec(out)?.[1] ?? 0);
   const failed = Number(/Tests:.*?(\d+) failed/.exec(out)?.[1] ?? 0);
   const ok = code === 0;
-  return { ms, ok, tests: { passed, failed }, ...(ok ? {} : { failure: out.split('\n').slice(-40).join('\n') }), ...(process.env.BENCH_KEEP_OUTPUT ? { output: out } : {}) };
+  return { ms, ok, tests: { passed, failed }, ...(ok ? {} : { failure: out.split('\n').slice(-40).join('\n') }) };
 }

@@ -26,6 +26,7 @@ function fmt(x: number, unit: Section['unit']): string {
 export function fmtSpeedup(r: Row): string {
   if (r.error) return 'failed';
   if (r.speedup === undefined) return '';
+  if (r.speedup < 0.95) return `${(1 / r.speedup).toFixed(1)}x slower`;
   return r.speedup >= 10 ? `${r.speedup.toFixed(0)}x` : `${r.speedup.toFixed(1)}x`;
 }
 

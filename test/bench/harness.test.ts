@@ -71,7 +71,7 @@ describe('bench harness', () => {
     expect(seed000.rows[0]!.speedup).toBe(1);
 
     const seed002 = result.sections.find((s) => s.id === 'seed002')!;
-    expect(seed002.rows.map((x) => x.id)).toEqual(['durable', 'ftdb-2']);
+    expect(seed002.rows.map((x) => x.id)).toEqual(['durable', 'nodurable', 'ftdb-2']);
     for (const row of seed002.rows) expect(row.samples.length, row.error).toBe(1);
 
     const core = result.sections.find((s) => s.id === 'core')!;
@@ -88,7 +88,7 @@ describe('bench harness', () => {
     expect(chart).toContain('7. fast-test-db');
 
     // Nothing left behind: the run's own disk and tmpfs directories (servers' data included) are gone.
-    const dirs = /disk dir (\S+),.*tmpfs dir (\S+)/.exec(r.stderr);
+    const dirs = /disk dir (\S+?)[ ,].*tmpfs dir (\S+)/.exec(r.stderr);
     expect(dirs).not.toBeNull();
     expect(existsSync(dirs![1]!)).toBe(false);
     expect(existsSync(dirs![2]!)).toBe(false);
