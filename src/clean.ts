@@ -11,7 +11,7 @@ import type { Dialect, Marker, SqlClient } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
 import { classifyDriverError, FastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './server/keeper.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus } from './server/keeper-files.js';
 import { pidAlive, withFileLock } from './server/lock.js';
 import { serversRoot } from './server/registry.js';
 import { parseServerUrl } from './server/resolve.js';

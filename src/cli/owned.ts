@@ -4,7 +4,7 @@
  * server/resolve.ts), optionally on a port of the user's choosing.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { keeperFiles, type KeeperStatus } from '../server/keeper.js';
+import { keeperFiles, type KeeperStatus } from '../server/keeper-files.js';
 import { pidAlive } from '../server/lock.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir } from '../server/registry.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';

@@ -2,7 +2,7 @@
  * Every command's output and exit codes, from source, against real servers: the tuned one `start`
  * runs, and a plain untuned PostgreSQL the test starts itself.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -150,6 +150,31 @@ describe('start, url, monitor on the tuned server', () => {
     } finally {
       if (start.exitCode === null) start.kill('SIGKILL');
     }
+  });
+
+  test('start --data-cache: the second start begins with the template built, and without test databases', async () => {
+    const cacheDir = join(iso.root, 'cache');
+    const startOnce = async () => {
+      const start = spawnCli(['start', '--data-cache', '--cache-dir', cacheDir, '--json'], env);
+      try {
+        await waitForOutput(start, (o) => o.includes('"event":"ready"'));
+        const worker = JSON.parse(await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '7', FIXTURE_CACHE_KEY: 'data-cache-v1' })) as { name: string; built: boolean };
+        start.kill('SIGINT');
+        expect(await exited(start)).toBe(0);
+        return { worker, stderr: start.err() };
+      } finally {
+        if (start.exitCode === null) start.kill('SIGKILL');
+      }
+    };
+    const first = await startOnce();
+    expect(first.worker.built).toBe(true);
+    expect(first.stderr).toContain('dropped 1 test database(s) so that the saved data holds templates only');
+    expect(first.stderr).toContain('✓ stopped; data saved for the next start');
+    const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-'));
+    expect(saved).toHaveLength(1);
+    expect(existsSync(join(cacheDir, saved[0]!, 'PG_VERSION'))).toBe(true);
+    const second = await startOnce();
+    expect(second.worker).toMatchObject({ name: first.worker.name, template: (first.worker as { template?: string }).template, built: false });
   });
 
   test.skipIf(!hasPostgresBinaries(PG15))('monitor reads the pre-17 statistics views (PostgreSQL 15)', async () => {

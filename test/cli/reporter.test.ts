@@ -92,7 +92,7 @@ test('the query-path wrapper costs little per query', async () => {
   const client = new pg.Client(server.url);
   await client.connect();
   const original = pg.Client.prototype.query;
-  const rawQuery = (sql: string) => original.call(client, sql) as Promise<unknown>;
+  const rawQuery = (sql: string) => (original as unknown as (this: pg.Client, sql: string) => Promise<unknown>).call(client, sql);
   try {
     expect(instrumentPg(pg)).toBe(true);
     expect(instrumentPg(pg)).toBe(true); // a second call does not wrap twice

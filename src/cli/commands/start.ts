@@ -3,6 +3,8 @@ import { dialectFor } from '../../dialect/index.js';
 import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../../clean.js';
+import { FastTestDbError } from '../../errors.js';
+import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, keeperAlive, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
@@ -23,17 +25,38 @@ ${SERVER_HELP}
   --reuse           let the server outlive this command: Ctrl-C lets go of it and it stops by
                     itself after --idle-timeout without clients (test runs and \`url\` reuse it)
   --idle-timeout D  with --reuse, e.g. 30m (default 15m)
+  --data-cache      PostgreSQL: start from the data directory saved by an earlier clean stop (no
+                    initdb, templates already built), and save it again when Ctrl-C stops the server;
+                    test databases are dropped first, so the copy holds the templates only
+  --cache-dir DIR   where --data-cache keeps it (default node_modules/.cache/fast-test-db)
 ${COMMON_HELP}
 
 Examples:
   fast-test-db start
   fast-test-db start --engine mysql --port 3307
   fast-test-db start --reuse --json      # CI: read the URL from the first line`,
-  options: { ...COMMON_OPTIONS, ...SERVER_OPTIONS, port: { type: 'string', short: 'p' }, reuse: { type: 'boolean' }, 'idle-timeout': { type: 'string' } },
+  options: {
+    ...COMMON_OPTIONS,
+    ...SERVER_OPTIONS,
+    port: { type: 'string', short: 'p' },
+    reuse: { type: 'boolean' },
+    'idle-timeout': { type: 'string' },
+    'data-cache': { type: 'boolean' },
+    'cache-dir': { type: 'string' },
+  },
   async run({ values, out, signal }) {
     const port = parseCount('port', str(values.port));
     const idle = str(values['idle-timeout']);
-    const options = { ...(await serverOptions(values)), reuse: Boolean(values.reuse), idleTimeoutMs: idle ? parseDuration(idle) : undefined };
+    const base = await serverOptions(values);
+    const options = {
+      ...base,
+      reuse: Boolean(values.reuse),
+      idleTimeoutMs: idle ? parseDuration(idle) : undefined,
+      cacheDataDir: values['data-cache'] ? true : base.cacheDataDir,
+      cacheDir: str(values['cache-dir']) ?? base.cacheDir,
+    };
+    if (values['data-cache'] && options.engine !== 'postgres')
+      throw new FastTestDbError('BAD_OPTION', '--data-cache is for the embedded PostgreSQL only', 'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly');
     const req = await ownedRequest(options.engine, options, port);
     const status = out.status(`starting ${req.label}`);
     let acquired;
@@ -77,11 +100,28 @@ Examples:
       out.data({ event: 'released' });
       return 0;
     }
-    const stopping = out.status('stopping');
+    if (options.cacheDataDir) {
+      const dropped = await dropTestDatabases(server);
+      if (dropped) out.note(`dropped ${dropped} test database(s) so that the saved data holds templates only`);
+    }
+    const stopping = out.status(options.cacheDataDir ? 'stopping and saving the data directory' : 'stopping');
     const stopped = await stopOwnedServer(server.stateDir!);
-    if (stopped) stopping.succeed('stopped; data removed');
+    if (stopped) stopping.succeed(options.cacheDataDir ? 'stopped; data saved for the next start, then removed' : 'stopped; data removed');
     else stopping.fail('the server did not stop in time');
     out.data({ event: stopped ? 'stopped' : 'stop-failed' });
     return stopped ? 0 : 1;
   },
 };
+
+/** Our worker databases on this server (not templates), dropped before its data directory is saved. */
+async function dropTestDatabases(server: ServerInfo): Promise<number> {
+  const dialect = await dialectFor(server.engine);
+  const admin = await dialect.connect(server);
+  try {
+    const ours = (await dialect.listOurs(admin, '')).filter((d) => d.marker.kind === 'database');
+    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
+    return ours.length;
+  } finally {
+    await admin.close();
+  }
+}
