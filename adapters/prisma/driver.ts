@@ -87,13 +87,13 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   const types = pgTypes(pg);
   type Queryable = { query(q: unknown): Promise<unknown> };
   const session = (c: Queryable): DriverSession => ({
-    async run(sql, params) {
-      try {
-        const r = (await c.query({ name: statementName(sql), text: sql, values: params, types })) as { rows: Array<Record<string, unknown>>; rowCount: number | null };
-        return { rows: r.rows, affected: r.rowCount ?? 0 };
-      } catch (e) {
-        throw classifyDriverError(e, 'fastInsert');
-      }
+    run(sql, params) {
+      return c.query({ name: statementName(sql), text: sql, values: params, types }).then(
+        (r) => ({ rows: (r as { rows: Array<Record<string, unknown>> }).rows, affected: (r as { rowCount: number | null }).rowCount ?? 0 }),
+        (e: unknown) => {
+          throw classifyDriverError(e, 'fastInsert');
+        },
+      );
     },
     async query(sql, params = []) {
       return ((await c.query({ text: sql, values: params, types })) as { rows: Array<Record<string, unknown>> }).rows;

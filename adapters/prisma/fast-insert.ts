@@ -105,7 +105,7 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
 }
 
 /** The parameters of one row, in plan field order, and which fields they cover. */
-function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): { fields: FieldPlan[]; values: unknown[] } {
+function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): { fields: FieldPlan[]; values: unknown[]; key: string } {
   if (!row || typeof row !== 'object' || Array.isArray(row)) {
     throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: each row must be a plain object, got ${Array.isArray(row) ? 'an array' : typeof row}`, 'pass the object you would pass as create({ data })');
   }
@@ -118,19 +118,24 @@ function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): {
   }
   const fields: FieldPlan[] = [];
   const values: unknown[] = [];
-  for (const fp of plan.fields) {
+  // Which fields the row covers, as text: the key of its statement.
+  let key = '';
+  for (let i = 0; i < plan.fields.length; i++) {
+    const fp = plan.fields[i]!;
     const given = row[fp.field.name];
     if (given !== undefined) {
       fields.push(fp);
       values.push(fp.codec.write(given));
+      key += i + ',';
     } else if (fp.fill) {
       fields.push(fp);
       values.push(fp.codec.write(fp.fill(now)));
+      key += i + ',';
     } else if (!fp.field.optional && !fp.field.list && fp.field.default === undefined) {
       throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: required field ${fp.field.name} is missing`, 'give it in every row (create() rejects this row too)');
     }
   }
-  return { fields, values };
+  return { fields, values, key };
 }
 
 /** Maps a driver row (keyed by column) to create()'s record (keyed by field). */
@@ -138,6 +143,19 @@ function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string,
   const out: Record<string, unknown> = {};
   for (const fp of plan.fields) out[fp.field.name] = fp.codec.read(row[fp.field.dbName]);
   return out;
+}
+
+/** The INSERT for one column set and row count, built once per plan. */
+function statementFor(plan: ModelPlan, family: 'postgres' | 'mysql', key: string, fields: FieldPlan[], rows: number, wantRows: boolean, canReturn: boolean): string {
+  const sqlKey = `${key}|${rows}|${wantRows ? 1 : 0}`;
+  let sql = plan.statements.get(sqlKey);
+  if (sql) return sql;
+  const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
+  sql = insertSql({ family, table: plan.table, columns: fields.map((f) => f.field.dbName), rows, returning });
+  if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
+  if (plan.statements.size > 1000) plan.statements.clear();
+  plan.statements.set(sqlKey, sql);
+  return sql;
 }
 
 interface Group {
@@ -158,18 +176,24 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
   // One `now` per call, as Prisma uses one per request.
   const now = new Date();
   const groups = new Map<string, Group>();
+  const wantRows = opts.returning !== false;
+  const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
+  if (rows.length === 1) {
+    // The per-row path: no grouping, no batching, one statement straight on the pool.
+    const { fields, values, key } = prepareRow(plan, rows[0]!, now);
+    const res = await driver.run(statementFor(plan, family, key, fields, 1, wantRows, canReturn), values);
+    if (!wantRows) return [];
+    if (canReturn) return [toRecord(plan, res.rows[0]!)];
+    return reselect(ctx, driver, plan, fields, [values], res.insertId);
+  }
   rows.forEach((row, i) => {
-    const { fields, values } = prepareRow(plan, row, now);
-    const key = fields.map((f) => f.field.name).join('\0');
+    const { fields, values, key } = prepareRow(plan, row, now);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { fields, indexes: [], values: [] }));
     g.indexes.push(i);
     g.values.push(values);
   });
   const out = new Array<Record<string, unknown>>(rows.length);
-  const wantRows = opts.returning !== false;
-  const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
-  const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
   const statements: Array<{ sql: string; batch: unknown[][]; fields: FieldPlan[]; idx: number[] }> = [];
   for (const [key, g] of groups) {
     const columns = g.fields.map((f) => f.field.dbName);
@@ -177,14 +201,7 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
     const per = columns.length === 0 && family === 'postgres' ? 1 : rowsPerStatement(columns.length);
     let offset = 0;
     for (const batch of chunk(g.values, per)) {
-      const sqlKey = `${key}\u0001${batch.length}\u0001${wantRows}`;
-      let sql = plan.statements.get(sqlKey);
-      if (!sql) {
-        sql = insertSql({ family, table: plan.table, columns, rows: batch.length, returning });
-        if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
-        if (plan.statements.size > 1000) plan.statements.clear();
-        plan.statements.set(sqlKey, sql);
-      }
+      const sql = statementFor(plan, family, key, g.fields, batch.length, wantRows, canReturn);
       statements.push({ sql, batch, fields: g.fields, idx: g.indexes.slice(offset, offset + batch.length) });
       offset += batch.length;
     }

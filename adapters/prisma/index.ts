@@ -56,6 +56,8 @@ export interface PrismaTestDb<C> extends AsyncDisposable {
 
 interface Registered {
   ctx: () => Promise<FastInsertContext>;
+  /** Set once ctx() resolved: the per-row path then awaits nothing before the driver. */
+  ready: { value?: FastInsertContext };
   model?: string;
 }
 
@@ -162,11 +164,12 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
   }
 
   let ctxPromise: Promise<FastInsertContext> | undefined;
-  const ctx = () => (ctxPromise ??= buildContext(prisma, parsed, driver));
-  registry.set(prisma, { ctx });
+  const ready: Registered['ready'] = {};
+  const ctx = () => (ctxPromise ??= buildContext(prisma, parsed, driver).then((c) => (ready.value = c)));
+  registry.set(prisma, { ctx, ready });
   for (const model of parsed.models.keys()) {
     const delegate = (prisma as Record<string, unknown>)[lowerFirst(model)];
-    if (delegate && typeof delegate === 'object') registry.set(delegate, { ctx, model });
+    if (delegate && typeof delegate === 'object') registry.set(delegate, { ctx, ready, model });
   }
 
   const close = async () => {
@@ -242,6 +245,6 @@ export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyA
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
   const returning = options.returning !== false;
   if (list.length === 0) return returning ? [] : { count: 0 };
-  const out = await insertRows(await reg.ctx(), reg.model, list, { returning });
+  const out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, { returning });
   return returning ? (out as Array<CreatedRecord<D>>) : { count: list.length };
 }
