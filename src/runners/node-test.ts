@@ -74,10 +74,20 @@ async function standaloneChild(): Promise<Handoff> {
 
 let db: WorkerDatabase | undefined;
 
+// --test-isolation=none (Node 22.8+) runs every file inside the runner process: it is its own worker.
+const inProcess = isRunner && process.execArgv.some((a) => /^--(experimental-)?test-isolation=none$/.test(a));
+
 if (isRunner) {
   const run = currentRun() ?? (await startRun());
   process.once('beforeExit', () => void run.teardown());
-} else {
+}
+if (isRunner && inProcess) {
+  const handoff = readHandoff()!;
+  const target = workerTarget(handoff);
+  db = workerDatabase(handoff, target);
+  await cloneFresh(handoff, target.name);
+  installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, await nodeTestHooks(), target);
+} else if (!isRunner) {
   const handed = readHandoff();
   const handoff = handed ?? (await standaloneChild());
   // Without a parent's global setup, this process (one test file) names its own database.

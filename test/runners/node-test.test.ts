@@ -4,7 +4,7 @@
  * clone; the template is still built once and the server outlives single files.
  */
 import { describe, expect, test } from 'vitest';
-import { expectAppUrls, expectPassed, expectPerFile } from './expect.js';
+import { expectAppUrls, expectPassed, expectPerFile, expectPerTest } from './expect.js';
 import { nodeTest, sandbox, waitNoProcesses } from './harness.js';
 
 describe('node:test', () => {
@@ -19,6 +19,17 @@ describe('node:test', () => {
       expect(new Set(r.records.map((x) => new URL(x.envUrl!).port)).size).toBe(1);
       expect(sb.migrations()).toBe(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  test('isolation per test: a root beforeEach empties the database before every test', async () => {
+    const sb = sandbox('node-test-reset');
+    try {
+      const r = await nodeTest(sb, { FIXTURE_ISOLATION: 'test' });
+      expectPassed(r);
+      expectPerTest(r.records);
     } finally {
       await sb.cleanup();
     }
