@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hasPostgresBinaries, startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
-import { exited, isolatedEnv, jsonLines, runCli, runFixture, spawnCli, waitForOutput } from './cli.js';
+import { exited, isolatedEnv, jsonLines, REPO, runCli, runFixture, spawnCli, waitForOutput } from './cli.js';
 
 const iso = isolatedEnv('cli-cmd');
 const env = iso.env;
@@ -175,6 +175,31 @@ describe('start, url, monitor on the tuned server', () => {
     expect(existsSync(join(cacheDir, saved[0]!, 'PG_VERSION'))).toBe(true);
     const second = await startOnce();
     expect(second.worker).toMatchObject({ name: first.worker.name, template: (first.worker as { template?: string }).template, built: false });
+  });
+
+  test('start builds the template fast-test-db.config.* describes, with a status line', async () => {
+    const cwd = join(REPO, 'test/fixtures/cli/project');
+    const startIn = async () => {
+      const start = spawnCli(['start', '--json'], env, cwd);
+      try {
+        await waitForOutput(start, (o) => o.includes('"event":"ready"'));
+        const ready = jsonLines<{ url: string; template?: { name: string; built: boolean } }>(start.out())[0]!;
+        const client = new pg.Client(ready.url);
+        await client.connect();
+        const { rows } = await client.query<{ datistemplate: boolean }>('SELECT datistemplate FROM pg_database WHERE datname = $1', [ready.template?.name]);
+        await client.end();
+        start.kill('SIGINT');
+        expect(await exited(start)).toBe(0);
+        return { ready, rows, stderr: start.err() };
+      } finally {
+        if (start.exitCode === null) start.kill('SIGKILL');
+      }
+    };
+    const { ready, rows, stderr } = await startIn();
+    expect(ready.template).toMatchObject({ name: expect.stringMatching(/^ftdb_tpl_/), built: true });
+    expect(rows).toEqual([{ datistemplate: true }]);
+    expect(stderr).toContain('building the template...');
+    expect(stderr).toContain(`✓ built template ${ready.template!.name}`);
   });
 
   test.skipIf(!hasPostgresBinaries(PG15))('monitor reads the pre-17 statistics views (PostgreSQL 15)', async () => {

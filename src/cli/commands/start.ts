@@ -3,7 +3,9 @@ import { dialectFor } from '../../dialect/index.js';
 import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../../clean.js';
+import { resolveAdapter } from '../../config.js';
 import { FastTestDbError } from '../../errors.js';
+import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, keeperAlive, ownedRequest } from '../owned.js';
@@ -29,6 +31,9 @@ ${SERVER_HELP}
                     initdb, templates already built), and save it again when Ctrl-C stops the server;
                     test databases are dropped first, so the copy holds the templates only
   --cache-dir DIR   where --data-cache keeps it (default node_modules/.cache/fast-test-db)
+  --skip-template   do not build the template that fast-test-db.config.* describes (built by
+                    default when the config has migrate, an adapter or migrationFiles, so that
+                    test runs only clone)
 ${COMMON_HELP}
 
 Examples:
@@ -43,6 +48,7 @@ Examples:
     'idle-timeout': { type: 'string' },
     'data-cache': { type: 'boolean' },
     'cache-dir': { type: 'string' },
+    'skip-template': { type: 'boolean' },
   },
   async run({ values, out, signal }) {
     const port = parseCount('port', str(values.port));
@@ -73,9 +79,23 @@ Examples:
     const admin = await dialect.connect(server);
     const report = await dialect.describe(admin, server).finally(() => admin.close());
     if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
-    out.data({ event: 'ready', url, joined, server, tuned: report.tuned, settings: report.settings });
+    let template: { name: string; built: boolean } | undefined;
+    if (!values['skip-template'] && (options.migrate || options.adapter || options.migrationFiles)) {
+      const building = out.status('building the template');
+      try {
+        // The server just acquired, whatever URL the config names: this is the server tests will join.
+        const prepared = await prepareTemplate({ ...(await resolveAdapter(options)), url: undefined, server: 'embedded' });
+        template = { name: prepared.template.name, built: prepared.template.built };
+        building.succeed(template.built ? `built template ${template.name}` : `template ${template.name} was already built`);
+      } catch (e) {
+        building.fail('the template build failed');
+        throw e;
+      }
+    }
+    out.data({ event: 'ready', url, joined, server, tuned: report.tuned, settings: report.settings, template });
     out.line(`${out.c.bold(url)}`);
     out.line(`  ${req.label}, ${describeTuning(report)}, data in ${server.stateDir}`);
+    if (template) out.line(`  template ${template.name}${template.built ? ' (built now)' : ''}`);
     out.line(`  export TEST_DATABASE_URL=${url}`);
     const leaving = joined || options.reuse ? 'Ctrl-C lets go of it' : 'Ctrl-C stops it and removes its data';
     out.line(out.c.dim(`  ${leaving}`));
