@@ -7,7 +7,7 @@ import { FastTestDbError, messageOf } from '../../src/errors.js';
 import { logger } from '../../src/log.js';
 import { loadPeer } from '../../src/peer.js';
 import { createTestDatabase } from '../../src/test-database.js';
-import type { ConnectionOptions, Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import type { ConnectionOptions, Engine, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 
 const log = logger('typeorm');
@@ -84,26 +84,51 @@ async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptio
 }
 
 /**
+ * The schema half of typeormTestDb, for runner integrations (fast-test-db/jest, /vitest) whose
+ * global setup builds the template: the engine, a cache key, and a migrate function.
+ */
+export async function typeormSchema(ormOptions: DataSourceOptions, opts: { schema?: SchemaSource } = {}): Promise<{ engine: Engine; cacheKey: string; migrate: MigrateFn }> {
+  const engine = engineOfOptions(ormOptions);
+  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
+  const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, opts.schema);
+  return {
+    engine,
+    cacheKey: `typeorm:${source}:${fingerprint}`,
+    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
+  };
+}
+
+/**
+ * The connection half: the user's DataSource, initialised on `connection` (a worker database from
+ * createTestDatabase or a runner's testDatabase()), never synchronizing or migrating on its own.
+ */
+export async function typeormDataSource(ormOptions: DataSourceOptions, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): Promise<DataSource> {
+  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
+  const dataSource = new DataSource(pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>));
+  try {
+    return await dataSource.initialize();
+  } catch (e) {
+    throw new FastTestDbError('QUERY_FAILED', `TypeORM could not connect to the test database ${connection.database}: ${messageOf(e)}`, 'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used', { cause: e });
+  }
+}
+
+/**
  * A worker's test database with the schema of `ormOptions` (migrations run once per fingerprint,
  * across all workers), and an initialised DataSource on it.
  */
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
-  const engine = engineOfOptions(ormOptions);
-  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
   const { schema, overrides, ...core } = ourOptions;
-  const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, schema);
+  const s = await typeormSchema(ormOptions, { schema });
   const db = await createTestDatabase({
     ...core,
-    engine,
-    cacheKey: [core.cacheKey, `typeorm:${source}:${fingerprint}`].filter(Boolean).join('|'),
-    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
+    engine: s.engine,
+    cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),
+    migrate: s.migrate,
   });
-  const dataSource = new DataSource(pointAt(ormOptions, db.connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>));
   try {
-    await dataSource.initialize();
+    return { dataSource: await typeormDataSource(ormOptions, db.connection, overrides), db };
   } catch (e) {
     await db.destroy({ force: true }).catch(() => undefined);
-    throw new FastTestDbError('QUERY_FAILED', `TypeORM could not connect to the test database ${db.name}: ${messageOf(e)}`, 'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used', { cause: e });
+    throw e;
   }
-  return { dataSource, db };
 }
