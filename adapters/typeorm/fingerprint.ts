@@ -94,7 +94,8 @@ export async function inspectSchema(
 ): Promise<{ source: SchemaSource; fingerprint: string }> {
   // The database name is the worker's, not part of the schema: a fixed one keeps the hash stable
   // (and MySQL's metadata validator insists on having one).
-  const ds = new DataSourceClass({ ...options, url: undefined, database: 'fingerprint' } as DataSourceOptions);
+  // Subscribers carry no schema; leaving them out keeps their constructors from running twice.
+  const ds = new DataSourceClass({ ...options, url: undefined, database: 'fingerprint', subscribers: [] } as DataSourceOptions);
   await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
   const source: SchemaSource = forced ?? (ds.migrations.length === 0 ? 'synchronize' : options.synchronize ? 'both' : 'migrations');
   const o = options as DataSourceOptions & { schema?: string; migrationsTableName?: string };

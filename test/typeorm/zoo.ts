@@ -113,6 +113,17 @@ export function buildZoo(engine: ZooEngine) {
     @OneToOne(() => Profile, { nullable: true }) @JoinColumn() profile!: Profile | null;
   }
 
+  /** The common pattern of an explicit foreign-key column next to its relation, sharing one database column. */
+  @Entity('zoo_comment')
+  class Comment {
+    @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+    @Column({ type: 'varchar', length: 40 }) body!: string;
+    @Column({ type: 'int', nullable: true }) authorId!: number | null;
+    @ManyToOne(() => Author, { nullable: true }) @JoinColumn({ name: 'author_id' }) author!: Author | null;
+    @Column({ type: 'int' }) postId!: number;
+    @ManyToOne(() => Post) @JoinColumn({ name: 'post_id' }) post!: Post;
+  }
+
   @Entity('zoo_dates')
   class Dates {
     @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
@@ -188,7 +199,7 @@ export function buildZoo(engine: ZooEngine) {
     @Column({ type: 'int', default: 3 }) n!: number;
   }
 
-  const entities: Array<new () => ObjectLiteral> = [Scalar, Embedded, Author, Profile, Post, Dates, Uuid, UuidGiven, Composite, Transform, Kinds, Thing, Gadget, Listener, DefaultsOnly];
+  const entities: Array<new () => ObjectLiteral> = [Scalar, Embedded, Author, Profile, Post, Comment, Dates, Uuid, UuidGiven, Composite, Transform, Kinds, Thing, Gadget, Listener, DefaultsOnly];
   const day = new Date(Date.UTC(2024, 1, 29, 13, 14, 15, 678));
   const shapes: Shape[] = [
     {
@@ -221,6 +232,17 @@ export function buildZoo(engine: ZooEngine) {
         { title: 'object relation', author: Object.assign(new Author(), { id: 1, name: 'ann' }), editor: { id: 2 }, profile: { code: 'p1' } },
         { title: 'id relation', author: 2, editor: null, profile: null },
         { title: 'no relation' },
+      ],
+    },
+    {
+      name: 'comment',
+      entity: Comment,
+      loose: [],
+      after: ['post'],
+      rows: () => [
+        { body: 'by column', authorId: 1, postId: 1 },
+        { body: 'by relation', author: { id: 2 }, post: { id: 2 } },
+        { body: 'mixed', authorId: null, post: Object.assign(new Post(), { id: 3, title: 'no relation' }) },
       ],
     },
     {
