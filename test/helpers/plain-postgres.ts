@@ -43,7 +43,12 @@ export interface PlainPostgresOptions {
 }
 
 const running = new Set<ChildProcess>();
-process.once('exit', () => running.forEach((p) => p.kill('SIGKILL')));
+const dirs = new Set<string>();
+// A test process that ends without stop() still leaves no server and no data behind.
+process.once('exit', () => {
+  running.forEach((p) => p.kill('SIGKILL'));
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
 
 function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<void> {
   return new Promise((res, rej) => {
@@ -59,6 +64,7 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
   const bins = findPostgresBinaries({ binDir: options.binDir });
   const dir = mkdtempSync(join(options.root ?? tmpdir(), 'plain-pg-'));
   const dataDir = join(dir, 'data');
+  dirs.add(dir);
   const user = unprivilegedUser();
   if (user) chownSync(dir, user.uid, user.gid);
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANG: 'C' };
@@ -97,6 +103,7 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
     }
     running.delete(child);
     rmSync(dir, { recursive: true, force: true });
+    dirs.delete(dir);
   };
   const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
   return { url, host: '127.0.0.1', port, user: 'postgres', dataDir, binDir: bins.binDir, version: bins.version, major: Number(version), settings, stop, [Symbol.asyncDispose]: stop };
