@@ -95,7 +95,7 @@ export class Output {
     let frame = 0;
     const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
     const text = () => `${label}${total !== undefined ? ` ${done}/${total}` : ''}${detail ? ` ${this.ce.dim(detail)}` : ''} ${this.ce.dim(elapsed())}`;
-    const width = () => (this.io.stderr.columns ?? 100) - 1;
+    const width = () => (this.io.stderr.columns || 100) - 1;
     const draw = () => {
       const t = text();
       this.io.stderr.write(`\r\x1b[2K${this.ce.blue(FRAMES[frame++ % FRAMES.length]!)} ${t.length > width() + 20 ? t.slice(0, width() + 20) : t}`);
