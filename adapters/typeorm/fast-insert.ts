@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
-import type { DataSource, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
+import type { DataSource, DeepPartial, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
 import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
@@ -207,7 +207,7 @@ function resolveTarget<T extends ObjectLiteral>(target: FastInsertTarget<T>): { 
  */
 export async function fastInsert<T extends ObjectLiteral>(
   target: FastInsertTarget<T>,
-  rowOrRows: Partial<T> | T | ReadonlyArray<Partial<T> | T>,
+  rowOrRows: DeepPartial<T> | ReadonlyArray<DeepPartial<T>>,
   opts: FastInsertOptions = {},
 ): Promise<FastInsertResult> {
   const { dataSource, entity, metadata, queryRunner } = resolveTarget(target);
