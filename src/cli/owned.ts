@@ -1,12 +1,13 @@
 /**
  * The project's own server, as the library would start it, so that `start` and `url` run exactly
- * the server a test run in this directory joins (same state directory, same identity as
- * server/resolve.ts), optionally on a port of the user's choosing.
+ * the server a test run in this directory joins (the request comes from server/resolve.ts),
+ * optionally on a port of the user's choosing.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { keeperFiles, type KeeperStatus } from '../server/keeper-files.js';
 import { pidAlive } from '../server/lock.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir } from '../server/registry.js';
+import { embeddedRequest } from '../server/resolve.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 
 export interface OwnedRequest {
@@ -16,29 +17,9 @@ export interface OwnedRequest {
   dir: string;
 }
 
-/** Must match the identity resolve.ts gives the same engine and options, or tests would not join. */
 export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
-  if (engine === 'postgres') {
-    const { findPostgresBinaries, planEmbeddedPostgres } = await import('../server/embedded-postgres.js');
-    const bins = findPostgresBinaries(options);
-    const request: OwnedServerRequest = {
-      engine,
-      identity: [bins.binDir, options.maxConnections],
-      options,
-      plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx),
-    };
-    return { request, label: `PostgreSQL ${bins.version}`, dir: serverDir(request) };
-  }
-  const { findMysqlBinary, planEmbeddedMysql } = await import('../server/embedded-mysql.js');
-  const bin = findMysqlBinary(options);
-  const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
-  const request: OwnedServerRequest = {
-    engine,
-    identity: [binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
-    options,
-    plan: (ctx) => planEmbeddedMysql(port ? { ...ctx, port } : ctx),
-  };
-  return { request, label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`, dir: serverDir(request) };
+  const { request, label } = await embeddedRequest(engine, options, port);
+  return { request, label, dir: serverDir(request) };
 }
 
 /** True when a keeper already runs this server (so acquiring joins it rather than starting it). */

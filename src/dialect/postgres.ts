@@ -29,6 +29,8 @@ async function connect(server: ServerInfo, database?: string): Promise<SqlClient
     user: server.user,
     password: server.password,
     database: database ?? server.adminDatabase,
+    // A host that drops packets must fail, not hang a test run.
+    connectionTimeoutMillis: 15_000,
   });
   // A connection terminated server-side (DROP ... WITH (FORCE)) must not crash the process.
   client.on('error', (e) => log('connection error: %s', e.message));

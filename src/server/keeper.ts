@@ -71,6 +71,7 @@ async function main(dir: string): Promise<void> {
     }
     if (clean && plan.snapshot) saveSnapshot(plan.snapshot);
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
+    rmSync(files.state, { force: true });
     status({ phase: 'stopped' });
     process.exit(code);
   };

@@ -5,7 +5,7 @@
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import { acquireOwnedServer } from './registry.js';
+import { acquireOwnedServer, type OwnedServerRequest } from './registry.js';
 
 /** Env var through which a runner's global setup hands its server to worker processes. */
 export const SERVER_ENV = 'FAST_TEST_DB_SERVER';
@@ -76,12 +76,32 @@ export async function resolveServer(options: TestDatabaseOptions, engine: Engine
   }
   if (mode !== 'auto' && mode !== 'embedded')
     throw new FastTestDbError('BAD_OPTION', `unknown server mode "${mode}"`, "use 'auto', 'embedded', 'external' or 'container'");
+  return acquireOwnedServer((await embeddedRequest(engine, options)).request);
+}
+
+/**
+ * The embedded server this project's processes share for `engine` and `options`: tests, the
+ * runners and the CLI's `start` all build their request here, so that they meet on one server.
+ */
+export async function embeddedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<{ request: OwnedServerRequest; label: string }> {
   if (engine === 'postgres') {
     const { findPostgresBinaries, planEmbeddedPostgres } = await import('./embedded-postgres.js');
     const bins = findPostgresBinaries(options);
-    return acquireOwnedServer({ engine, identity: [bins.binDir, options.maxConnections], options, plan: planEmbeddedPostgres });
+    return {
+      label: `PostgreSQL ${bins.version}`,
+      request: { engine, identity: [bins.binDir, options.maxConnections], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
+    };
   }
-  const { planEmbeddedMysql } = await import('./embedded-mysql.js');
+  const { findMysqlBinary, planEmbeddedMysql } = await import('./embedded-mysql.js');
+  const bin = findMysqlBinary(options);
   const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
-  return acquireOwnedServer({ engine, identity: [binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections], options, plan: planEmbeddedMysql });
+  return {
+    label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
+    request: {
+      engine,
+      identity: [binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
+      options,
+      plan: (ctx) => planEmbeddedMysql(port ? { ...ctx, port } : ctx),
+    },
+  };
 }
