@@ -36,7 +36,7 @@ export function chunk<T>(rows: readonly T[], size: number): T[][] {
 
 const cache = new Map<string, string>();
 
-/** Note: with no columns, PostgreSQL's form is `DEFAULT VALUES`, which inserts one row whatever `rows` says. */
+/** With no columns every value is the default: `DEFAULT VALUES` for one row, `(DEFAULT), ...` for several. */
 export function insertSql(shape: InsertShape): string {
   const key = JSON.stringify(shape);
   let sql = cache.get(key);
@@ -47,7 +47,9 @@ export function insertSql(shape: InsertShape): string {
   const tuple = () => `(${columns.map((_, i) => shape.expressions?.[i] ?? (family === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
   const values =
     columns.length === 0
-      ? family === 'postgres' ? ' DEFAULT VALUES' : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')
+      ? family === 'postgres'
+        ? rows === 1 ? ' DEFAULT VALUES' : ' VALUES ' + Array.from({ length: rows }, () => '(DEFAULT)').join(', ')
+        : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')
       : ` (${cols}) VALUES ` + Array.from({ length: rows }, tuple).join(', ');
   const returning = family === 'postgres' && shape.returning?.length ? ` RETURNING ${shape.returning.map((c) => quoteIdent(family, c)).join(', ')}` : '';
   sql = `INSERT INTO ${quoteQualified(family, ...shape.table)}${values}${returning}`;
