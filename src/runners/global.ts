@@ -4,7 +4,6 @@
  * databases and stop the server if this run started it.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
 import type { Dialect } from '../dialect/dialect.js';
@@ -13,10 +12,10 @@ import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { keeperFiles } from '../server/keeper.js';
 import { pidAlive, withFileLock } from '../server/lock.js';
-import { stopOwnedServer } from '../server/registry.js';
+import { serversRoot, stopOwnedServer } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
-import type { ServerInfo } from '../types.js';
+import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 
@@ -78,10 +77,9 @@ function parseEnvVars(value: string | string[] | undefined): string[] {
   return list;
 }
 
-/** Directory for one run's bookkeeping (which workers already cloned), private to this user. */
-export function runDir(run: string): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `fast-test-db-${uid}`, 'runs', run);
+/** Directory for one run's bookkeeping (which workers already cloned), next to this user's servers. */
+export function runDir(run: string, options: TestDatabaseOptions = {}): string {
+  return join(serversRoot(options), 'runs', run);
 }
 
 export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
@@ -99,7 +97,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = prepared.server;
-  const dir = runDir(run);
+  const dir = runDir(run, options);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
 

@@ -12,7 +12,7 @@
  *   up between files and stops when the whole run ends (unless `reuse`).
  * With isolation 'test', every test starts from an emptied database (a root `beforeEach`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolveAdapter } from '../config.js';
 import { dialectFor } from '../dialect/index.js';
@@ -52,7 +52,7 @@ async function standaloneChild(): Promise<Handoff> {
   const dialect = await dialectFor(names.engine);
   const isolation = config.isolation ?? (process.env.FAST_TEST_DB_ISOLATION as Handoff['isolation'] | undefined) ?? 'worker';
   const envVar = config.envVar ?? process.env.FAST_TEST_DB_ENV_VAR ?? 'DATABASE_URL';
-  const dir = runDir(runId);
+  const dir = runDir(runId, options);
   mkdirSync(dir, { recursive: true });
   return {
     v: 1,
@@ -101,7 +101,15 @@ if (isRunner && inProcess) {
   if (!handed) {
     // After the file's own `after` hooks closed the app's pools, not before: dropping earlier
     // would end connections the app still holds.
-    process.once('beforeExit', () => void db!.close().then(() => dropOwn(handoff, target.name)));
+    process.once('beforeExit', () => {
+      rmSync(join(handoff.dir, target.name), { force: true });
+      try {
+        rmdirSync(handoff.dir); // the last file of the run leaves no directory behind
+      } catch {
+        // other files of the run still running
+      }
+      void db!.close().then(() => dropOwn(handoff, target.name));
+    });
   }
 }
 
