@@ -4,6 +4,11 @@
  *
  *   const { prisma, db } = await prismaTestDb({ client: PrismaClient, schema: 'prisma/schema.prisma' });
  *   const [alice] = await fastInsert(prisma.user, [{ email: 'a@x.io' }]);
+ *
+ * The client runs on a pool we create and hand to its driver adapter (PrismaPg / PrismaMariaDb),
+ * so fastInsert can use that pool directly. `db.reset()` works with the client connected;
+ * `db.recreate()` and `db.destroy()` need `close()` first (or { force: true }), since the pool
+ * holds connections to the database.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
