@@ -34,7 +34,7 @@ function project(engine: Engine): { schema: string; migrations: string; initSql:
 }
 
 async function open(engine: Engine, p: { schema: string }, extra: Record<string, unknown> = {}) {
-  const t = await prismaTestDb({ factory: noClient, schema: p.schema, ...extra });
+  const t = await prismaTestDb({ factory: noClient, schema: p.schema, suffix: 'prismamig', ...extra });
   opened.push(t);
   return t;
 }

@@ -65,7 +65,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
     beforeAll(async () => {
       const mod = await loadClient(engine);
       Prisma = mod.Prisma;
-      t = await prismaTestDb({ client: mod.PrismaClient, schema: `test/prisma/zoo/${engine}/schema.prisma`, suffix: 'zoo' });
+      t = await prismaTestDb({ client: mod.PrismaClient, schema: `test/prisma/zoo/${engine}/schema.prisma`, suffix: 'prismazoo' });
       prisma = t.prisma;
       account = await prisma.account.create({ data: { email: `owner-${engine}@x.io` } });
     });
