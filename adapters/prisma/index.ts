@@ -244,7 +244,7 @@ export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyA
     throw new FastTestDbError(
       'BAD_OPTION',
       reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb`,
-      "create the client with prismaTestDb() and pass its delegate, e.g. fastInsert(prisma.user, rows); for a $extends() client pass the base client's delegate",
+      "pass a delegate of the client prismaTestDb() returned, e.g. fastInsert(prisma.user, rows); delegates of $extends() clients and of $transaction callbacks (tx.user) are not accepted: fastInsert runs on the pool, outside Prisma's transactions",
     );
   }
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
