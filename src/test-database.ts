@@ -33,7 +33,7 @@ export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
   return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
 }
 
-export function workerDatabaseName(dialect: Dialect, names: ResolvedNames, suffix?: string): string {
+export function workerDatabaseName(dialect: Pick<Dialect, 'family'>, names: ResolvedNames, suffix?: string): string {
   return databaseName(dialect.family, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
@@ -104,8 +104,12 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   return new WorkerDatabase(dialect, server, name, template, seeded, names.run);
 }
 
-/** Replaces whatever we left under this name before (a crashed run), never a database that is not ours. */
-async function cloneInto(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
+/**
+ * Clones `template` into `name`, replacing whatever we left under that name before (a crashed run,
+ * a previous test file), never a database that is not ours. With `force`, connections still open
+ * to our leftover are ended first.
+ */
+export async function cloneInto(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
   const existing = await dialect.readMarker(admin, name);
   if (existing === null)
     throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself');

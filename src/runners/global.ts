@@ -3,16 +3,14 @@
  * or join the server, build the template, and hand both to the workers; at the end, drop the run's
  * databases and stop the server if this run started it.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
 import type { Dialect } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { keeperFiles } from '../server/keeper.js';
-import { pidAlive, withFileLock } from '../server/lock.js';
-import { serversRoot, stopOwnedServer } from '../server/registry.js';
+import { releaseOwnedServer, serversRoot } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -166,24 +164,9 @@ export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, pre
   }
 }
 
-/**
- * Gives up this process's lease and stops the server now if no other process holds one, under the
- * registry's lock so that nobody joins a server that is being stopped. Another project run sharing
- * the server keeps it; the keeper stops it when that run ends.
- */
 async function releaseServer(stateDir: string): Promise<void> {
-  const files = keeperFiles(stateDir);
-  rmSync(join(files.leases, String(process.pid)), { force: true });
   try {
-    await withFileLock(files.lock, async () => {
-      const others = existsSync(files.leases) ? readdirSync(files.leases).filter((p) => pidAlive(Number(p))) : [];
-      if (others.length > 0) {
-        log('server in %s still leased by %s; the keeper stops it after them', stateDir, others.join(','));
-        return;
-      }
-      const stopped = await stopOwnedServer(stateDir);
-      log('server in %s %s', stateDir, stopped ? 'stopped' : 'was not running');
-    });
+    log('server in %s: %s', stateDir, await releaseOwnedServer(stateDir));
   } catch (e) {
     log('could not stop the server in %s: %s (the keeper stops it when this process exits)', stateDir, messageOf(e));
   }

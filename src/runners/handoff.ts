@@ -4,7 +4,6 @@
  * var synchronously, before the first test file imports the app, so nothing here is async and
  * nothing here loads a driver.
  */
-import type { Dialect } from '../dialect/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import type { SqlFamily } from '../quote.js';
 import { workerDatabaseName } from '../test-database.js';
@@ -79,8 +78,8 @@ export interface WorkerTarget {
 
 /** This worker's database, computed from the handoff and the runner's worker id env var. */
 export function workerTarget(h: Handoff, worker = detectWorker().id, suffix?: string): WorkerTarget {
-  // workerDatabaseName only reads the dialect's family; the driver is not loaded here.
-  const name = workerDatabaseName({ family: h.family } as Dialect, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
+  // Only the SQL family is needed for a name: no driver is loaded here.
+  const name = workerDatabaseName({ family: h.family }, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
   const s = h.server;
   return {
     name,

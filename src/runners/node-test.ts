@@ -12,12 +12,12 @@
  *   up between files and stops when the whole run ends (unless `reuse`).
  * With isolation 'test', every test starts from an emptied database (a root `beforeEach`).
  */
-import { mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, resolveAdapter } from '../config.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
-import { keeperFiles } from '../server/keeper.js';
+import { takeLease } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import { detectWorker } from '../workers.js';
@@ -44,9 +44,7 @@ async function standaloneChild(): Promise<Handoff> {
   const server = prepared.server;
   if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
     // Keep the server for the whole `node --test` run, not just this file's process.
-    const leases = keeperFiles(server.stateDir).leases;
-    mkdirSync(leases, { recursive: true });
-    writeFileSync(join(leases, String(process.ppid)), '');
+    takeLease(server.stateDir, process.ppid);
   }
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);

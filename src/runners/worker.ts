@@ -5,11 +5,11 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newMarker, type Dialect, type SqlClient } from '../dialect/dialect.js';
+import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
-import { FastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
 import type { ResetReport } from '../types.js';
+import { cloneInto } from '../test-database.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 
 const log = logger('runner');
@@ -41,14 +41,7 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
  */
 export async function cloneFresh(h: Handoff, name: string): Promise<void> {
   const started = performance.now();
-  await withAdmin(h, async (dialect, admin) => {
-    const existing = await dialect.readMarker(admin, name);
-    if (existing === null)
-      throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX), or remove that database yourself');
-    if (existing) await dialect.drop(admin, name, { force: true });
-    await dialect.clone(admin, h.server, h.template, name, newMarker('database', { run: h.run }));
-    if (!h.server.owned) await dialect.tuneDatabase(admin, name);
-  });
+  await withAdmin(h, (dialect, admin) => cloneInto(dialect, admin, h.server, h.template, name, h.run, true));
   writeFileSync(notePath(h, name), '');
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }

@@ -5,11 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { here } from '../here.js';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -50,24 +50,28 @@ export async function freePort(): Promise<number> {
 
 /** How to run the keeper: the built file next to us, or the TypeScript source through tsx in development. */
 function keeperCommand(): string[] {
-  const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-  for (const file of ['keeper.js', 'keeper.cjs', 'server/keeper.js']) {
-    const p = join(here, file);
-    if (existsSync(p) && !p.endsWith('.ts')) return [p];
+  const dir = here();
+  for (const file of ['keeper.js', 'keeper.cjs']) {
+    const p = join(dir, file);
+    if (existsSync(p)) return [p];
   }
-  const src = join(here, 'keeper.ts');
+  const src = join(dir, 'server', 'keeper.ts');
   if (existsSync(src)) return ['--import', 'tsx', src];
-  throw new FastTestDbError('BINARY_NOT_FOUND', `the keeper script is missing next to ${here}`, 'reinstall fast-test-db');
+  throw new FastTestDbError('BINARY_NOT_FOUND', `the keeper script is missing next to ${dir}`, 'reinstall fast-test-db');
 }
 
 const leased = new Set<string>();
 
-function takeLease(dir: string): void {
+/**
+ * Marks `pid` (this process by default) as a client of the server in `dir`: the keeper keeps the
+ * server while any client lives. A runner may lease on behalf of its parent (node --test).
+ */
+export function takeLease(dir: string, pid = process.pid): void {
   const leases = keeperFiles(dir).leases;
   mkdirSync(leases, { recursive: true });
-  const file = join(leases, String(process.pid));
+  const file = join(leases, String(pid));
   writeFileSync(file, '');
-  if (!leased.has(file)) {
+  if (pid === process.pid && !leased.has(file)) {
     leased.add(file);
     if (leased.size === 1) process.once('exit', () => leased.forEach((f) => rmSync(f, { force: true })));
   }
@@ -171,6 +175,21 @@ export async function stopOwnedServer(stateDir: string, timeoutMs = 20_000): Pro
   const deadline = Date.now() + timeoutMs;
   while (pidAlive(status.keeperPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return !pidAlive(status.keeperPid);
+}
+
+/**
+ * Gives up this process's lease and stops the server at once if no other process holds one, under
+ * the registry's lock so that nobody joins a server that is being stopped. Another run sharing the
+ * server keeps it; the keeper stops it when that run ends.
+ */
+export async function releaseOwnedServer(stateDir: string): Promise<'stopped' | 'shared' | 'not-running'> {
+  const files = keeperFiles(stateDir);
+  rmSync(join(files.leases, String(process.pid)), { force: true });
+  return withFileLock(files.lock, async () => {
+    const others = existsSync(files.leases) ? readdirSync(files.leases).filter((p) => pidAlive(Number(p))) : [];
+    if (others.length > 0) return 'shared';
+    return (await stopOwnedServer(stateDir)) ? 'stopped' : 'not-running';
+  });
 }
 
 /** Age of a server directory's state, for `clean`. */
