@@ -44,6 +44,8 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
           await req.migrate(dialect.url(server, name), { database: name, server, connection });
         } catch (e) {
           await dialect.drop(admin, name, { force: true }).catch((dropError) => log('could not drop failed template %s: %s', name, messageOf(dropError)));
+          // An adapter's own error (a missing CLI, a bad option) already says what to do.
+          if (e instanceof FastTestDbError) throw e;
           throw new FastTestDbError('MIGRATION_FAILED', `migrate failed while building template ${name}: ${messageOf(e)}`, 'fix the migration; nothing was cached, the next run builds the template again', { cause: e });
         }
       }

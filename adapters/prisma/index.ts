@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FastTestDbError, isFastTestDbError } from '../../src/errors.js';
+import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import { createTestDatabase } from '../../src/test-database.js';
 import type { Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
@@ -91,23 +91,6 @@ function engineOfProvider(provider: string): Engine {
   throw new FastTestDbError('UNSUPPORTED', `datasource provider "${provider}" is not supported by fast-test-db`, 'use provider "postgresql" or "mysql" (MariaDB is "mysql")');
 }
 
-/**
- * Generated Prisma 7 clients assign `globalThis.__dirname` (their own folder) when imported.
- * Code that probes `typeof __dirname` to tell CommonJS from ESM then looks for its files in the
- * client's folder; hide the global while the core starts servers.
- */
-async function withoutPrismaDirname<T>(fn: () => Promise<T>): Promise<T> {
-  const g = globalThis as { __dirname?: unknown };
-  const saved = Object.getOwnPropertyDescriptor(g, '__dirname');
-  if (!saved?.configurable) return fn();
-  delete g.__dirname;
-  try {
-    return await fn();
-  } finally {
-    Object.defineProperty(g, '__dirname', saved);
-  }
-}
-
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
@@ -136,7 +119,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
   const fp = createHash('sha256').update(JSON.stringify({ migrateWith, schemaText, migrations: migrations.map((m) => [m.name, m.checksum]) }));
   const cacheKey = `prisma:${fp.digest('hex').slice(0, 16)}${core.cacheKey ? `:${core.cacheKey}` : ''}`;
 
-  const db = await withoutPrismaDirname(() => createTestDatabase({
+  const db = await createTestDatabase({
     ...core,
     engine,
     cacheKey,
@@ -152,10 +135,6 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
         await runner.close();
       }
     },
-  })).catch((e: unknown) => {
-    // The core wraps migrate errors as MIGRATION_FAILED; ours already say what and how to fix.
-    const cause = (e as { cause?: unknown }).cause;
-    throw isFastTestDbError(e, 'MIGRATION_FAILED') && isFastTestDbError(cause) ? cause : e;
   });
 
   let driver: PrismaDriver;

