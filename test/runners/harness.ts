@@ -96,8 +96,13 @@ export async function run(sb: Sandbox, command: string, args: string[], env: Rec
   return { code, output, records, ms: performance.now() - started };
 }
 
+let jestRuns = 0;
+/**
+ * A fresh cache directory per run: Jest runs files in band when its cached timings say they were
+ * fast, which a second run on a reused server always is, and the test wants two workers.
+ */
 export const jest = (sb: Sandbox, env: Record<string, string> = {}, extra: string[] = []) =>
-  run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`, ...extra], { NODE_OPTIONS: '--import tsx', ...env });
+  run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`, ...extra], { NODE_OPTIONS: '--import tsx', ...env });
 
 export const vitest = (sb: Sandbox, pool: 'forks' | 'threads', env: Record<string, string> = {}) =>
   run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: pool, ...env });
