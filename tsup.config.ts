@@ -1,22 +1,38 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-/** Public entry points (package.json "exports") and the files we spawn or runners load by path. */
-export const entries = {
+/** Public entry points, built for both ESM and CommonJS ("exports" in package.json). */
+const dual = {
   index: 'src/index.ts',
   typeorm: 'adapters/typeorm/index.ts',
   prisma: 'adapters/prisma/index.ts',
   drizzle: 'adapters/drizzle/index.ts',
+  jest: 'src/runners/jest.ts',
+  vitest: 'src/runners/vitest.ts',
+  mocha: 'src/runners/mocha.ts',
+  playwright: 'src/runners/playwright.ts',
+  'reporters/jest': 'src/reporters/jest.ts',
+  'reporters/vitest': 'src/reporters/vitest.ts',
+  'reporters/jest-setup': 'src/reporters/setup-jest.ts',
+  'reporters/vitest-setup': 'src/reporters/setup-vitest.ts',
+  // Loaded by path, not imported: the keeper process and the files runners load (Jest's setup
+  // files run in a CommonJS sandbox, hence the .cjs builds).
   keeper: 'src/server/keeper.ts',
+  'runners/jest-setup': 'src/runners/jest-setup.ts',
+  'runners/jest-global-setup': 'src/runners/jest-global-setup.ts',
+  'runners/jest-global-teardown': 'src/runners/jest-global-teardown.ts',
+  'runners/vitest-setup': 'src/runners/vitest-setup.ts',
+  'runners/vitest-global-setup': 'src/runners/vitest-global-setup.ts',
 };
 
-export default defineConfig({
-  entry: entries,
-  format: ['esm', 'cjs'],
-  dts: true,
-  splitting: true,
-  sourcemap: false,
-  clean: true,
-  shims: true,
-  target: 'node20',
-  platform: 'node',
-});
+/** ES modules only: node:test's preload finishes with top-level await, and the CLI is a bin. */
+const esmOnly = {
+  'node-test': 'src/runners/node-test.ts',
+  cli: 'src/cli/index.ts',
+};
+
+const common: Options = { dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false };
+
+export default defineConfig([
+  { ...common, entry: dual, format: ['esm', 'cjs'] },
+  { ...common, entry: esmOnly, format: ['esm'] },
+]);
