@@ -2,9 +2,9 @@
  * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
  * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
  */
-export { createTestDatabase, prepareTemplate, resolveNames, workerDatabaseName, type PreparedTemplate } from './test-database.js';
-export { resolveServer as startServer } from './server/resolve.js';
+export { createTestDatabase, prepareTemplate, startServer, resolveNames, workerDatabaseName, type PreparedTemplate } from './test-database.js';
 export { stopOwnedServer } from './server/registry.js';
+export { defineConfig, type FastTestDbConfig, type TemplateSource } from './config.js';
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';
 export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './quote.js';
 export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './workers.js';

@@ -37,6 +37,14 @@ export function workerDatabaseName(dialect: Pick<Dialect, 'family'>, names: Reso
   return databaseName(dialect.family, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
+/**
+ * Starts (or joins) the server the options describe, without creating any database: for scripts
+ * and global setups that hand the server on. The server lives while this process does.
+ */
+export async function startServer(options: TestDatabaseOptions = {}): Promise<ServerInfo> {
+  return resolveServer(options, resolveNames(options).engine);
+}
+
 /** What every database of one fingerprint shares: the server and the template. */
 export interface PreparedTemplate {
   server: ServerInfo;
