@@ -19,7 +19,7 @@ export function imageFlavor(image: string): { flavor: MysqlFlavor; version: stri
 }
 
 export function mysqlContainerDefinition(options: TestDatabaseOptions): ContainerDefinition {
-  const image = options.image ?? DEFAULT_MYSQL_IMAGE;
+  const image = options.image ?? process.env.FAST_TEST_DB_IMAGE ?? DEFAULT_MYSQL_IMAGE;
   const { flavor, version } = imageFlavor(image);
   const flags = mysqlServerFlags({
     flavor,
