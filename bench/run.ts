@@ -23,6 +23,7 @@ import { fullTable, machineLine, writeResult, type BenchResult } from './lib/rep
 import type { Section } from './lib/stats.js';
 import { runSeed000 } from './seed000/steps.js';
 import { runSeed002, SEED002_STEPS } from './seed002/steps.js';
+import { WORKER_ENV_VARS } from '../src/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -52,8 +53,13 @@ const log = (line: string) => process.stderr.write(line + '\n');
 
 if (!(repeats >= 1) || !(rows >= 1)) throw new Error('--repeats and --rows must be positive numbers');
 
+// Started from inside a test runner (our own test does), the bench would pass that runner's worker id
+// on to every process it starts, and they would all claim one database: it hands out its own ids.
+for (const name of WORKER_ENV_VARS) delete process.env[name];
+
 async function main(): Promise<void> {
   const started = performance.now();
+  const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
   const date = new Date().toISOString();
   const dirs = benchDirs();
   log(`fast-test-db bench (${name}): ${rows} rows per 10k, ${repeats} repeats, sections ${[...sections].join(',')}`);
@@ -91,6 +97,7 @@ async function main(): Promise<void> {
   if (sections.has('orm')) out.push(await runOrmBenches({ quick: true, log }));
 
   const machine = machineInfo(servers);
+  machine.loadavg.start = loadAtStart;
   machine.loadavg.end = loadavg().map((x) => Math.round(x * 100) / 100);
   const result: BenchResult & { serverSettings: unknown; dirs: unknown } = {
     name,

@@ -4,11 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Seed000Env } from '../seed000/store.js';
 import { benchDirs } from './dirs.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+const JEST_BIN = createRequire(import.meta.url).resolve('jest/bin/jest');
 
 export type Transformer = 'ts-jest' | 'swc';
 
@@ -68,11 +70,10 @@ export async function runJest(spec: JestRunSpec): Promise<JestRunResult> {
   const cacheDirectory = join(runDir, 'cache');
   const configFile = join(runDir, 'jest.config.json');
   writeFileSync(configFile, JSON.stringify(jestConfig(spec, cacheDirectory)));
-  const jestArgs = ['--config', configFile];
   const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bench/seed000/jest-launch.cjs')], {
+  const child = spawn(process.execPath, [JEST_BIN, '--config', configFile], {
     cwd: ROOT,
-    env: { ...process.env, ...spec.extraEnv, BENCH_SEED000: JSON.stringify(spec.env), BENCH_JEST_ARGS: JSON.stringify(jestArgs), FORCE_COLOR: '0' },
+    env: { ...process.env, ...spec.extraEnv, BENCH_SEED000: JSON.stringify(spec.env), FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -50,7 +50,7 @@ export function sectionTable(s: Section): string {
 
 export function machineLine(m: MachineInfo): string {
   const v = m.versions;
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}; PostgreSQL ${v.postgres ?? '?'}, MariaDB ${v.mariadb ?? '?'}; load average at start ${m.loadavg.start.join(' ')}`;
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}; PostgreSQL ${v.postgres ?? '?'}, MariaDB ${v.mariadb ?? '?'}; load average ${m.loadavg.start.join(' ')} at the start${m.loadavg.end ? `, ${m.loadavg.end.join(' ')} at the end` : ''}`;
 }
 
 export function fullTable(r: BenchResult): string {
