@@ -1,5 +1,10 @@
-/** Jest + @swc/jest (decorators with metadata, as TypeORM entities need). */
-const path = require('node:path');
+/**
+ * Jest + @swc/jest (decorators with metadata, as TypeORM entities need), wrapped by fast-test-db:
+ * its global setup starts a tuned PostgreSQL (or joins the server in TEST_DATABASE_URL) and builds
+ * a template from the entities once per change of their schema; each worker clones it.
+ */
+const { withFastTestDb } = require('fast-test-db/jest');
+const { typeormSchema } = require('fast-test-db/typeorm');
 
 const swc = {
   jsc: {
@@ -10,17 +15,26 @@ const swc = {
   module: { type: 'commonjs' },
 };
 
-module.exports = {
-  rootDir: __dirname,
-  testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-  moduleNameMapper: {
-    // In your project, delete this line: 'fast-test-db/typeorm' resolves to the installed package.
-    // Here it points at the library's source so that the example runs without a build.
-    '^fast-test-db/typeorm$': path.join(__dirname, '../../adapters/typeorm/index.ts'),
-    // The library's ESM source imports './x.js'; map those to the .ts files.
-    '^(\\.{1,2}/.*)\\.js$': '$1',
+module.exports = withFastTestDb(
+  {
+    rootDir: __dirname,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+    // Inside the fast-test-db repository only: the test files reach the library's source. Delete
+    // this in your project, where 'fast-test-db/*' resolves to the installed package.
+    moduleNameMapper: {
+      '^fast-test-db/jest$': '<rootDir>/../../src/runners/jest.ts',
+      '^fast-test-db/typeorm$': '<rootDir>/../../adapters/typeorm/index.ts',
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    testTimeout: 600_000,
   },
-  testTimeout: 600_000,
-};
+  {
+    // Required here rather than at the top: the global setup calls this, in Jest's main process,
+    // while Jest's transform is hooked into require, so the entities compile like the tests do.
+    // A fresh clone for each test file: files count the rows they inserted.
+    isolation: 'file',
+    adapter: () => typeormSchema(require('./src/data-source').dataSourceOptions),
+  },
+);

@@ -1,22 +1,23 @@
 /**
- * What each test file calls: a fresh clone of the template for this Jest worker, opened before the
- * file's tests and dropped after them.
+ * What each test file calls: a DataSource on this Jest worker's database, a clone of the template
+ * that fast-test-db's global setup built from the entities. The app's own options, unchanged.
  */
+import { afterAll, beforeAll } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { typeormTestDb, type TypeormTestDb } from 'fast-test-db/typeorm';
+import { testDatabase } from 'fast-test-db/jest';
+import { typeormDataSource } from 'fast-test-db/typeorm';
 import { dataSourceOptions } from '../src/data-source';
 
 export function useTestDataSource(): () => DataSource {
-  let t: TypeormTestDb | undefined;
+  let ds: DataSource | undefined;
   beforeAll(async () => {
-    t = await typeormTestDb(dataSourceOptions, { worker: process.env.JEST_WORKER_ID });
+    ds = await typeormDataSource(dataSourceOptions, testDatabase().connection);
   });
   afterAll(async () => {
-    await t?.dataSource.destroy();
-    await t?.db.destroy();
+    await ds?.destroy();
   });
-  return () => t!.dataSource;
+  return () => ds!;
 }
 
-/** Seed 000 inserted 10,000 rows per test; POINTS_SCALE scales that (0.01 in the library's own test run). */
+/** 10,000 rows per test in the full workload; POINTS_SCALE scales that (0.01 in the library's own test run). */
 export const POINTS = Math.max(1, Math.round(10_000 * Number(process.env.POINTS_SCALE ?? 1)));

@@ -1,3 +1,4 @@
+import { expect, test } from '@jest/globals';
 import { fastInsert } from 'fast-test-db/typeorm';
 import { Point } from '../src/point.entity';
 import { POINTS, useTestDataSource } from './db';
