@@ -9,14 +9,19 @@
  * so fastInsert can use that pool directly. `db.reset()` works with the client connected;
  * `db.recreate()` and `db.destroy()` need `close()` first (or { force: true }), since the pool
  * holds connections to the database.
+ *
+ * Under a runner integration the two halves are apart: `prismaTemplate()` as the config's adapter
+ * (the global setup builds the template), `prismaClient()` in a setup file on the worker's URL.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { TemplateSource } from '../../src/config.js';
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
+import { readHandoff } from '../../src/runners/handoff.js';
 import { createTestDatabase } from '../../src/test-database.js';
-import type { Engine, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import type { ConnectionOptions, Engine, Flavor, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { runPrismaCli } from './cli.js';
 import { openDriver, openScriptRunner, type PrismaDriver } from './driver.js';
 import { insertRows, type FastInsertContext } from './fast-insert.js';
@@ -66,7 +71,7 @@ interface Registered {
   model?: string;
 }
 
-/** Clients and model delegates made by prismaTestDb, so fastInsert finds their pool and schema. */
+/** Clients and model delegates made by prismaTestDb or prismaClient, so fastInsert finds their pool and schema. */
 const registry = new WeakMap<object, Registered>();
 
 function readSchemaText(path: string): string {
@@ -93,17 +98,33 @@ function engineOfProvider(provider: string): Engine {
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
-export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
-  const { client, factory, schema: schemaOpt, migrations: migrationsOpt, migrateWith = 'sql', poolSize, ...core } = options;
-  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaTestDb needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
-  const schemaPath = resolve(schemaOpt ?? 'prisma/schema.prisma');
+export interface PrismaTemplateOptions {
+  /** Schema file or folder. Default: prisma/schema.prisma. */
+  schema?: string;
+  /** Migrations folder. Default: `migrations` next to the schema. */
+  migrations?: string;
+  migrateWith?: PrismaMigrateWith;
+  /** Added to the fingerprint, to tell apart templates the files alone would not. */
+  cacheKey?: string;
+}
+
+export interface PrismaTemplate extends TemplateSource {
+  migrate: MigrateFn;
+  cacheKey: string;
+  engine: Engine;
+}
+
+/**
+ * The schema half of prismaTestDb, for runner integrations (fast-test-db/vitest, /jest) whose
+ * global setup builds the template: `adapter: () => prismaTemplate({ schema })`.
+ */
+export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promise<PrismaTemplate> {
+  const { migrateWith = 'sql' } = options;
+  const schemaPath = resolve(options.schema ?? 'prisma/schema.prisma');
   const schemaText = readSchemaText(schemaPath);
   const parsed = parsePrismaSchema(schemaText);
   const engine = engineOfProvider(parsed.provider);
-  if (core.engine && core.engine !== engine) {
-    throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
-  }
-  const migrationsDir = resolve(migrationsOpt ?? join(statSync(schemaPath).isDirectory() ? schemaPath : dirname(schemaPath), 'migrations'));
+  const migrationsDir = resolve(options.migrations ?? join(statSync(schemaPath).isDirectory() ? schemaPath : dirname(schemaPath), 'migrations'));
   const migrations = readMigrations(migrationsDir);
   if (migrateWith === 'sql') {
     if (migrations.length === 0) {
@@ -117,41 +138,113 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
 
   // The template depends on the migrations, the schema and how they are applied.
   const fp = createHash('sha256').update(JSON.stringify({ migrateWith, schemaText, migrations: migrations.map((m) => [m.name, m.checksum]) }));
-  const cacheKey = `prisma:${fp.digest('hex').slice(0, 16)}${core.cacheKey ? `:${core.cacheKey}` : ''}`;
+  const cacheKey = `prisma:${fp.digest('hex').slice(0, 16)}${options.cacheKey ? `:${options.cacheKey}` : ''}`;
 
-  const db = await createTestDatabase({
-    ...core,
-    engine,
-    cacheKey,
-    migrate: async (url, ctx) => {
-      if (migrateWith === 'migrate-deploy' || migrateWith === 'db-push') {
-        await runPrismaCli(migrateWith, { schema: schemaPath, migrations: migrationsDir, url });
-        return;
-      }
-      const runner = await openScriptRunner(ctx.connection, engine === 'postgres' ? 'postgres' : 'mysql');
-      try {
-        await applyMigrations(runner, migrations);
-      } finally {
-        await runner.close();
-      }
+  const migrate: MigrateFn = async (url, ctx) => {
+    if (migrateWith === 'migrate-deploy' || migrateWith === 'db-push') {
+      await runPrismaCli(migrateWith, { schema: schemaPath, migrations: migrationsDir, url });
+      return;
+    }
+    const runner = await openScriptRunner(ctx.connection, engine === 'postgres' ? 'postgres' : 'mysql');
+    try {
+      await applyMigrations(runner, migrations);
+    } finally {
+      await runner.close();
+    }
+  };
+  return { migrate, cacheKey, engine };
+}
+
+export interface PrismaClientOptions<C> {
+  /** The generated PrismaClient class; constructed as `new client({ adapter })`. */
+  client?: new (options: { adapter: never }) => C;
+  /** Or a factory, for clients that need more options (log, omit, $extends). */
+  factory?: (adapter: never) => C | Promise<C>;
+  /**
+   * The database: a URL such as the DATABASE_URL a runner integration exported, or connection
+   * options (`testDatabase().connection`).
+   */
+  database: string | ConnectionOptions;
+  /**
+   * Schema file or folder, for fastInsert when the client does not embed its schema. Default: the
+   * schema embedded in the generated client.
+   */
+  schema?: string;
+  /** 'mariadb' lets fastInsert use RETURNING. Default: the runner's server, else from the URL or schema. */
+  flavor?: Flavor;
+  /** Connections in the pool shared by the client and fastInsert. Default 10. */
+  poolSize?: number;
+}
+
+export interface PrismaClientHandle<C> extends AsyncDisposable {
+  prisma: C;
+  /** The pg.Pool or mariadb.Pool behind the client's adapter. */
+  pool: unknown;
+  /** Disconnects the client and ends the pool. */
+  close(): Promise<void>;
+}
+
+function connectionOf(url: string): { connection: ConnectionOptions; flavor?: Flavor } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new FastTestDbError('BAD_OPTION', 'prismaClient: `database` is not a URL', "pass the URL the runner exported (process.env.DATABASE_URL) or testDatabase().connection");
+  }
+  const scheme = u.protocol.replace(/:$/, '');
+  const flavor: Flavor | undefined = scheme === 'postgres' || scheme === 'postgresql' ? 'postgres' : scheme === 'mariadb' ? 'mariadb' : scheme === 'mysql' ? 'mysql' : undefined;
+  if (!flavor) throw new FastTestDbError('UNSUPPORTED', `prismaClient: URL scheme "${scheme}" is not PostgreSQL, MySQL or MariaDB`, 'use a postgres:// or mysql:// URL');
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return {
+    flavor,
+    connection: {
+      host,
+      port: Number(u.port || (flavor === 'postgres' ? 5432 : 3306)),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: decodeURIComponent(u.pathname.slice(1)),
     },
-  });
+  };
+}
 
-  let driver: PrismaDriver;
+/**
+ * The connection half: a client on an existing database (the worker's, under a runner
+ * integration), on a pool fastInsert shares. It neither migrates nor creates the database.
+ */
+export async function prismaClient<C extends object>(options: PrismaClientOptions<C>): Promise<PrismaClientHandle<C>> {
+  const { client, factory, poolSize } = options;
+  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaClient needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
+  if (!options.database) throw new FastTestDbError('BAD_OPTION', 'prismaClient needs `database`, and it is empty', 'pass process.env.DATABASE_URL after the runner setup file ran, or testDatabase().connection');
+  const fromUrl = typeof options.database === 'string' ? connectionOf(options.database) : { connection: options.database, flavor: undefined };
+  const parsed = options.schema ? parsePrismaSchema(readSchemaText(resolve(options.schema))) : undefined;
+  // A mysql:// URL does not say MariaDB; the server the runner started does.
+  const flavor: Flavor =
+    options.flavor ?? readHandoff()?.server.flavor ?? fromUrl.flavor ?? (parsed && engineOfProvider(parsed.provider) === 'mysql' ? 'mysql' : 'postgres');
+  return openClient(fromUrl.connection, flavor, { client, factory, poolSize }, parsed);
+}
+
+/** Opens the client on our pool and registers it and its delegates for fastInsert. */
+async function openClient<C extends object>(
+  connection: ConnectionOptions,
+  flavor: Flavor,
+  options: Pick<PrismaClientOptions<C>, 'client' | 'factory' | 'poolSize'>,
+  fromFile: PrismaSchema | undefined,
+): Promise<PrismaClientHandle<C>> {
+  const driver = await openDriver(connection, flavor, { max: options.poolSize });
   let prisma: C;
   try {
-    driver = await openDriver(db.connection, db.server.flavor, { max: poolSize });
-    prisma = factory ? await factory(driver.adapter as never) : new client!({ adapter: driver.adapter as never });
+    prisma = options.factory ? await options.factory(driver.adapter as never) : new options.client!({ adapter: driver.adapter as never });
   } catch (e) {
-    await db.destroy({ force: true }).catch(() => undefined);
+    await driver.end().catch(() => undefined);
     throw e;
   }
 
   let ctxPromise: Promise<FastInsertContext> | undefined;
   const ready: Registered['ready'] = {};
-  const ctx = () => (ctxPromise ??= buildContext(prisma, parsed, driver).then((c) => (ready.value = c)));
+  const ctx = () => (ctxPromise ??= buildContext(prisma, fromFile, driver).then((c) => (ready.value = c)));
   registry.set(prisma, { ctx, ready });
-  for (const model of parsed.models.keys()) {
+  const models = fromFile?.models.keys() ?? inlineSchema(prisma)?.models.keys() ?? [];
+  for (const model of models) {
     const delegate = (prisma as Record<string, unknown>)[lowerFirst(model)];
     if (delegate && typeof delegate === 'object') registry.set(delegate, { ctx, ready, model });
   }
@@ -160,22 +253,49 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     await (prisma as { $disconnect?: () => Promise<void> }).$disconnect?.();
     await driver.end().catch(() => undefined);
   };
+  return { prisma, pool: driver.pool, close, [Symbol.asyncDispose]: close };
+}
+
+export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
+  const { client, factory, schema: schemaOpt, migrations, migrateWith, poolSize, ...core } = options;
+  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaTestDb needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
+  const schemaPath = resolve(schemaOpt ?? 'prisma/schema.prisma');
+  const parsed = parsePrismaSchema(readSchemaText(schemaPath));
+  const engine = engineOfProvider(parsed.provider);
+  if (core.engine && core.engine !== engine) {
+    throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
+  }
+  const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
+  const db = await createTestDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
+
+  let opened: PrismaClientHandle<C>;
+  try {
+    opened = await openClient(db.connection, db.server.flavor, { client, factory, poolSize }, parsed);
+  } catch (e) {
+    await db.destroy({ force: true }).catch(() => undefined);
+    throw e;
+  }
   return {
-    prisma,
+    prisma: opened.prisma,
     db,
-    pool: driver.pool,
-    close,
+    pool: opened.pool,
+    close: opened.close,
     async [Symbol.asyncDispose]() {
-      await close();
+      await opened.close();
       await db.destroy({ force: true });
     },
   };
 }
 
-/** Prefers the schema the client was generated from (it is embedded in the client). */
-async function buildContext(prisma: object, fromFile: PrismaSchema, driver: PrismaDriver): Promise<FastInsertContext> {
+function inlineSchema(prisma: object): PrismaSchema | undefined {
   const inline = (prisma as { _engineConfig?: { inlineSchema?: string } })._engineConfig?.inlineSchema;
-  const schema = inline ? parsePrismaSchema(inline) : fromFile;
+  return inline ? parsePrismaSchema(inline) : undefined;
+}
+
+/** Prefers the schema the client was generated from (it is embedded in the client). */
+async function buildContext(prisma: object, fromFile: PrismaSchema | undefined, driver: PrismaDriver): Promise<FastInsertContext> {
+  const schema = inlineSchema(prisma) ?? fromFile;
+  if (!schema) throw new FastTestDbError('BAD_OPTION', 'fastInsert found no Prisma schema: this client embeds none and none was given', 'pass schema: the path of schema.prisma to prismaClient()');
   const runtime = await loadPeer<{ Decimal: DecimalCtor }>('@prisma/client/runtime/client', 'fastInsert (Prisma Decimal values)');
   let parseTextArray: (s: string) => Array<string | null> = () => {
     throw new FastTestDbError('UNSUPPORTED', 'array columns are PostgreSQL-only', 'remove the list field');
@@ -209,7 +329,7 @@ export interface FastInsertOptions {
  *
  * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
  * row and result types follow from the delegate; no model name string to mistype. The delegate
- * must come from a client made by prismaTestDb, which knows the pool behind it.
+ * must come from a client made by prismaTestDb or prismaClient, which know the pool behind it.
  *
  * Returns records shaped like create() returns them, in input order. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
@@ -222,8 +342,8 @@ export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyA
     const name = (delegate as { $name?: unknown } | undefined)?.$name;
     throw new FastTestDbError(
       'BAD_OPTION',
-      reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb`,
-      "pass a delegate of the client prismaTestDb() returned, e.g. fastInsert(prisma.user, rows); delegates of $extends() clients and of $transaction callbacks (tx.user) are not accepted: fastInsert runs on the pool, outside Prisma's transactions",
+      reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb or prismaClient`,
+      "pass a delegate of the client prismaTestDb() or prismaClient() returned, e.g. fastInsert(prisma.user, rows); delegates of $extends() clients and of $transaction callbacks (tx.user) are not accepted: fastInsert runs on the pool, outside Prisma's transactions",
     );
   }
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;

@@ -1,5 +1,5 @@
-// Used by the Prisma CLI (generate, migrate). Tests do not need DATABASE_URL: fast-test-db
-// starts its own server and hands the client a connection.
+// Used by the Prisma CLI (generate, migrate). Tests need no DATABASE_URL of yours: fast-test-db
+// sets it, in each Vitest worker, to that worker's own database.
 import { defineConfig } from 'prisma/config';
 
 export default defineConfig({

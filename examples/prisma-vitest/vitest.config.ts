@@ -1,18 +1,36 @@
+/**
+ * fast-test-db's Vitest integration: its global setup starts a tuned PostgreSQL (or joins the
+ * server in TEST_DATABASE_URL), builds a template from prisma/migrations once per change of the
+ * migrations or the schema, and gives every worker a clone whose URL it puts in DATABASE_URL.
+ * isolation 'test' empties the tables before each test.
+ *
+ * In your project, import from 'fast-test-db/vitest' and 'fast-test-db/prisma' and drop the alias.
+ */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { prismaTemplate } from '../../adapters/prisma/index.js'; // 'fast-test-db/prisma'
+import { withFastTestDb } from '../../src/runners/vitest.js'; // 'fast-test-db/vitest'
 
-export default defineConfig({
-  resolve: {
-    // Inside the fast-test-db repository only: use the adapter's source. In your project,
-    // remove this alias; 'fast-test-db/prisma' resolves from node_modules.
-    alias: { 'fast-test-db/prisma': fileURLToPath(new URL('../../adapters/prisma/index.ts', import.meta.url)) },
-  },
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['./test/global-setup.ts'],
-    setupFiles: ['./test/setup.ts'],
-    pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-  },
-});
+export default defineConfig(
+  withFastTestDb(
+    {
+      root: fileURLToPath(new URL('.', import.meta.url)),
+      resolve: {
+        alias: [{ find: /^fast-test-db\/prisma$/, replacement: fileURLToPath(new URL('../../adapters/prisma/index.ts', import.meta.url)) }],
+      },
+      test: {
+        include: ['test/**/*.test.ts'],
+        globalSetup: ['./test/global-setup.ts'],
+        setupFiles: ['./test/setup.ts'],
+        pool: 'forks',
+        maxWorkers: 2,
+        testTimeout: 60_000,
+        hookTimeout: 120_000,
+      },
+    },
+    {
+      isolation: 'test',
+      adapter: () => prismaTemplate({ schema: fileURLToPath(new URL('./prisma/schema.prisma', import.meta.url)) }),
+    },
+  ),
+);

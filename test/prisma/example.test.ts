@@ -1,6 +1,7 @@
 /**
- * Runs examples/prisma-vitest as a user would (its own Vitest config, global setup generating
- * the client, setup file calling prismaTestDb) and checks that its suite passed.
+ * Runs examples/prisma-vitest as a user would (its own Vitest config wrapped in withFastTestDb
+ * with prismaTemplate, a global setup generating the client, a setup file calling prismaClient on
+ * DATABASE_URL) and checks that its suite passed.
  */
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';

@@ -1,21 +1,12 @@
-// One database per Vitest worker, cloned from a template that ran prisma/migrations once.
-// Every test starts from empty tables.
-import { afterAll, beforeEach } from 'vitest';
-import { fileURLToPath } from 'node:url';
-import { prismaTestDb } from 'fast-test-db/prisma';
+// Runs after fast-test-db/vitest's own setup file, which has put this worker's database (a clone
+// of the template that ran prisma/migrations) in DATABASE_URL and empties it before each test.
+import { afterAll } from 'vitest';
+import { prismaClient } from 'fast-test-db/prisma';
 import { PrismaClient } from '../generated/prisma/client.js';
 
-const t = await prismaTestDb({
-  client: PrismaClient,
-  schema: fileURLToPath(new URL('../prisma/schema.prisma', import.meta.url)),
-});
+const t = await prismaClient({ client: PrismaClient, database: process.env.DATABASE_URL! });
 
 export const prisma = t.prisma;
-export const db = t.db;
-
-beforeEach(async () => {
-  await db.reset();
-});
 
 afterAll(async () => {
   await t.close();
