@@ -77,9 +77,10 @@ async function main(): Promise<void> {
   if (sections.has('seed002')) {
     const seedSteps = steps ? SEED002_STEPS.filter((s) => steps.includes(s.id)).map((s) => s.id) : undefined;
     const r = await runSeed002({
-      classes: quick ? 4 : 16,
+      // Enough work per worker that starting a worker process (about a second under tsx) does not dominate.
+      classes: quick ? 4 : 32,
       testsPerClass: quick ? 3 : 10,
-      rowsPerTest: quick ? 10 : 40,
+      rowsPerTest: quick ? 10 : 60,
       repeats,
       only: seedSteps,
       log,
