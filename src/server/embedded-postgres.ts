@@ -133,8 +133,9 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   mkdirSync(dataDir, { mode: 0o700 });
   mkdirSync(socketDir, { mode: 0o755 });
   const user = unprivilegedUser();
-  const snapshot = snapshotPath(ctx.options, bins);
-  const restored = snapshot !== undefined && restoreSnapshot(snapshot, dataDir);
+  const caches = cachePaths(ctx.options, bins);
+  // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
+  const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (user) {
     assertReachable(dataDir, user);
     for (const d of [dataDir, socketDir]) chownTree(d, user.uid, user.gid);
@@ -159,7 +160,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     adminDatabase: 'postgres',
   };
   return {
-    init: restored ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...POSTGRES_INITDB_FLAGS], ...as }],
+    init: restoredFrom ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...POSTGRES_INITDB_FLAGS], ...as }],
     server: {
       command: join(bins.binDir, 'postgres'),
       args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
@@ -167,28 +168,39 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     },
     stopSignal: 'SIGINT',
     cleanup: [dataDir, socketDir],
-    snapshot: snapshot ? { from: dataDir, to: snapshot, restored } : undefined,
+    snapshot: caches.snapshot ? { from: dataDir, to: caches.snapshot } : undefined,
+    initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
+    restoredFrom,
     ready: (watch) => waitForPostgres(info, watch),
   };
 }
 
-/** The cached data directory for these binaries, when the data cache is on. */
-function snapshotPath(options: TestDatabaseOptions, bins: PostgresBinaries): string | undefined {
-  if (!(options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1')) return undefined;
-  const root = options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db');
+/**
+ * Cached copies of data directories for these binaries and initdb flags:
+ * - `initdb`: what initdb produced, kept by default: copying it back (~40 MB) is far quicker than
+ *   running initdb, and it holds nothing of the user's. FAST_TEST_DB_INITDB_CACHE=0 turns it off.
+ * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
+ */
+function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries): { initdb?: string; snapshot?: string } {
+  const root = resolve(options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, POSTGRES_INITDB_FLAGS])).digest('hex').slice(0, 10);
-  return join(resolve(root), `postgres-${bins.major}-${key}`);
+  const snapshotOn = options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1';
+  const initdbOn = process.env.FAST_TEST_DB_INITDB_CACHE !== '0';
+  return {
+    initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
+    snapshot: snapshotOn ? join(root, `postgres-${bins.major}-${key}`) : undefined,
+  };
 }
 
-function restoreSnapshot(snapshot: string, dataDir: string): boolean {
-  if (!existsSync(join(snapshot, 'PG_VERSION'))) return false;
+function restoreCopy(copy: string, dataDir: string): boolean {
+  if (!existsSync(join(copy, 'PG_VERSION'))) return false;
   try {
-    cpSync(snapshot, dataDir, { recursive: true });
+    cpSync(copy, dataDir, { recursive: true });
     chmodSync(dataDir, 0o700);
-    log('data directory restored from %s', snapshot);
+    log('data directory restored from %s', copy);
     return true;
   } catch (e) {
-    log('could not restore %s: %s', snapshot, messageOf(e));
+    log('could not restore %s: %s', copy, messageOf(e));
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dataDir, { mode: 0o700 });
     return false;

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { LaunchPlan } from './launch.js';
 
-export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup' | 'snapshot'> & {
+export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup' | 'snapshot' | 'initCache'> & {
   reuse: boolean;
   idleTimeoutMs: number;
 };

@@ -89,6 +89,7 @@ async function main(dir: string): Promise<void> {
       process.exit(1);
     }
   }
+  if (plan.initCache) saveSnapshot(plan.initCache);
   server = run(plan.server, logFd);
   server.once('exit', (code, signal) => {
     if (stopping) return;

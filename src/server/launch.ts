@@ -28,7 +28,11 @@ export interface LaunchPlan {
    * After a clean shutdown, copy `from` (the data directory) to `to` before cleanup, so that the next
    * cold start can begin from it: no initdb, and every template already built.
    */
-  snapshot?: { from: string; to: string; /** This start began from an earlier snapshot. */ restored?: boolean };
+  snapshot?: { from: string; to: string };
+  /** After `init` succeeded, copy `from` to `to`: the next cold start copies it instead of running init. */
+  initCache?: { from: string; to: string };
+  /** The copy this start began from, instead of running init; discarded if the server fails to start. */
+  restoredFrom?: string;
   /**
    * Runs in the client once the keeper has started the server: wait until it answers queries,
    * read its settings back, and return how to reach it.

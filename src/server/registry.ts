@@ -137,6 +137,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       stopSignal: plan.stopSignal,
       cleanup: plan.cleanup,
       snapshot: plan.snapshot,
+      initCache: plan.initCache,
       reuse,
       idleTimeoutMs: req.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     };
@@ -157,9 +158,9 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     } catch (e) {
       if (keeper.pid && pidAlive(keeper.pid)) process.kill(keeper.pid, 'SIGTERM');
       if (e instanceof FastTestDbError && e.code === 'PORT_IN_USE' && attempt < 3) continue;
-      if (plan.snapshot?.restored && attempt < 3) {
+      if (plan.restoredFrom && attempt < 3) {
         log('start from the cached data directory failed; discarding it and starting afresh: %s', (e as Error).message);
-        rmSync(plan.snapshot.to, { recursive: true, force: true });
+        rmSync(plan.restoredFrom, { recursive: true, force: true });
         continue;
       }
       throw e;

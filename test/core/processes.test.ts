@@ -1,5 +1,5 @@
 /** Many processes, one server, one template build; and no server outlives its clients. */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopOwnedServer } from '../../src/index.js';
@@ -82,5 +82,30 @@ describe('cached data directory (cacheDataDir)', () => {
     expect(second.built).toBe(false);
     expect(second.template).toBe(first.template);
     expect(migrateCount(counter)).toBe(1);
+  });
+});
+
+describe('initdb cache (on by default)', () => {
+  const dataRoot = privateDataRoot('initdb');
+  const work = mkdtempSync(join('/tmp', 'ftdb-initdb-'));
+  const cache = join(work, 'cache');
+  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: join(work, 'c.log'), WORKER: '1', FAST_TEST_DB_CACHE_DIR: cache };
+  const serverLog = () => {
+    const userDir = join(dataRoot, readdirSync(dataRoot)[0]!);
+    return readFileSync(join(userDir, readdirSync(userDir)[0]!, 'server.log'), 'utf8');
+  };
+  afterAll(() => {
+    rmSync(dataRoot, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs initdb once, then starts fresh servers from its copy', async () => {
+    await runWorker(env);
+    expect(serverLog()).toMatch(/database system will be owned by/);
+    expect(await waitFor(() => existsSync(cache) && readdirSync(cache).some((d) => d.endsWith('-initdb')), 15_000)).toBe(true);
+    expect(await waitFor(() => !serverPids(dataRoot).some(alive), 15_000)).toBe(true);
+    const second = await runWorker(env);
+    expect(second.built).toBe(true); // a new server: the template is built again, initdb is not run
+    expect(serverLog()).not.toMatch(/database system will be owned by/);
   });
 });
