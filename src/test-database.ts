@@ -118,12 +118,29 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
  * to our leftover are ended first.
  */
 export async function cloneInto(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
-  const existing = await dialect.readMarker(admin, name);
+  let existing = await dialect.readMarker(admin, name);
+  if (existing === null) {
+    // A database is created before its marker is written: look again before calling it foreign.
+    await new Promise((r) => setTimeout(r, 300));
+    existing = await dialect.readMarker(admin, name);
+    if (existing) throw sharedWorkerId(name);
+  }
   if (existing === null)
     throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself');
   if (existing) await dialect.drop(admin, name, { force });
-  await dialect.clone(admin, server, template, name, newMarker('database', { run }));
+  await dialect.clone(admin, server, template, name, newMarker('database', { run })).catch((e) => {
+    const code = (e as { cause?: { code?: string } }).cause?.code;
+    throw code === '42P04' || code === 'ER_DB_CREATE_EXISTS' ? sharedWorkerId(name) : e;
+  });
   if (!server.owned) await dialect.tuneDatabase(admin, name);
+}
+
+function sharedWorkerId(name: string): FastTestDbError {
+  return new FastTestDbError(
+    'DATABASE_IN_USE',
+    `another process created ${name} at the same moment: two processes are using the same worker id`,
+    'give each process its own worker id (the worker option or FAST_TEST_DB_WORKER; runner variables such as VITEST_POOL_ID leak into child processes), or a suffix',
+  );
 }
 
 class WorkerDatabase implements TestDatabase {
