@@ -170,7 +170,8 @@ describe('start, url, monitor on the tuned server', () => {
     expect(first.worker.built).toBe(true);
     expect(first.stderr).toContain('dropped 1 test database(s) so that the saved data holds templates only');
     expect(first.stderr).toContain('✓ stopped; data saved for the next start');
-    const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-'));
+    // The full data directory; the initdb copy beside it (postgres-*-initdb) is always kept.
+    const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-') && !d.endsWith('-initdb'));
     expect(saved).toHaveLength(1);
     expect(existsSync(join(cacheDir, saved[0]!, 'PG_VERSION'))).toBe(true);
     const second = await startOnce();
