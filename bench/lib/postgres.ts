@@ -4,13 +4,11 @@
  * library's keeper (so a killed bench leaves no server behind) but from the bench's own plan:
  * none of the library's tuning applies to them.
  */
-import { chownSync, mkdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
-import { findPostgresBinaries } from '../../src/server/embedded-postgres.js';
+import { planEmbeddedPostgres } from '../../src/server/embedded-postgres.js';
 import type { LaunchPlan, PlanContext } from '../../src/server/launch.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
-import { unprivilegedUser } from '../../src/server/user.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';
 
@@ -27,65 +25,15 @@ export interface BenchPostgres {
   stop(): Promise<void>;
 }
 
+/** The library's own plan with the write-up's settings instead of ours, and no data caches. */
 function plan(variant: PgVariant, dataDir: string) {
-  return async (ctx: PlanContext): Promise<LaunchPlan> => {
-    const bins = findPostgresBinaries({});
-    const socketDir = join(ctx.dir, 'socket');
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    mkdirSync(socketDir, { recursive: true, mode: 0o755 });
-    const user = unprivilegedUser();
-    if (user) for (const d of [dataDir, socketDir]) chownSync(d, user.uid, user.gid);
-    const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C' };
-    if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
-    const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-    const settings = variant === 'tmpfs-nodurable' ? NON_DURABLE : {};
-    const info: ServerInfo = {
-      engine: 'postgres',
-      flavor: 'postgres',
-      version: bins.version,
-      major: bins.major,
-      provider: 'embedded',
-      owned: true,
-      tuned: false,
-      host: '127.0.0.1',
-      port: ctx.port,
-      socket: socketDir,
-      user: 'postgres',
-      password: '',
-      adminDatabase: 'postgres',
-    };
-    return {
+  return (ctx: PlanContext): Promise<LaunchPlan> =>
+    planEmbeddedPostgres(ctx, {
+      settings: variant === 'tmpfs-nodurable' ? NON_DURABLE : {},
       // Plain initdb (it syncs, as a packaged install does); only auth and locale are pinned.
-      init: [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'], ...as }],
-      server: {
-        command: join(bins.binDir, 'postgres'),
-        args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
-        ...as,
-      },
-      stopSignal: 'SIGINT',
-      cleanup: [dataDir, socketDir],
-      ready: async (watch) => {
-        const deadline = Date.now() + 60_000;
-        let last: unknown;
-        while (Date.now() < deadline) {
-          if (!watch.keeperAlive()) throw new Error(`bench PostgreSQL (${variant}) did not start:\n${watch.logTail()}`);
-          const c = new pg.Client({ host: info.host, port: info.port, user: info.user, database: 'postgres' });
-          c.on('error', () => undefined);
-          try {
-            await c.connect();
-            const v = await c.query<{ v: string }>("SELECT current_setting('server_version') AS v");
-            await c.end();
-            return { ...info, version: v.rows[0]!.v.split(' ')[0]!, tuned: variant === 'tmpfs-nodurable' };
-          } catch (e) {
-            last = e;
-            await c.end().catch(() => undefined);
-          }
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`bench PostgreSQL (${variant}) did not answer within 60 s: ${String(last)}`);
-      },
-    };
-  };
+      initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C'],
+      dataDir,
+    });
 }
 
 let serial = 0;

@@ -124,16 +124,26 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
 
 export const DEFAULT_MAX_CONNECTIONS = 300;
 
-export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan> {
+/**
+ * Departures from the tuned default, for servers that must look like an ordinary install (the
+ * benchmarks' durable "before"): other settings and initdb flags, data elsewhere (on a disk), no caches.
+ */
+export interface PostgresPlanVariant {
+  settings?: Record<string, string>;
+  initdbFlags?: string[];
+  dataDir?: string;
+}
+
+export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPlanVariant = {}): Promise<LaunchPlan> {
   const bins = findPostgresBinaries(ctx.options);
-  const dataDir = join(ctx.dir, 'data');
+  const dataDir = variant.dataDir ?? join(ctx.dir, 'data');
   const socketDir = join(ctx.dir, 'socket');
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(socketDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   mkdirSync(socketDir, { mode: 0o755 });
   const user = unprivilegedUser();
-  const caches = cachePaths(ctx.options, bins);
+  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (user) {
@@ -143,7 +153,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C' };
   if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -160,7 +170,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     adminDatabase: 'postgres',
   };
   return {
-    init: restoredFrom ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...POSTGRES_INITDB_FLAGS], ...as }],
+    init: restoredFrom ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...(variant.initdbFlags ?? POSTGRES_INITDB_FLAGS)], ...as }],
     server: {
       command: join(bins.binDir, 'postgres'),
       args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
