@@ -11,8 +11,9 @@ export function privateDataRoot(tag: string): string {
   return dir;
 }
 
-export function startWorker(env: Record<string, string>): { child: ChildProcess; line: Promise<any> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/core/worker.mts')], {
+/** A worker process (fixture script) whose first stdout line is its JSON report. */
+export function startWorker(env: Record<string, string>, fixture = 'test/fixtures/core/worker.mts'): { child: ChildProcess; line: Promise<any>; exited: Promise<unknown> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, fixture)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,13 +31,14 @@ export function startWorker(env: Record<string, string>): { child: ChildProcess;
       if (!out.includes('\n')) reject(new Error(`worker exited ${code}: ${err}`));
     });
   });
-  return { child, line };
+  const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+  return { child, line, exited };
 }
 
 export async function runWorker(env: Record<string, string>): Promise<any> {
-  const { child, line } = startWorker(env);
+  const { line, exited } = startWorker(env);
   const result = await line;
-  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+  await exited;
   return result;
 }
 

@@ -1,33 +1,11 @@
 /** MySQL/MariaDB across processes: one server, one template build, distinct schemas; no orphan after SIGKILL. */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopOwnedServer } from '../../src/index.js';
-import { alive, migrateCount, privateDataRoot, ROOT, serverPids, waitFor } from '../core/helpers.js';
+import { alive, migrateCount, privateDataRoot, serverPids, startWorker, waitFor } from '../core/helpers.js';
 
-function worker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/mysql/worker.mts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const line = new Promise<any>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
-    });
-    child.once('exit', (code) => {
-      if (!out.includes('\n')) reject(new Error(`worker exited ${code}: ${err}`));
-    });
-  });
-  const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-  return { child, line, exited };
-}
+const worker = (env: Record<string, string>) => startWorker(env, 'test/fixtures/mysql/worker.mts');
 
 describe('MySQL workers in separate processes', () => {
   const dataRoot = privateDataRoot('my-procs');
