@@ -3,8 +3,8 @@
  * Drizzle's query builder but reading results back the way Drizzle's own session does
  * (same type parsers), so that returned rows match `db.insert(...).returning()`.
  */
-import { createHash } from 'node:crypto';
 import type { SqlFamily } from '../../src/quote.js';
+import { preparedName } from '../shared/insert-sql.js';
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import { kindOf } from './meta.js';
@@ -32,20 +32,9 @@ export interface Runner {
 // columns' mapFromDriverValue sees what it sees under db.insert().returning().
 const PG_TEXT_OIDS = new Set([1184, 1114, 1082, 1186, 1231, 1115, 1185, 1187, 1182]);
 
-function statementName(sql: string, names: Map<string, string>): string {
-  let name = names.get(sql);
-  if (!name) {
-    name = 'ftdb_' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
-    if (names.size > 5000) names.clear();
-    names.set(sql, name);
-  }
-  return name;
-}
-
 async function nodePgRunner(pool: any): Promise<Runner> {
   const pg = await loadPeer('pg', 'fastInsert with drizzle-orm/node-postgres');
   const pgTypes = pg.types ?? pg.default?.types;
-  const names = new Map<string, string>();
   const types = {
     getTypeParser(oid: number, format?: string) {
       if (PG_TEXT_OIDS.has(oid)) return (v: unknown) => v;
@@ -57,7 +46,7 @@ async function nodePgRunner(pool: any): Promise<Runner> {
     driver: 'pg',
     async insert(sql, params, returning) {
       // A name makes node-postgres parse the statement once per connection and reuse it.
-      const res = await client.query({ name: statementName(sql, names), text: sql, values: params, rowMode: 'array', types });
+      const res = await client.query({ name: preparedName(sql), text: sql, values: params, rowMode: 'array', types });
       return { rows: returning ? res.rows : [], insertId: 0, affected: res.rowCount ?? 0 };
     },
   });

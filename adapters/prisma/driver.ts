@@ -3,11 +3,11 @@
  * adapter (PrismaPg takes a pg.Pool, PrismaMariaDb a mariadb.Pool) so that fastInsert and the
  * migrations can use the very same pool without going through Prisma's query pipeline.
  */
-import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { loadPeer } from '../../src/peer.js';
 import { classifyDriverError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
+import { preparedName } from '../shared/insert-sql.js';
 import type { ConnectionOptions, Flavor } from '../../src/types.js';
 import type { ScriptRunner } from './migrations.js';
 
@@ -66,17 +66,6 @@ function pgTypes(pg: PgModule) {
   };
 }
 
-const statementNames = new Map<string, string>();
-function statementName(sql: string): string {
-  let n = statementNames.get(sql);
-  if (!n) {
-    n = 'ftdb_' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
-    if (statementNames.size > 5000) statementNames.clear();
-    statementNames.set(sql, n);
-  }
-  return n;
-}
-
 async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Promise<PrismaDriver> {
   const pg = await loadPeer<PgModule>('pg', 'fast-test-db/prisma on PostgreSQL');
   const { PrismaPg } = await loadPeer<typeof import('@prisma/adapter-pg')>('@prisma/adapter-pg', 'fast-test-db/prisma on PostgreSQL');
@@ -88,7 +77,7 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   type Queryable = { query(q: unknown): Promise<unknown> };
   const session = (c: Queryable): DriverSession => ({
     run(sql, params) {
-      return c.query({ name: statementName(sql), text: sql, values: params, types }).then(
+      return c.query({ name: preparedName(sql), text: sql, values: params, types }).then(
         (r) => ({ rows: (r as { rows: Array<Record<string, unknown>> }).rows, affected: (r as { rowCount: number | null }).rowCount ?? 0 }),
         (e: unknown) => {
           throw classifyDriverError(e, 'fastInsert');

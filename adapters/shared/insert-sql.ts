@@ -2,6 +2,7 @@
  * The INSERT text every adapter's fastInsert sends, built once per (table, column set, row count)
  * and cached, so that the driver can reuse it as a prepared statement.
  */
+import { createHash } from 'node:crypto';
 import { quoteIdent, quoteQualified, type SqlFamily } from '../../src/quote.js';
 
 /** Bind parameters one statement may carry: both PostgreSQL and MySQL count them in 16 bits. */
@@ -56,4 +57,20 @@ export function insertSql(shape: InsertShape): string {
   if (cache.size > 5000) cache.clear();
   cache.set(key, sql);
   return sql;
+}
+
+const names = new Map<string, string>();
+
+/**
+ * The name node-postgres prepares `sql` under. pg refuses one name for two texts, so the name is
+ * the text's hash: the same statement reuses its prepared plan on every connection.
+ */
+export function preparedName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = 'ftdb_' + createHash('sha1').update(sql).digest('hex').slice(0, 24);
+    if (names.size > 5000) names.clear();
+    names.set(sql, name);
+  }
+  return name;
 }

@@ -3,10 +3,10 @@
  * client of an open QueryRunner) and a mysql2 pool (or connection). Statements go out prepared:
  * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
  */
-import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { FastTestDbError, classifyDriverError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
+import { preparedName } from '../shared/insert-sql.js';
 
 export interface InsertOutcome {
   /** PostgreSQL: the RETURNING rows, in VALUES order. */
@@ -26,19 +26,6 @@ interface MysqlExecutable {
   query(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
 }
 
-const names = new Map<string, string>();
-
-/** A stable statement name per text: pg refuses one name for two texts, so the name is the text's hash. */
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = 'ftdb_' + createHash('sha1').update(text).digest('hex').slice(0, 20);
-    if (names.size > 10_000) names.clear();
-    names.set(text, name);
-  }
-  return name;
-}
-
 export function familyOf(dataSource: DataSource): SqlFamily {
   const type = dataSource.options.type;
   if (type === 'postgres') return 'postgres';
@@ -49,7 +36,7 @@ export function familyOf(dataSource: DataSource): SqlFamily {
 function pgRunner(target: PgQueryable): Runner {
   return async (text, values) => {
     try {
-      const res = await target.query({ name: statementName(text), text, values });
+      const res = await target.query({ name: preparedName(text), text, values });
       return { rows: res.rows, insertId: 0 };
     } catch (e) {
       throw classifyDriverError(e, `fastInsert: ${text.slice(0, 200)}`);
