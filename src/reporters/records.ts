@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instrumentDrivers, timingSince, timingSnapshot } from './query-timing.js';
 
 export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
 
@@ -58,4 +59,23 @@ export function readRecord(dir: string, file: string): FileRecord | undefined {
     .filter((r): r is FileRecord => r !== undefined)
     .sort((a, b) => b.endedAt - a.endedAt);
   return recs[0];
+}
+
+/**
+ * What both runners' setup files do when the reporter is on: instrument the drivers, and after the
+ * file write its wall time, database time and heap. `load` is the runner's own module loader
+ * (Jest gives every test file its own registry).
+ */
+export function recordThisFile(afterAll: (fn: () => void) => void, testPath: () => string | undefined, load?: (id: string) => unknown): void {
+  if (!process.env[REPORT_DIR_ENV]) return;
+  instrumentDrivers(load);
+  const startedAt = Date.now();
+  const start = timingSnapshot();
+  afterAll(() => {
+    const t = timingSince(start);
+    const file = testPath();
+    const gc = typeof globalThis.gc === 'function';
+    if (gc) globalThis.gc!();
+    if (file) writeRecord({ file, pid: process.pid, startedAt, endedAt: Date.now(), queries: t.queries, dbMs: t.busyMs, heapUsed: process.memoryUsage().heapUsed, gc });
+  });
 }

@@ -4,19 +4,7 @@
  * `setupFiles` next to the reporter; without the reporter it does nothing.
  */
 import { afterAll, expect } from 'vitest';
-import { instrumentDrivers, timingSince, timingSnapshot } from './query-timing.js';
-import { REPORT_DIR_ENV, writeRecord } from './records.js';
+import { recordThisFile } from './records.js';
 
-if (process.env[REPORT_DIR_ENV]) {
-  instrumentDrivers();
-  const startedAt = Date.now();
-  const start = timingSnapshot();
-  // Vitest runs after-hooks in reverse order, so this one, registered first, runs after the file's own.
-  afterAll(() => {
-    const t = timingSince(start);
-    const file = expect.getState().testPath;
-    const gc = typeof globalThis.gc === 'function';
-    if (gc) globalThis.gc!();
-    if (file) writeRecord({ file, pid: process.pid, startedAt, endedAt: Date.now(), queries: t.queries, dbMs: t.busyMs, heapUsed: process.memoryUsage().heapUsed, gc });
-  });
-}
+// Vitest runs after-hooks in reverse order, so this one, registered first, runs after the file's own.
+recordThisFile(afterAll, () => expect.getState().testPath);
