@@ -9,6 +9,7 @@ import { pidAlive } from '../server/lock.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir } from '../server/registry.js';
 import { embeddedRequest } from '../server/resolve.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { Output } from './output.js';
 
 export interface OwnedRequest {
   request: OwnedServerRequest;
@@ -43,8 +44,17 @@ export function keeperAlive(dir: string): boolean {
   }
 }
 
-export async function acquire(req: OwnedRequest): Promise<{ server: ServerInfo; joined: boolean }> {
+/** Starts or joins the server behind a status line; `done` words the outcome. */
+export async function acquire(req: OwnedRequest, out: Output, done: (joined: boolean) => string): Promise<{ server: ServerInfo; joined: boolean }> {
+  const status = out.status(`starting ${req.label}`);
   const joined = alreadyRunning(req.dir);
-  const server = await acquireOwnedServer(req.request);
+  let server: ServerInfo;
+  try {
+    server = await acquireOwnedServer(req.request);
+  } catch (e) {
+    status.fail(`${req.label} did not start`);
+    throw e;
+  }
+  status.succeed(done(joined));
   return { server, joined };
 }

@@ -64,16 +64,7 @@ Examples:
     if (values['data-cache'] && options.engine !== 'postgres')
       throw new FastTestDbError('BAD_OPTION', '--data-cache is for the embedded PostgreSQL only', 'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly');
     const req = await ownedRequest(options.engine, options, port);
-    const status = out.status(`starting ${req.label}`);
-    let acquired;
-    try {
-      acquired = await acquire(req);
-    } catch (e) {
-      status.fail(`${req.label} did not start`);
-      throw e;
-    }
-    const { server, joined } = acquired;
-    status.succeed(joined ? `joined the running ${req.label}` : `started ${req.label}`);
+    const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const dialect = await dialectFor(server.engine);
     const url = dialect.url(server, server.adminDatabase);
     const admin = await dialect.connect(server);
