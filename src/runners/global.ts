@@ -80,25 +80,15 @@ export function runDir(run: string, options: TestDatabaseOptions = {}): string {
   return join(serversRoot(options), 'runs', run);
 }
 
-export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
-  const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
-  const isolation = parseIsolation(merged.isolation ?? process.env.FAST_TEST_DB_ISOLATION);
-  const envVars = parseEnvVars(merged.envVar ?? process.env.FAST_TEST_DB_ENV_VAR);
-  // Fixed for the life of this process, so that watch-mode re-runs keep their names.
-  const run = merged.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? detectRun() ?? newRunId();
-  process.env.FAST_TEST_DB_RUN_ID = run;
-  const options = { ...merged, runId: run };
-  const handed = Boolean(process.env[SERVER_ENV]);
-
-  const started = performance.now();
-  const prepared = await prepareTemplate(options);
-  const names = resolveNames(options);
+/**
+ * The template for `options` (built if no process has yet) and what workers of run `run` need:
+ * the handoff both the runners' global setups and node:test's standalone children give out.
+ */
+export async function prepareHandoff(options: FastTestDbConfig, run: string, dir: string): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
+  const prepared = await prepareTemplate({ ...options, runId: run });
+  const names = resolveNames({ ...options, runId: run });
   const dialect = await dialectFor(names.engine);
   const server = prepared.server;
-  const dir = runDir(run, options);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-
   const handoff: Handoff = {
     v: 1,
     run,
@@ -109,16 +99,33 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
     server,
     template: prepared.template.name,
     seeded: prepared.seeded,
-    isolation,
-    envVars,
+    isolation: parseIsolation(options.isolation ?? process.env.FAST_TEST_DB_ISOLATION),
+    envVars: parseEnvVars(options.envVar ?? process.env.FAST_TEST_DB_ENV_VAR),
     urlPattern: dialect.url(server, NAME_SLOT),
     dir,
   };
+  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built };
+}
+
+export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
+  const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
+  // Fixed for the life of this process, so that watch-mode re-runs keep their names.
+  const run = merged.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? detectRun() ?? newRunId();
+  process.env.FAST_TEST_DB_RUN_ID = run;
+  const options = { ...merged, runId: run };
+  const handed = Boolean(process.env[SERVER_ENV]);
+
+  const started = performance.now();
+  const dir = runDir(run, options);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { handoff, dialect, prefix, built } = await prepareHandoff(options, run, dir);
+  const { server, isolation } = handoff;
   // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
-  await dropRunDatabases(dialect, server, names.prefix, run);
+  await dropRunDatabases(dialect, server, prefix, run);
   process.env[RUNNER_ENV] = JSON.stringify(handoff);
   process.env[SERVER_ENV] = JSON.stringify([server]);
-  log('run %s: template %s%s ready in %d ms; isolation %s', run, prepared.template.name, prepared.template.built ? ' (built)' : '', Math.round(performance.now() - started), isolation);
+  log('run %s: template %s%s ready in %d ms; isolation %s', run, handoff.template, built ? ' (built)' : '', Math.round(performance.now() - started), isolation);
 
   // We stop only a server that this process started or joined through the registry.
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
@@ -126,14 +133,14 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const handle: RunHandle = {
     handoff,
     resetRun: async () => {
-      await dropRunDatabases(dialect, server, names.prefix, run);
+      await dropRunDatabases(dialect, server, prefix, run);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
     },
     teardown: async ({ keepServer = false } = {}) => {
       let failure: unknown;
       try {
-        await dropRunDatabases(dialect, server, names.prefix, run);
+        await dropRunDatabases(dialect, server, prefix, run);
       } catch (e) {
         failure = e;
       }

@@ -19,10 +19,9 @@ import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import { takeLease } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
-import { prepareTemplate, resolveNames } from '../test-database.js';
 import { detectWorker } from '../workers.js';
-import { currentRun, runDir, startRun } from './global.js';
-import { NAME_SLOT, readHandoff, workerTarget, type Handoff } from './handoff.js';
+import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
+import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase, type WorkerDatabase } from './worker.js';
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
@@ -39,35 +38,16 @@ async function nodeTestHooks() {
 async function standaloneChild(): Promise<Handoff> {
   const config = await resolveAdapter(await loadConfig());
   const runId = config.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? `nt${process.ppid}`;
-  const options = { ...config, runId };
-  const prepared = await prepareTemplate(options);
-  const server = prepared.server;
+  const dir = runDir(runId, config);
+  mkdirSync(dir, { recursive: true });
+  const { handoff } = await prepareHandoff(config, runId, dir);
+  const server = handoff.server;
   if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
     // Keep the server for the whole `node --test` run, not just this file's process.
     takeLease(server.stateDir, process.ppid);
   }
-  const names = resolveNames(options);
-  const dialect = await dialectFor(names.engine);
-  const isolation = config.isolation ?? (process.env.FAST_TEST_DB_ISOLATION as Handoff['isolation'] | undefined) ?? 'worker';
-  const envVar = config.envVar ?? process.env.FAST_TEST_DB_ENV_VAR ?? 'DATABASE_URL';
-  const dir = runDir(runId, options);
-  mkdirSync(dir, { recursive: true });
-  return {
-    v: 1,
-    run: runId,
-    engine: names.engine,
-    family: dialect.family,
-    prefix: names.prefix,
-    shard: names.shard,
-    server,
-    template: prepared.template.name,
-    seeded: prepared.seeded,
-    // One process per file: a database per process is a fresh clone per file whatever was asked.
-    isolation: isolation === 'test' ? 'test' : 'file',
-    envVars: Array.isArray(envVar) ? envVar : envVar.split(',').map((s) => s.trim()),
-    urlPattern: dialect.url(server, NAME_SLOT),
-    dir,
-  };
+  // One process per file: a database per process is a fresh clone per file whatever was asked.
+  return { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'file' };
 }
 
 let db: WorkerDatabase | undefined;
