@@ -13,13 +13,8 @@ import { boolean as pgBoolean, integer, pgTable, serial, text, timestamp } from 
 import { boolean as myBoolean, int, mysqlTable, timestamp as myTimestamp, varchar } from 'drizzle-orm/mysql-core';
 import { drizzleTestDb, fastInsert } from '../adapters/drizzle/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
+import { benchArg, quick } from './lib/args.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : process.env[`BENCH_${name.toUpperCase()}`];
-};
-const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
 const ROWS = quick ? 500 : 2000;
 const WARMUP = quick ? 100 : 300;
 const ARRAY = 1000;
@@ -182,8 +177,8 @@ async function ownCost(driver: 'pg' | 'mysql2'): Promise<Result> {
   return { engine: driver === 'pg' ? 'postgres' : 'mysql', driver, path: 'fastInsert own cost (driver stub)', shape: 'per row', usPerRow: us, cpuUsPerRow: us };
 }
 
-const engineArg = arg('engine');
-const driverArg = arg('driver');
+const engineArg = benchArg('engine');
+const driverArg = benchArg('driver');
 const drivers = (['pg', 'postgres-js', 'mysql2'] as const).filter(
   (d) => (!driverArg || d === driverArg) && (!engineArg || (d === 'mysql2') === (engineArg === 'mysql')),
 );

@@ -11,15 +11,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
+import { benchArg, quick } from './lib/args.js';
 import { quoteIdent } from '../src/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : process.env[`BENCH_${name.toUpperCase()}`];
-};
-const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
 const ROWS = quick ? 500 : 2000;
 const WARMUP = quick ? 100 : 300;
 const ARRAY = 1000;
@@ -129,7 +124,7 @@ async function bench(engine: Engine): Promise<Result[]> {
   return results;
 }
 
-const engines = (['postgres', 'mysql'] as const).filter((e) => !arg('engine') || e === arg('engine'));
+const engines = (['postgres', 'mysql'] as const).filter((e) => !benchArg('engine') || e === benchArg('engine'));
 const all: Result[] = [];
 for (const engine of engines) {
   const results = await bench(engine);

@@ -13,13 +13,8 @@ import { cpus, loadavg } from 'node:os';
 import { Column, Entity, PrimaryGeneratedColumn, type Repository } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../adapters/typeorm/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
+import { benchArg, quick } from './lib/args.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : process.env[`BENCH_${name.toUpperCase()}`];
-};
-const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
 /** Rows per slice, slices per path (see interleaved()). */
 const ROWS = 200;
 const WARMUP = 1000;
@@ -125,7 +120,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
   return results;
 }
 
-const engineArg = arg('engine');
+const engineArg = benchArg('engine');
 const engines = (['postgres', 'mysql'] as const).filter((e) => !engineArg || e === engineArg);
 const all: Result[] = [];
 for (const engine of engines) {
