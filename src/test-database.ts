@@ -61,6 +61,16 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
+  const admin = await dialect.connect(server);
+  try {
+    return await templateOn(admin, dialect, server, names, options);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
+async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo, names: ResolvedNames, options: TestDatabaseOptions): Promise<PreparedTemplate> {
   const unlogged = options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
   const fp = await fingerprint({
     engine: server.engine,
@@ -72,42 +82,41 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
     migrates: Boolean(options.migrate),
   });
   const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
-  const admin = await dialect.connect(server);
-  try {
-    const built = await ensureTemplate(admin, {
-      dialect,
-      server,
-      name,
-      fingerprint: fp,
-      prefix: `${names.prefix}_tpl_`,
-      migrate: options.migrate,
-      unlogged,
-      keepTemplates: options.keepTemplates ?? 3,
-      run: names.run,
-    });
-    const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
-    return { server, template: { name, fingerprint: fp, built }, seeded };
-  } finally {
-    await admin.close();
-  }
+  const built = await ensureTemplate(admin, {
+    dialect,
+    server,
+    name,
+    fingerprint: fp,
+    prefix: `${names.prefix}_tpl_`,
+    migrate: options.migrate,
+    unlogged,
+    keepTemplates: options.keepTemplates ?? 3,
+    run: names.run,
+  });
+  const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
+  return { server, template: { name, fingerprint: fp, built }, seeded };
 }
 
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
-  let { server, template, seeded } = await prepareTemplate(options);
+  const server = await resolveServer(options, names.engine);
   const name = workerDatabaseName(dialect, names, options.suffix);
+  // One admin connection serves the template check (and build) and the clone.
   const admin = await dialect.connect(server);
+  let prepared: PreparedTemplate;
   try {
-    await cloneInto(dialect, admin, server, template.name, name, names.run).catch(async (e) => {
+    prepared = await templateOn(admin, dialect, server, names, options);
+    await cloneInto(dialect, admin, server, prepared.template.name, name, names.run).catch(async (e) => {
       // Another run's garbage collection may drop an old template between our check and the clone.
-      if ((await dialect.templateState(admin, template.name)) !== 'missing') throw e;
-      ({ server, template, seeded } = await prepareTemplate(options));
-      await cloneInto(dialect, admin, server, template.name, name, names.run);
+      if ((await dialect.templateState(admin, prepared.template.name)) !== 'missing') throw e;
+      prepared = await templateOn(admin, dialect, server, names, options);
+      await cloneInto(dialect, admin, server, prepared.template.name, name, names.run);
     });
   } finally {
     await admin.close();
   }
+  const { template, seeded } = prepared;
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new WorkerDatabase(dialect, server, name, template, seeded, names.run);
 }
