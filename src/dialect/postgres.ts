@@ -118,12 +118,11 @@ async function convertToUnlogged(db: SqlClient): Promise<string[]> {
 
 const resetState = new WeakMap<SqlClient, TemplateState>();
 
-export const postgresDialect: Dialect & { connect: typeof connect; convertToUnlogged: typeof convertToUnlogged } = {
+export const postgresDialect: Dialect & { connect: typeof connect } = {
   engine: 'postgres',
   family: 'postgres',
   connect,
   url,
-  convertToUnlogged,
 
   async withLock(admin, key, fn) {
     await admin.query(`SELECT pg_advisory_lock(hashtextextended($1, 0))`, [`fast-test-db:${key}`]);

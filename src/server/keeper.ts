@@ -13,8 +13,6 @@ import type { Command } from './launch.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 
-export { keeperFiles, type KeeperPlan, type KeeperStatus };
-
 const POLL_MS = 250;
 
 function run(cmd: Command, logFd: number): ChildProcess {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -191,13 +191,4 @@ export async function releaseOwnedServer(stateDir: string): Promise<'stopped' | 
     if (others.length > 0) return 'shared';
     return (await stopOwnedServer(stateDir)) ? 'stopped' : 'not-running';
   });
-}
-
-/** Age of a server directory's state, for `clean`. */
-export function stateAgeMs(stateDir: string): number {
-  try {
-    return Date.now() - statSync(keeperFiles(stateDir).status).mtimeMs;
-  } catch {
-    return Infinity;
-  }
 }
