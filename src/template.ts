@@ -32,6 +32,9 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
     return await dialect.withLock(lockClient, name, async () => {
       const state = await dialect.templateState(admin, name);
       if (state === 'complete') return false; // another process built it while we waited
+      // Builders write the marker before they release the lock, so here an unmarked database is foreign.
+      if (state === 'unmarked')
+        throw new FastTestDbError('NOT_OURS', `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`, 'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)');
       if (state === 'incomplete') {
         log('dropping incomplete template %s (an earlier build failed or was killed)', name);
         await dialect.drop(admin, name, { force: true });

@@ -29,7 +29,11 @@ export interface Marker {
   sequences?: Record<string, string>;
 }
 
-export type TemplateState = 'missing' | 'incomplete' | 'complete';
+/**
+ * `unmarked`: a database of that name exists without our template marker. Outside the build lock that
+ * may be another process between CREATE DATABASE and writing the marker; under the lock it is not ours.
+ */
+export type TemplateState = 'missing' | 'unmarked' | 'incomplete' | 'complete';
 
 export interface Dialect {
   readonly engine: Engine;

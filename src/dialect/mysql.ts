@@ -423,8 +423,7 @@ async function hasCaptureTable(admin: SqlClient, template: string): Promise<bool
 async function templateState(admin: SqlClient, name: string): Promise<TemplateState> {
   const marker = await readMarker(admin, name);
   if (marker === undefined) return 'missing';
-  if (marker === null || marker.kind !== 'template')
-    throw new FastTestDbError('NOT_OURS', `schema ${name} exists but was not created by fast-test-db as a template`, `drop or rename schema ${name} yourself, or pass another prefix`);
+  if (marker === null || marker.kind !== 'template') return 'unmarked';
   if (!(await hasCaptureTable(admin, name))) return 'incomplete';
   const rows = await admin.query(`SELECT 1 AS one FROM ${qual(name, CAPTURE_TABLE)} WHERE id = 1`);
   return rows.length ? 'complete' : 'incomplete';

@@ -139,7 +139,7 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
       [name],
     );
     if (rows.length === 0) return 'missing';
-    if (!decodeMarker(rows[0]!.comment)) throw new FastTestDbError('NOT_OURS', `a database named ${name} exists and was not created by fast-test-db`, 'drop or rename it yourself, or set another prefix');
+    if (decodeMarker(rows[0]!.comment)?.kind !== 'template') return 'unmarked';
     return rows[0]!.istemplate ? 'complete' : 'incomplete';
   },
 

@@ -3,6 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
 import { postgresDialect } from '../../src/dialect/postgres.js';
+import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
+import { ensureTemplate } from '../../src/template.js';
+import { quoteLiteral } from '../../src/quote.js';
 
 async function sql(url: string, text: string, values?: unknown[]) {
   const client = new pg.Client(url);
@@ -119,6 +122,61 @@ describe('safety', () => {
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ftdb_wvictim`);
       await admin.close();
+      await probe.destroy();
+    }
+  });
+
+  it('refuses a foreign database that holds a template name, and leaves it untouched', async () => {
+    const cacheKey = `squatted-${Date.now()}`;
+    const first = await createTestDatabase({ worker: 'squat', cacheKey });
+    const templateName = first.template.name;
+    await first.destroy();
+    const admin = await postgresDialect.connect(first.server);
+    try {
+      // Replace our template with somebody else's database of the same name.
+      await admin.query(`ALTER DATABASE ${templateName} IS_TEMPLATE false`);
+      await admin.query(`DROP DATABASE ${templateName}`);
+      await admin.query(`CREATE DATABASE ${templateName}`);
+      const foreignUrl = first.url.replace(/\/[^/]+$/, `/${templateName}`);
+      await sql(foreignUrl, `CREATE TABLE precious (v int); INSERT INTO precious VALUES (7)`);
+      const attempt = createTestDatabase({ worker: 'squat', cacheKey });
+      await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
+      expect((await sql(foreignUrl, `SELECT v FROM precious`))[0].v).toBe(7);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${templateName}`);
+      await admin.close();
+    }
+  });
+
+  it('a template caught between CREATE DATABASE and its marker is waited for, not called foreign', async () => {
+    const probe = await createTestDatabase({ worker: 'race-probe' });
+    const name = `ftdb_tpl_race${Date.now()}`;
+    const builder = await postgresDialect.connect(probe.server);
+    const admin = await postgresDialect.connect(probe.server);
+    try {
+      // Play the other process: hold the build lock and stop right after CREATE DATABASE.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      const otherBuild = postgresDialect.withLock(builder, name, async () => {
+        await builder.query(`CREATE DATABASE ${name}`);
+        locked();
+        await held;
+        await builder.query(`COMMENT ON DATABASE ${name} IS ${quoteLiteral('postgres', encodeMarker(newMarker('template', { fingerprint: 'race' })))}`);
+        await postgresDialect.completeTemplate(builder, probe.server, name, { unlogged: false });
+      });
+      await lockTaken;
+      const ours = ensureTemplate(admin, { dialect: postgresDialect, server: probe.server, name, fingerprint: 'race', prefix: 'ftdb', unlogged: false, keepTemplates: 3 });
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      await otherBuild;
+      expect(await ours).toBe(false); // it waited for the lock and found the other build complete
+      expect(await postgresDialect.templateState(admin, name)).toBe('complete');
+    } finally {
+      await postgresDialect.drop(admin, name, { force: true });
+      await admin.close();
+      await builder.close();
       await probe.destroy();
     }
   });
