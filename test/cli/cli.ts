@@ -4,10 +4,10 @@
  * touch servers of other runs on the machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopOwnedServer } from '../../src/server/registry.js';
+import { removeDataRoot } from '../core/helpers.js';
 
 export const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const ENTRY = join(REPO, 'src/cli/index.ts');
@@ -30,9 +30,7 @@ export function isolatedEnv(label: string): { root: string; env: NodeJS.ProcessE
     root,
     env,
     async cleanup() {
-      for (const user of existsSync(root) ? readdirSync(root) : [])
-        for (const dir of readdirSync(join(root, user))) await stopOwnedServer(join(root, user, dir)).catch(() => undefined);
-      rmSync(root, { recursive: true, force: true });
+      await removeDataRoot(root);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -9,6 +10,16 @@ export function privateDataRoot(tag: string): string {
   const dir = mkdtempSync(join('/dev/shm', `ftdb-test-${tag}-`));
   chmodSync(dir, 0o755); // the server runs as an unprivileged user when we are root: it must reach its data
   return dir;
+}
+
+/**
+ * Stops every server we own under a data root, then removes it. A keeper may still be deleting a
+ * server's data when we get here, so removal retries instead of failing on ENOTEMPTY.
+ */
+export async function removeDataRoot(dataRoot: string): Promise<void> {
+  for (const userDir of existsSync(dataRoot) ? readdirSync(dataRoot) : [])
+    for (const server of readdirSync(join(dataRoot, userDir))) await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
+  rmSync(dataRoot, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
 /** A worker process (fixture script) whose first stdout line is its JSON report. */

@@ -184,12 +184,12 @@ describe('safety', () => {
   it('a failing migrate surfaces its own error and leaves no complete template', async () => {
     const cacheKey = `failing-${Date.now()}`;
     const probe = await createTestDatabase({ worker: 'fail-probe' });
+    // Other test files share this server and build templates of their own meanwhile: look at ours only.
     const templates = async () => {
       const admin = await postgresDialect.connect(probe.server);
       try {
-        return await admin.query<{ datname: string; datistemplate: boolean }>(
-          `SELECT datname, datistemplate FROM pg_database WHERE starts_with(datname, 'ftdb_tpl_') ORDER BY datname`,
-        );
+        const ours = (await postgresDialect.listOurs(admin, 'ftdb_tpl_')).filter((t) => t.marker.pid === process.pid).map((t) => t.name);
+        return await admin.query<{ datname: string; datistemplate: boolean }>(`SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1) ORDER BY datname`, [ours]);
       } finally {
         await admin.close();
       }

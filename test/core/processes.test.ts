@@ -2,8 +2,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopOwnedServer } from '../../src/index.js';
-import { alive, migrateCount, privateDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -12,17 +11,14 @@ describe('workers in separate processes', () => {
   const counter = join(work, 'migrations.log');
   writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n');
   const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, MIGRATION_GLOB: migrationFile, REUSE: '1' };
-  let stateDir: string | undefined;
 
   afterAll(async () => {
-    if (stateDir) await stopOwnedServer(stateDir);
-    rmSync(dataRoot, { recursive: true, force: true });
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 
   it('8 concurrent processes get distinct databases from one template; migrate runs once', async () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => runWorker({ ...env, WORKER: String(i + 1) })));
-    stateDir = results[0].stateDir;
     expect(new Set(results.map((r) => r.name)).size).toBe(8);
     expect(new Set(results.map((r) => r.template)).size).toBe(1);
     expect(new Set(results.map((r) => r.url.split('/')[2])).size).toBe(1); // one server
@@ -47,8 +43,8 @@ describe('workers in separate processes', () => {
 describe('SIGKILL of the only client', () => {
   const dataRoot = privateDataRoot('kill');
   const work = mkdtempSync(join('/tmp', 'ftdb-kill-'));
-  afterAll(() => {
-    rmSync(dataRoot, { recursive: true, force: true });
+  afterAll(async () => {
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -68,8 +64,8 @@ describe('cached data directory (cacheDataDir)', () => {
   const work = mkdtempSync(join('/tmp', 'ftdb-cache-'));
   const counter = join(work, 'migrations.log');
   const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: '1', FAST_TEST_DB_DATA_CACHE: '1', FAST_TEST_DB_CACHE_DIR: join(work, 'cache') };
-  afterAll(() => {
-    rmSync(dataRoot, { recursive: true, force: true });
+  afterAll(async () => {
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -94,8 +90,8 @@ describe('initdb cache (on by default)', () => {
     const userDir = join(dataRoot, readdirSync(dataRoot)[0]!);
     return readFileSync(join(userDir, readdirSync(userDir)[0]!, 'server.log'), 'utf8');
   };
-  afterAll(() => {
-    rmSync(dataRoot, { recursive: true, force: true });
+  afterAll(async () => {
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 

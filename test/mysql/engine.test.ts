@@ -1,12 +1,12 @@
 /** A real MariaDB (or MySQL) started by the library: tuning read back, clones, reset, safety, the monitor. */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
 import { mysqlDialect } from '../../src/dialect/mysql.js';
 import { monitorMysql, type MysqlMonitorSample } from '../../src/monitor-mysql.js';
-import { privateDataRoot, ROOT } from '../core/helpers.js';
+import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
 const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8').split('\n').filter((l) => l && !l.startsWith('--'));
 let migrations = 0;
@@ -36,8 +36,7 @@ afterAll(async () => {
   await user?.end();
   await admin?.end();
   await db?.destroy({ force: true });
-  if (db?.server.stateDir) await stopOwnedServer(db.server.stateDir);
-  rmSync(dataRoot, { recursive: true, force: true });
+  await removeDataRoot(dataRoot);
 });
 
 describe('embedded MariaDB/MySQL', () => {

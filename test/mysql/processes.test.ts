@@ -2,8 +2,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopOwnedServer } from '../../src/index.js';
-import { alive, migrateCount, privateDataRoot, serverPids, startWorker, waitFor } from '../core/helpers.js';
+import { alive, migrateCount, privateDataRoot, removeDataRoot, serverPids, startWorker, waitFor } from '../core/helpers.js';
 
 const worker = (env: Record<string, string>) => startWorker(env, 'test/fixtures/mysql/worker.mts');
 
@@ -11,11 +10,9 @@ describe('MySQL workers in separate processes', () => {
   const dataRoot = privateDataRoot('my-procs');
   const work = mkdtempSync(join('/tmp', 'ftdb-my-procs-'));
   const counter = join(work, 'migrations.log');
-  let stateDir: string | undefined;
 
   afterAll(async () => {
-    if (stateDir) await stopOwnedServer(stateDir);
-    rmSync(dataRoot, { recursive: true, force: true });
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -23,7 +20,6 @@ describe('MySQL workers in separate processes', () => {
     const runs = Array.from({ length: 8 }, (_, i) => worker({ DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: String(i + 1), REUSE: '1' }));
     const results = await Promise.all(runs.map((r) => r.line));
     await Promise.all(runs.map((r) => r.exited));
-    stateDir = results[0].stateDir;
     expect(new Set(results.map((r) => r.name)).size).toBe(8);
     expect(new Set(results.map((r) => r.template)).size).toBe(1);
     expect(new Set(results.map((r) => r.url.split('/')[2])).size).toBe(1);
@@ -36,8 +32,8 @@ describe('MySQL workers in separate processes', () => {
 describe('MySQL: SIGKILL of the only client', () => {
   const dataRoot = privateDataRoot('my-kill');
   const work = mkdtempSync(join('/tmp', 'ftdb-my-kill-'));
-  afterAll(() => {
-    rmSync(dataRoot, { recursive: true, force: true });
+  afterAll(async () => {
+    await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 

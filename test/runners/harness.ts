@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { stopOwnedServer } from '../../src/server/registry.js';
+import { removeDataRoot } from '../core/helpers.js';
 import type { ProbeRecord } from '../fixtures/runners/probe.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -37,17 +37,10 @@ export function sandbox(name: string): Sandbox {
     env: { FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_MIGRATE_LOG: migrateLog, FIXTURE_CACHE_KEY: name },
     migrations: () => (existsSync(migrateLog) ? readFileSync(migrateLog, 'utf8').split('\n').filter(Boolean).length : 0),
     async cleanup() {
-      for (const d of serverDirs(dataRoot)) await stopOwnedServer(d);
-      rmSync(dataRoot, { recursive: true, force: true });
+      await removeDataRoot(dataRoot);
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export function serverDirs(dataRoot: string): string[] {
-  const uidDir = join(dataRoot, `fast-test-db-${process.getuid?.() ?? 0}`);
-  if (!existsSync(uidDir)) return [];
-  return readdirSync(uidDir).filter((d) => /^(postgres|mysql)-/.test(d)).map((d) => join(uidDir, d));
 }
 
 /** Pids of processes whose command line mentions the data root: keepers and servers of this sandbox. */
