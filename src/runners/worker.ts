@@ -3,7 +3,7 @@
  * run's template), give a file a fresh one, or empty it before a test. Only template clones and
  * drops of databases carrying our marker happen here.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
@@ -17,6 +17,22 @@ const log = logger('runner');
 /** A note that this run's database `name` was cloned; survives the runner's per-file module reloads. */
 function notePath(h: Handoff, name: string): string {
   return join(h.dir, name);
+}
+
+/**
+ * node:test's standalone children share the run directory, and each removes it on exit when it looks
+ * empty: it may vanish between one child creating it and writing its note there. Create it again.
+ */
+function writeNote(h: Handoff, name: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      writeFileSync(notePath(h, name), '');
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw e;
+      mkdirSync(h.dir, { recursive: true });
+    }
+  }
 }
 
 /** True when this run already cloned `name` (so a per-worker database needs no work at all). */
@@ -42,7 +58,7 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
 export async function cloneFresh(h: Handoff, name: string): Promise<void> {
   const started = performance.now();
   await withAdmin(h, (dialect, admin) => cloneInto(dialect, admin, h.server, h.template, name, h.run, true));
-  writeFileSync(notePath(h, name), '');
+  writeNote(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }
 
