@@ -5,6 +5,7 @@
  */
 import type { SqlFamily } from '../../src/quote.js';
 import { preparedName } from '../shared/insert-sql.js';
+import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import { kindOf } from './meta.js';
@@ -55,17 +56,7 @@ async function nodePgRunner(pool: any): Promise<Runner> {
   if (typeof pool.connect === 'function' && typeof pool.totalCount === 'number') {
     runner.atomically = async (fn) => {
       const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const out = await fn(on(client));
-        await client.query('COMMIT');
-        return out;
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      return inTransaction(sqlTransaction(client), () => fn(on(client)));
     };
   }
   return runner;
@@ -103,17 +94,7 @@ function mysql2Runner(pool: any): Runner {
   if (typeof pool.getConnection === 'function') {
     runner.atomically = async (fn) => {
       const conn = await pool.getConnection();
-      try {
-        await conn.query('START TRANSACTION');
-        const out = await fn(on(conn));
-        await conn.query('COMMIT');
-        return out;
-      } catch (e) {
-        await conn.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        conn.release();
-      }
+      return inTransaction(sqlTransaction(conn, 'START TRANSACTION'), () => fn(on(conn)));
     };
   }
   return runner;

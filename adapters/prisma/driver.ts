@@ -8,6 +8,7 @@ import { loadPeer } from '../../src/peer.js';
 import { classifyDriverError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { preparedName } from '../shared/insert-sql.js';
+import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import type { ConnectionOptions, Flavor } from '../../src/types.js';
 import type { ScriptRunner } from './migrations.js';
 
@@ -96,17 +97,7 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
     ...session(pool as unknown as Queryable),
     async transaction(fn) {
       const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const out = await fn(session(client as unknown as Queryable));
-        await client.query('COMMIT');
-        return out;
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw e;
-      } finally {
-        client.release();
-      }
+      return inTransaction(sqlTransaction(client), () => fn(session(client as unknown as Queryable)));
     },
     end: () => pool.end(),
   };
@@ -179,17 +170,9 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
     ...session(pool as unknown as Conn),
     async transaction(fn) {
       const conn = await pool.getConnection();
-      try {
-        await conn.beginTransaction();
-        const out = await fn(session(conn as unknown as Conn));
-        await conn.commit();
-        return out;
-      } catch (e) {
-        await conn.rollback().catch(() => undefined);
-        throw e;
-      } finally {
-        await conn.release();
-      }
+      return inTransaction({ begin: () => conn.beginTransaction(), commit: () => conn.commit(), rollback: () => conn.rollback(), release: () => conn.release() }, () =>
+        fn(session(conn as unknown as Conn)),
+      );
     },
     end: () => pool.end(),
   };
