@@ -1,14 +1,14 @@
 /**
- * npm run bench / npm run bench:quick: the seeds' experiments and the core's figures in one run.
+ * npm run bench / npm run bench:quick: the workloads step by step and the core's figures in one run.
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections seed000,seed002,core,orm]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme]
  *
- * --repeats defaults to 3 (quick: 1 for the whole-run steps of the seeds, 3 for the core's figures).
- * --rows is rows per 10,000 of seed 000's workload (full: 10000, i.e. 70,000 inserts).
- * --steps limits seed 000 and seed 002 to those step ids (their baselines always run).
+ * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
+ * --rows is rows per 10,000 of the TypeORM workload (full: 10000, i.e. 70,000 inserts).
+ * --steps limits the TypeORM and MariaDB workloads to those step ids (their baselines always run).
  * --readme rewrites bench/README.md with this run's table and chart.
  */
 import { writeFileSync } from 'node:fs';
@@ -21,8 +21,8 @@ import { gitCommit, machineInfo } from './lib/machine.js';
 import { runOrmBenches } from './lib/orm.js';
 import { fullTable, machineLine, writeResult, type BenchResult } from './lib/report.js';
 import type { Section } from './lib/stats.js';
-import { runSeed000 } from './seed000/steps.js';
-import { runSeed002, SEED002_STEPS } from './seed002/steps.js';
+import { runTypeormJest } from './typeorm-jest/steps.js';
+import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
 import { WORKER_ENV_VARS } from '../src/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -45,7 +45,7 @@ const quick = args.quick!;
 const repeats = Number(args.repeats ?? (quick ? 1 : 3));
 const coreRepeats = Number(args.repeats ?? 3);
 const rows = Number(args.rows ?? (quick ? 40 : 10_000));
-const sections = new Set((args.sections ?? (quick ? 'seed000,seed002,core' : 'seed000,seed002,core,orm')).split(','));
+const sections = new Set((args.sections ?? (quick ? 'typeorm-jest,mariadb-classes,core' : 'typeorm-jest,mariadb-classes,core,orm')).split(','));
 const steps = args.steps?.split(',');
 const name = args.name ?? (quick ? 'quick' : 'full');
 const outDir = resolve(args.out ?? join(ROOT, 'bench', 'results'));
@@ -68,25 +68,25 @@ async function main(): Promise<void> {
   const servers: Record<string, string | undefined> = {};
   const serverSettings: Record<string, unknown> = {};
 
-  if (sections.has('seed000')) {
-    const r = await runSeed000({ rows, repeats, only: steps, log });
+  if (sections.has('typeorm-jest')) {
+    const r = await runTypeormJest({ rows, repeats, only: steps, log });
     out.push(...r.sections);
-    serverSettings.seed000 = r.servers;
+    serverSettings['typeorm-jest'] = r.servers;
     servers.postgres = r.servers.disk?.server_version;
   }
-  if (sections.has('seed002')) {
-    const seedSteps = steps ? SEED002_STEPS.filter((s) => steps.includes(s.id)).map((s) => s.id) : undefined;
-    const r = await runSeed002({
+  if (sections.has('mariadb-classes')) {
+    const classSteps = steps ? MARIADB_CLASS_STEPS.filter((s) => steps.includes(s.id)).map((s) => s.id) : undefined;
+    const r = await runMariadbClasses({
       // Enough work per worker that starting a worker process (about a second under tsx) does not dominate.
       classes: quick ? 4 : 32,
       testsPerClass: quick ? 3 : 10,
       rowsPerTest: quick ? 10 : 60,
       repeats,
-      only: seedSteps,
+      only: classSteps,
       log,
     });
     out.push(...r.sections);
-    serverSettings.seed002 = r.servers;
+    serverSettings['mariadb-classes'] = r.servers;
     servers.mariadb = r.version;
   }
   if (sections.has('core')) {
@@ -135,17 +135,17 @@ each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${
 
 ${table.split('\n').slice(1).join('\n')}
 Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
-(a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of seed 000's workload),
-\`--repeats N\`, \`--sections seed000,seed002,core,orm\`, \`--steps id,...\`.
+(a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of the TypeORM workload),
+\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm\`, \`--steps id,...\`.
 
 How each figure is taken:
-- **Seed 000** (the TypeORM/Jest/PostgreSQL write-up): four Jest files insert \`Point\` rows one at a time
+- **TypeORM on PostgreSQL** (\`typeorm-jest\`): four Jest files insert \`Point\` rows one at a time
   (10k, 2x10k, 3x10k, and 10k with Promise.all), each file opening its own connection. Every row of the
   table is a separate whole Jest run, timed from start to exit, with a cold transform cache. The
   "before" is a PostgreSQL the bench initialises on disk with default settings. Each step adds one change.
-- **Seed 002** (the PHPUnit/MySQL write-up), on MariaDB: test classes that each migrate a fresh
-  30-table database and then run single-row writes, against the durable server, then tmpfs, then the
-  write-up's durability flags and sizes; then fast-test-db's server with 1, 2 and 4 worker processes.
+- **MariaDB test classes** (\`mariadb-classes\`): test classes that each migrate a fresh 30-table
+  database and then run single-row writes, against the durable server, then tmpfs, then durability
+  flags and larger buffer pool, redo log and IO capacity; then fast-test-db's server with 1, 2 and 4 worker processes.
 - **Core**: cold start (fresh process, no server) and warm start (server up, template cached) to the
   first query; \`CREATE DATABASE ... TEMPLATE\` of a 30-table schema by strategy; \`reset()\` with 3 of 30
   tables dirty; per-row INSERT on a durable server against the tuned one.

@@ -22,7 +22,7 @@ const ARRAY = 1000;
 const ARRAY_REPEAT = 2;
 const ROUNDS = quick ? 5 : 25;
 
-/** Seed 000's entity. */
+/** The TypeORM workload's entity. */
 @Entity('point')
 class Point {
   @PrimaryGeneratedColumn({ type: 'int' }) id!: number;

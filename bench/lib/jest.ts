@@ -1,12 +1,12 @@
 /**
- * One whole Jest run of seed 000's four files, as a user would start it, timed from spawn to exit.
+ * One whole Jest run of the TypeORM workload's four files, as a user would start it, timed from spawn to exit.
  * Each run gets a fresh transform cache (a CI machine's first run), so the transformer's cost shows.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import type { Seed000Env } from '../seed000/store.js';
+import type { TypeormJestEnv } from '../typeorm-jest/store.js';
 import { benchDirs } from './dirs.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -15,7 +15,7 @@ const JEST_BIN = createRequire(import.meta.url).resolve('jest/bin/jest');
 export type Transformer = 'ts-jest' | 'swc';
 
 export interface JestRunSpec {
-  env: Seed000Env;
+  env: TypeormJestEnv;
   transformer: Transformer;
   /** 1 = --runInBand. */
   workers: number;
@@ -32,7 +32,7 @@ export interface JestRunResult {
 }
 
 function transformFor(t: Transformer): [string, unknown] {
-  if (t === 'ts-jest') return ['ts-jest', { tsconfig: join(ROOT, 'bench/seed000/tsconfig.json') }];
+  if (t === 'ts-jest') return ['ts-jest', { tsconfig: join(ROOT, 'bench/typeorm-jest/tsconfig.json') }];
   return [
     '@swc/jest',
     {
@@ -45,17 +45,17 @@ function transformFor(t: Transformer): [string, unknown] {
 export function jestConfig(spec: JestRunSpec, cacheDirectory: string): Record<string, unknown> {
   return {
     rootDir: ROOT,
-    roots: ['<rootDir>/bench/seed000'],
-    testMatch: ['**/bench/seed000/tests/*.test.ts'],
+    roots: ['<rootDir>/bench/typeorm-jest'],
+    testMatch: ['**/bench/typeorm-jest/tests/*.test.ts'],
     testEnvironment: 'node',
     moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
     // Sources import with .js suffixes (ESM style); Jest resolves the .ts file behind them.
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     transform: {
-      '/(src|adapters)/.+\\.ts$': join(ROOT, 'bench/seed000/esbuild-transform.cjs'),
+      '/(src|adapters)/.+\\.ts$': join(ROOT, 'bench/typeorm-jest/esbuild-transform.cjs'),
       '^.+\\.ts$': transformFor(spec.transformer),
     },
-    globalSetup: join(ROOT, 'bench/seed000/global-setup.mjs'),
+    globalSetup: join(ROOT, 'bench/typeorm-jest/global-setup.mjs'),
     cacheDirectory,
     testTimeout: 3_600_000,
     // maxWorkers 1 is --runInBand: the tests run in Jest's own process.
@@ -73,7 +73,7 @@ export async function runJest(spec: JestRunSpec): Promise<JestRunResult> {
   const started = performance.now();
   const child = spawn(process.execPath, [JEST_BIN, '--config', configFile], {
     cwd: ROOT,
-    env: { ...process.env, ...spec.extraEnv, BENCH_SEED000: JSON.stringify(spec.env), FORCE_COLOR: '0' },
+    env: { ...process.env, ...spec.extraEnv, BENCH_TYPEORM_JEST: JSON.stringify(spec.env), FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

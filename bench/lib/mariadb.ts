@@ -1,5 +1,5 @@
 /**
- * MariaDB servers for seed 002's steps: defaults with data on disk, defaults on tmpfs, tmpfs with
+ * MariaDB servers for the MariaDB class workload's steps: defaults with data on disk, defaults on tmpfs, tmpfs with
  * durability off, and that plus the write-up's bigger buffer pool/redo log and IO capacity. The
  * library's own launch plan is reused for the mechanics (bootstrap, unprivileged user, readiness)
  * with its tuning flags taken out and the step's own flags put in.
@@ -16,7 +16,7 @@ import { benchDirs } from './dirs.js';
 
 export type MariaVariant = 'disk' | 'tmpfs' | 'tmpfs-nodurable' | 'tmpfs-nodurable-big';
 
-/** Seed 002's command-line flags, in the write-up's two stages (MariaDB spells the redo log size innodb-log-file-size). */
+/** The MariaDB class workload's command-line flags, in the write-up's two stages (MariaDB spells the redo log size innodb-log-file-size). */
 export const MARIA_NON_DURABLE = ['--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=OFF'];
 export const MARIA_BIG = ['--innodb-buffer-pool-size=512M', '--innodb-log-file-size=512M', '--innodb-io-capacity=10000', '--innodb-io-capacity-max=20000', '--innodb-flush-neighbors=0'];
 

@@ -50,13 +50,16 @@ export function sectionTable(s: Section): string {
 
 export function machineLine(m: MachineInfo): string {
   const v = m.versions;
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}; PostgreSQL ${v.postgres ?? '?'}, MariaDB ${v.mariadb ?? '?'}; load average ${m.loadavg.start.join(' ')} at the start${m.loadavg.end ? `, ${m.loadavg.end.join(' ')} at the end` : ''}`;
+  // Name only the servers this run measured: a run without MariaDB steps has no MariaDB version.
+  const servers = [v.postgres && `PostgreSQL ${v.postgres}`, v.mariadb && `MariaDB ${v.mariadb}`].filter(Boolean).join(', ');
+  const load = `load average ${m.loadavg.start.join(' ')} at the start${m.loadavg.end ? `, ${m.loadavg.end.join(' ')} at the end` : ''}`;
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}${servers ? `; ${servers}` : ''}; ${load}`;
 }
 
 export function fullTable(r: BenchResult): string {
   return [
     `Measured ${r.date} on: ${machineLine(r.machine)}.`,
-    `Scale: ${r.scale.rowsPerFile} rows per 10,000 of the write-up's workload, ${r.scale.repeats} repeat(s) of each whole run${r.quick ? ' (quick run: a smoke test of the harness, not figures to quote)' : ''}.`,
+    `Scale: ${r.scale.rowsPerFile} rows per 10,000 of the TypeORM workload, ${r.scale.repeats} repeat(s) of each whole run${r.quick ? ' (quick run: a smoke test of the harness, not figures to quote)' : ''}.`,
     '',
     ...r.sections.map(sectionTable).flatMap((t) => [t, '']),
   ].join('\n');
@@ -64,46 +67,101 @@ export function fullTable(r: BenchResult): string {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Horizontal bars of each row's median, one panel per section, the speedup printed at the bar's end. */
+/**
+ * Width of `text` in pixels at `size`, from per-character advances of a typical sans-serif (DejaVu
+ * Sans, what most renderers fall back to; it is wider than Arial or Helvetica, so others fit too).
+ * The chart lays itself out from these, so that no label is cut or overlaps a bar.
+ */
+export function textWidth(text: string, size: number): number {
+  let em = 0;
+  for (const ch of text) {
+    if (/[il.,:;'|!()\[\] ]/.test(ch)) em += 0.32;
+    else if (/[fjrt\-]/.test(ch)) em += 0.42;
+    else if (/[mwMW@%]/.test(ch)) em += 0.95;
+    else if (/[A-Z]/.test(ch)) em += 0.72;
+    else em += 0.62;
+  }
+  return em * size;
+}
+
+/** Splits `text` at spaces into lines no wider than `width` at `size`. */
+function wrap(text: string, size: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && textWidth(next, size) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+function valueLabel(row: Row, unit: Section['unit']): string {
+  const sp = fmtSpeedup(row);
+  return fmt(row.median, unit) + (sp ? ` · ${sp}` : '');
+}
+
+/**
+ * Horizontal bars of each row's median, one panel per section: the label column is as wide as the
+ * longest label, the min–max whisker is drawn inside the bar's row, and the value sits to the right
+ * of whichever ends later, bar or whisker, with room reserved for the widest value.
+ */
 export function svgChart(r: BenchResult): string {
-  const width = 900;
-  const labelW = 330;
-  const barMax = width - labelW - 150;
+  const width = 960;
+  const margin = 12;
   const rowH = 22;
+  const labelSize = 12;
+  const valueSize = 11;
+  const labelOf = (row: Row) => row.label + (row.note ? ` (${row.note})` : '');
+  const allRows = r.sections.flatMap((s) => s.rows.map((row) => ({ row, s })));
+  const labelW = Math.ceil(Math.max(0, ...allRows.map(({ row }) => textWidth(labelOf(row), labelSize)))) + margin + 8;
+  const valueW = Math.ceil(Math.max(0, ...allRows.filter(({ row }) => !row.error).map(({ row, s }) => textWidth(valueLabel(row, s.unit), valueSize)))) + 8;
+  const barX = labelW;
+  const barMax = Math.max(120, width - barX - valueW - margin);
   let y = 40;
   const parts: string[] = [];
-  parts.push(`<text x="12" y="24" font-size="15" font-weight="bold">fast-test-db benchmarks, ${esc(r.date.slice(0, 10))}${r.quick ? ' (quick)' : ''}</text>`);
+  parts.push(`<text x="${margin}" y="24" font-size="15" font-weight="bold">fast-test-db benchmarks, ${esc(r.date.slice(0, 10))}${r.quick ? ' (quick)' : ''}</text>`);
   for (const s of r.sections) {
     y += 14;
-    parts.push(`<text x="12" y="${y}" font-size="13" font-weight="bold">${esc(s.title)}</text>`);
-    y += 8;
+    for (const line of wrap(s.title, 13, width - 2 * margin)) {
+      parts.push(`<text x="${margin}" y="${y}" font-size="13" font-weight="bold">${esc(line)}</text>`);
+      y += 16;
+    }
+    y -= 8;
     const max = Math.max(...s.rows.filter((x) => !x.error).map((x) => x.max), 0);
     for (const row of s.rows) {
       const cy = y + rowH / 2;
-      parts.push(`<text x="${labelW - 8}" y="${cy + 4}" font-size="12" text-anchor="end">${esc(row.label.slice(0, 48))}</text>`);
+      parts.push(`<text x="${barX - 8}" y="${cy + 4}" font-size="${labelSize}" text-anchor="end">${esc(labelOf(row))}</text>`);
       if (row.error || !(max > 0)) {
-        parts.push(`<text x="${labelW}" y="${cy + 4}" font-size="12" fill="#b00">${esc(row.error ? 'failed: ' + row.error.split('\n')[0]!.slice(0, 70) : 'no data')}</text>`);
+        const why = row.error ? 'failed: ' + row.error.split('\n')[0]! : 'no data';
+        parts.push(`<text x="${barX}" y="${cy + 4}" font-size="${valueSize}" fill="#b00">${esc(wrap(why, valueSize, width - barX - margin)[0]!)}</text>`);
       } else {
         const w = Math.max(1, (row.median / max) * barMax);
         const fill = row.id === s.baseline ? '#999' : '#2a7ab8';
-        parts.push(`<rect x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${fill}"/>`);
-        // The spread over repeats, as a whisker from min to max.
-        const x1 = labelW + (row.min / max) * barMax;
-        const x2 = labelW + (row.max / max) * barMax;
-        parts.push(`<line x1="${x1.toFixed(1)}" x2="${x2.toFixed(1)}" y1="${cy}" y2="${cy}" stroke="#222" stroke-width="1"/>`);
-        const unit = s.unit === 'us' ? ' us' : row.median >= 1000 ? ' s' : ' ms';
-        const shown = s.unit === 'us' ? row.median.toFixed(0) : row.median >= 1000 ? (row.median / 1000).toFixed(2) : row.median.toFixed(1);
-        const sp = fmtSpeedup(row);
-        parts.push(`<text x="${labelW + w + 6}" y="${cy + 4}" font-size="11">${esc(shown + unit + (sp ? '  ' + sp : ''))}</text>`);
+        parts.push(`<rect x="${barX}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${fill}"/>`);
+        // The spread over repeats: a whisker from min to max with end ticks, inside this row only.
+        const x1 = barX + (row.min / max) * barMax;
+        const x2 = barX + (row.max / max) * barMax;
+        if (row.samples.length > 1 && x2 - x1 >= 1) {
+          parts.push(`<path d="M${x1.toFixed(1)} ${cy}H${x2.toFixed(1)}M${x1.toFixed(1)} ${cy - 4}v8M${x2.toFixed(1)} ${cy - 4}v8" stroke="#222" stroke-width="1" fill="none"/>`);
+        }
+        const valueX = Math.max(barX + w, x2) + 6;
+        parts.push(`<text x="${valueX.toFixed(1)}" y="${cy + 4}" font-size="${valueSize}">${esc(valueLabel(row, s.unit))}</text>`);
       }
       y += rowH;
     }
     y += 8;
   }
+  y += 6;
+  for (const line of wrap(machineLine(r.machine), 10, width - 2 * margin)) {
+    y += 13;
+    parts.push(`<text x="${margin}" y="${y}" font-size="10" fill="#555">${esc(line)}</text>`);
+  }
   y += 10;
-  parts.push(`<text x="12" y="${y}" font-size="10" fill="#555">${esc(machineLine(r.machine).slice(0, 160))}</text>`);
-  y += 10;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="#fff"/>\n${parts.join('\n')}\n</svg>\n`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="DejaVu Sans, Verdana, sans-serif">\n<rect width="100%" height="100%" fill="#fff"/>\n${parts.join('\n')}\n</svg>\n`;
 }
 
 export function writeResult(r: BenchResult, dir: string): { json: string; svg: string } {

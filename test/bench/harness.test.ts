@@ -37,10 +37,10 @@ describe('bench harness', () => {
     expect(r.code).toBe(0);
 
     // The terminal table: one markdown table per section, ratios against each baseline.
-    expect(r.stdout).toMatch(/### Seed 000: 21 sequential inserts/);
+    expect(r.stdout).toMatch(/### TypeORM on PostgreSQL: 21 sequential inserts/);
     expect(r.stdout).toMatch(/\| setup \| vs baseline \| median \| min \| max \| n \|/);
     expect(r.stdout).toMatch(/\| 1\. before: disk, save\(\), ts-jest, in band \| 1\.0x \|/);
-    expect(r.stdout).toMatch(/### Seed 002 on MariaDB/);
+    expect(r.stdout).toMatch(/### MariaDB: 4 test classes/);
     expect(r.stdout).toMatch(/### Core figures/);
 
     const files = readdirSync(out);
@@ -57,20 +57,20 @@ describe('bench harness', () => {
     expect(result.machine.versions.typeorm).toMatch(/^\d+\.\d+/);
     expect(result.machine.versions.postgres).toMatch(/^\d+/);
     expect(result.machine.versions.mariadb).toMatch(/MariaDB|^\d+/);
-    expect(result.sections.map((s) => s.id)).toEqual(['seed000', 'seed000-alternatives', 'seed002', 'core', 'core-insert']);
+    expect(result.sections.map((s) => s.id)).toEqual(['typeorm-jest', 'typeorm-jest-alternatives', 'mariadb-classes', 'core', 'core-insert']);
 
-    const seed000 = result.sections.find((s) => s.id === 'seed000')!;
-    expect(seed000.rows.map((x) => x.id)).toEqual(['before', 'nodurable', 'ftdb']);
-    for (const row of seed000.rows) {
+    const inserts = result.sections.find((s) => s.id === 'typeorm-jest')!;
+    expect(inserts.rows.map((x) => x.id)).toEqual(['before', 'nodurable', 'ftdb']);
+    for (const row of inserts.rows) {
       expect(row.error).toBeUndefined();
       expect(row.samples).toHaveLength(1);
       expect(row.median).toBeGreaterThan(0);
       expect(row.min).toBeLessThanOrEqual(row.max);
       expect(row.speedup).toBeGreaterThan(0);
     }
-    expect(seed000.rows[0]!.speedup).toBe(1);
+    expect(inserts.rows[0]!.speedup).toBe(1);
 
-    const seed002 = result.sections.find((s) => s.id === 'seed002')!;
+    const seed002 = result.sections.find((s) => s.id === 'mariadb-classes')!;
     expect(seed002.rows.map((x) => x.id)).toEqual(['durable', 'nodurable', 'ftdb-2']);
     for (const row of seed002.rows) expect(row.samples.length, row.error).toBe(1);
 

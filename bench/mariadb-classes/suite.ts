@@ -1,5 +1,5 @@
 /**
- * One worker of seed 002's test suite, run as its own process (as paratest runs PHPUnit): classes
+ * One worker of the MariaDB class workload's suite, run as its own process (as paratest runs PHPUnit): classes
  * of tests, each test a burst of single-row autocommit writes and a couple of reads. Per-class mode
  * migrates a fresh database for every class (the write-up's "before"); fast-test-db mode gets one
  * database cloned from a template migrated once, and resets it between classes.
@@ -45,7 +45,7 @@ async function runTest(c: Conn, cls: number, test: number, rows: number): Promis
 }
 
 async function main(): Promise<void> {
-  const cfg = JSON.parse(process.env.BENCH_SEED002 ?? '{}') as SuiteConfig;
+  const cfg = JSON.parse(process.env.BENCH_MARIADB_CLASSES ?? '{}') as SuiteConfig;
   const started = performance.now();
   let statements = 0;
   if (cfg.mode === 'per-class') {

@@ -1,13 +1,13 @@
 /**
- * What each of seed 000's test files does around its inserts, per setup. The harness picks the
- * setup through the BENCH_SEED000 env var (JSON, see Seed000Env), so one set of test files serves
+ * What each of the TypeORM workload's test files does around its inserts, per setup. The harness picks the
+ * setup through the BENCH_TYPEORM_JEST env var (JSON, see TypeormJestEnv), so one set of test files serves
  * every step and every alternative.
  */
 import 'reflect-metadata';
 import type { DataSource, Repository } from 'typeorm';
 import { Point } from './point.entity.js';
 
-export interface Seed000Env {
+export interface TypeormJestEnv {
   /**
    * typeorm: a DataSource on `pg` per file. ftdb: fast-test-db's typeormTestDb (migrated once, a
    * clone per worker). pglite / pg-mem: in-process stand-ins.
@@ -31,13 +31,13 @@ export interface PointStore {
   close(): Promise<void>;
 }
 
-export function benchEnv(): Seed000Env {
-  const raw = process.env.BENCH_SEED000;
-  if (!raw) throw new Error('BENCH_SEED000 is not set: run these files through bench/run.ts');
-  return JSON.parse(raw) as Seed000Env;
+export function benchEnv(): TypeormJestEnv {
+  const raw = process.env.BENCH_TYPEORM_JEST;
+  if (!raw) throw new Error('BENCH_TYPEORM_JEST is not set: run these files through bench/run.ts');
+  return JSON.parse(raw) as TypeormJestEnv;
 }
 
-export async function openPoints(env: Seed000Env = benchEnv()): Promise<PointStore> {
+export async function openPoints(env: TypeormJestEnv = benchEnv()): Promise<PointStore> {
   switch (env.store) {
     case 'typeorm':
       return typeormStore(env);
@@ -50,7 +50,7 @@ export async function openPoints(env: Seed000Env = benchEnv()): Promise<PointSto
   }
 }
 
-function viaRepository(ds: DataSource, repo: Repository<Point>, insert: Seed000Env['insert'], done: () => Promise<void>): PointStore {
+function viaRepository(ds: DataSource, repo: Repository<Point>, insert: TypeormJestEnv['insert'], done: () => Promise<void>): PointStore {
   const one = insert === 'save' ? (p: Point) => repo.save(p) : (p: Point) => repo.insert(p);
   return {
     add: async (amount) => void (await one(Point.of(amount))),
@@ -63,7 +63,7 @@ function viaRepository(ds: DataSource, repo: Repository<Point>, insert: Seed000E
   };
 }
 
-async function typeormStore(env: Seed000Env): Promise<PointStore> {
+async function typeormStore(env: TypeormJestEnv): Promise<PointStore> {
   const { DataSource } = await import('typeorm');
   const perFile = env.schema === 'per-file';
   const ds = new DataSource({

@@ -6,7 +6,7 @@
 import { tsImport } from 'tsx/esm/api';
 
 export default async function globalSetup() {
-  const env = JSON.parse(process.env.BENCH_SEED000 ?? '{}');
+  const env = JSON.parse(process.env.BENCH_TYPEORM_JEST ?? '{}');
   if (env.store !== 'ftdb') return;
   const { startServer, SERVER_ENV } = await tsImport('../../src/index.ts', import.meta.url);
   const server = await startServer({}, 'postgres');

@@ -1,5 +1,5 @@
 /**
- * Seed 000 step by step: each setup is a whole Jest run of the same four files (70,000 sequential
+ * The TypeORM insert workload step by step: each setup is a whole Jest run of the same four files (70,000 sequential
  * inserts at full scale), timed from Jest's start to its exit. Steps 1-6 follow the write-up; step 7
  * is fast-test-db. Repeats go round-robin over the steps, so that a burst of load on a shared
  * machine lands on every step alike rather than on one.
@@ -11,19 +11,19 @@ import { benchDirs } from '../lib/dirs.js';
 import { runJest, type JestRunSpec } from '../lib/jest.js';
 import { pgConnection, startBenchPostgres, type BenchPostgres, type PgVariant } from '../lib/postgres.js';
 import { row, withSpeedups, type Row, type Section } from '../lib/stats.js';
-import type { Seed000Env } from './store.js';
+import type { TypeormJestEnv } from './store.js';
 
 interface Step {
   id: string;
   label: string;
   server?: PgVariant;
-  spec: Omit<JestRunSpec, 'env'> & { env: Omit<Seed000Env, 'pg' | 'rows'> };
+  spec: Omit<JestRunSpec, 'env'> & { env: Omit<TypeormJestEnv, 'pg' | 'rows'> };
   alternative?: boolean;
 }
 
 const perFile = { schema: 'per-file', unlogged: false } as const;
 
-export const SEED000_STEPS: Step[] = [
+export const TYPEORM_JEST_STEPS: Step[] = [
   { id: 'before', label: '1. before: disk, save(), ts-jest, in band', server: 'disk', spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'save', ...perFile } } },
   { id: 'insert', label: '2. + insert()', server: 'disk', spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
   { id: 'swc', label: '3. + @swc/jest', server: 'disk', spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
@@ -37,20 +37,20 @@ export const SEED000_STEPS: Step[] = [
   { id: 'truncate', label: 'default PostgreSQL on disk, TRUNCATE per file', server: 'disk', alternative: true, spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', schema: 'truncate', unlogged: false } } },
 ];
 
-export interface Seed000Options {
+export interface TypeormJestOptions {
   rows: number;
   repeats: number;
   only?: string[];
   log: (line: string) => void;
 }
 
-export interface Seed000Outcome {
+export interface TypeormJestOutcome {
   sections: Section[];
   servers: Record<string, Record<string, string>>;
 }
 
-export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> {
-  const steps = SEED000_STEPS.filter((s) => !opts.only || opts.only.includes(s.id) || s.id === 'before');
+export async function runTypeormJest(opts: TypeormJestOptions): Promise<TypeormJestOutcome> {
+  const steps = TYPEORM_JEST_STEPS.filter((s) => !opts.only || opts.only.includes(s.id) || s.id === 'before');
   const servers = new Map<PgVariant, BenchPostgres>();
   const samples = new Map<string, number[]>();
   const errors = new Map<string, string>();
@@ -61,7 +61,7 @@ export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> 
         const srv = await startBenchPostgres(s.server);
         servers.set(s.server, srv);
         settings[s.server] = srv.settings;
-        opts.log(`  seed000: ${s.server} PostgreSQL ${srv.info.version} on :${srv.info.port} (fsync=${srv.settings.fsync}, data ${srv.dataDir})`);
+        opts.log(`  typeorm-jest: ${s.server} PostgreSQL ${srv.info.version} on :${srv.info.port} (fsync=${srv.settings.fsync}, data ${srv.dataDir})`);
       }
     }
     // The library's own server for step 7 lives under a data root of the bench's, started and
@@ -71,7 +71,7 @@ export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> 
       for (const s of steps) {
         if (errors.has(s.id)) continue;
         const srv = s.server ? servers.get(s.server) : undefined;
-        const env: Seed000Env = { ...s.spec.env, rows: opts.rows, ...(srv ? { pg: pgConnection(srv.info) } : {}) };
+        const env: TypeormJestEnv = { ...s.spec.env, rows: opts.rows, ...(srv ? { pg: pgConnection(srv.info) } : {}) };
         // PGlite loads its WASM through import(), which Jest's sandbox allows only with VM modules on.
         const nodeOptions: Record<string, string> = s.id === 'pglite' ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' ') } : {};
         const result = await runJest({ ...s.spec, env, extraEnv: { FAST_TEST_DB_DATA_ROOT: ftdbRoot, ...nodeOptions } });
@@ -79,11 +79,11 @@ export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> 
         if (s.spec.env.store === 'ftdb') await stopServersUnder(ftdbRoot);
         if (!result.ok) {
           errors.set(s.id, summarizeFailure(result.failure ?? 'failed'));
-          opts.log(`  seed000 ${s.id}: FAILED ${errors.get(s.id)}`);
+          opts.log(`  typeorm-jest ${s.id}: FAILED ${errors.get(s.id)}`);
           continue;
         }
         samples.set(s.id, [...(samples.get(s.id) ?? []), result.ms]);
-        opts.log(`  seed000 ${s.id} #${rep + 1}: ${(result.ms / 1000).toFixed(2)} s (${result.tests.passed} tests passed)`);
+        opts.log(`  typeorm-jest ${s.id} #${rep + 1}: ${(result.ms / 1000).toFixed(2)} s (${result.tests.passed} tests passed)`);
       }
     }
   } finally {
@@ -95,8 +95,8 @@ export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> 
   };
   const total = opts.rows * 7;
   const main: Section = {
-    id: 'seed000',
-    title: `Seed 000: ${total.toLocaleString('en')} sequential inserts in 4 Jest files, whole run`,
+    id: 'typeorm-jest',
+    title: `TypeORM on PostgreSQL: ${total.toLocaleString('en')} sequential inserts in 4 Jest files, each setup a whole Jest run`,
     unit: 'ms',
     baseline: 'before',
     rows: steps.filter((s) => !s.alternative).map(toRow),
@@ -106,7 +106,7 @@ export async function runSeed000(opts: Seed000Options): Promise<Seed000Outcome> 
     ],
   };
   const alt: Section = {
-    id: 'seed000-alternatives',
+    id: 'typeorm-jest-alternatives',
     title: 'What a user would pick instead (same workload)',
     unit: 'ms',
     baseline: 'before',

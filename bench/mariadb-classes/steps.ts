@@ -1,5 +1,5 @@
 /**
- * Seed 002 step by step on MariaDB: the same suite against a durable server on disk, then tmpfs,
+ * The MariaDB class workload step by step: the same suite against a durable server on disk, then tmpfs,
  * then durability off, then the write-up's bigger buffer pool/redo log/IO capacity; then
  * fast-test-db's own server (migrated once, a database per worker) with 1, 2 and 4 workers.
  * Each sample is the wall time from the first worker's spawn to the last one's exit.
@@ -24,7 +24,7 @@ interface Step {
   workers: number;
 }
 
-export const SEED002_STEPS: Step[] = [
+export const MARIADB_CLASS_STEPS: Step[] = [
   { id: 'durable', label: 'durable, data on disk, 1 worker', variant: 'disk', workers: 1 },
   { id: 'tmpfs', label: '+ tmpfs', variant: 'tmpfs', workers: 1 },
   { id: 'nodurable', label: '+ durability off (flags)', variant: 'tmpfs-nodurable', workers: 1 },
@@ -34,7 +34,7 @@ export const SEED002_STEPS: Step[] = [
   { id: 'ftdb-4', label: 'fast-test-db, 4 workers', workers: 4 },
 ];
 
-export interface Seed002Options {
+export interface MariadbClassesOptions {
   classes: number;
   testsPerClass: number;
   rowsPerTest: number;
@@ -46,9 +46,9 @@ export interface Seed002Options {
 
 function runWorker(cfg: SuiteConfig, env: Record<string, string>): Promise<{ ms: number; statements: number }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/seed002/suite.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/mariadb-classes/suite.ts')], {
       cwd: ROOT,
-      env: { ...process.env, ...env, BENCH_SEED002: JSON.stringify(cfg) },
+      env: { ...process.env, ...env, BENCH_MARIADB_CLASSES: JSON.stringify(cfg) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -67,7 +67,7 @@ function share(total: number, workers: number, i: number): number {
   return Math.floor(total / workers) + (i < total % workers ? 1 : 0);
 }
 
-export async function runSeed002(opts: Seed002Options): Promise<{ sections: Section[]; servers: Record<string, Record<string, string>>; version?: string }> {
+export async function runMariadbClasses(opts: MariadbClassesOptions): Promise<{ sections: Section[]; servers: Record<string, Record<string, string>>; version?: string }> {
   const servers = new Map<MariaVariant, BenchMariadb>();
   const settings: Record<string, Record<string, string>> = {};
   const samples = new Map<string, number[]>();
@@ -75,14 +75,14 @@ export async function runSeed002(opts: Seed002Options): Promise<{ sections: Sect
   const dataRoot = join(benchDirs().shm, 'ftdb');
   let library: ServerInfo | undefined;
   let nonce = 0;
-  const steps = SEED002_STEPS.filter((s) => !opts.only || opts.only.includes(s.id) || s.id === 'durable');
+  const steps = MARIADB_CLASS_STEPS.filter((s) => !opts.only || opts.only.includes(s.id) || s.id === 'durable');
   try {
     for (const s of steps) {
       if (s.variant && !servers.has(s.variant)) {
         const srv = await startBenchMariadb(s.variant);
         servers.set(s.variant, srv);
         settings[s.variant] = srv.settings;
-        opts.log(`  seed002: ${s.variant} MariaDB ${srv.settings.version} on :${srv.info.port} (flush_log_at_trx_commit=${srv.settings.innodb_flush_log_at_trx_commit}, datadir ${srv.dataDir})`);
+        opts.log(`  mariadb-classes: ${s.variant} MariaDB ${srv.settings.version} on :${srv.info.port} (flush_log_at_trx_commit=${srv.settings.innodb_flush_log_at_trx_commit}, datadir ${srv.dataDir})`);
       }
     }
     if (steps.some((s) => !s.variant)) {
@@ -97,9 +97,9 @@ export async function runSeed002(opts: Seed002Options): Promise<{ sections: Sect
         try {
           if (s.variant) {
             const srv = servers.get(s.variant)!;
-            await runWorker({ ...base, mode: 'per-class', server: srv.info, database: 'bench_seed002' }, {});
+            await runWorker({ ...base, mode: 'per-class', server: srv.info, database: 'bench_classes' }, {});
           } else {
-            const cacheKey = `seed002-${process.pid}-${++nonce}`;
+            const cacheKey = `classes-${process.pid}-${++nonce}`;
             await Promise.all(
               Array.from({ length: s.workers }, (_, i) =>
                 runWorker({ ...base, classes: share(opts.classes, s.workers, i), mode: 'ftdb', cacheKey }, {
@@ -112,10 +112,10 @@ export async function runSeed002(opts: Seed002Options): Promise<{ sections: Sect
           }
           const ms = performance.now() - started;
           samples.set(s.id, [...(samples.get(s.id) ?? []), ms]);
-          opts.log(`  seed002 ${s.id} #${rep + 1}: ${(ms / 1000).toFixed(2)} s`);
+          opts.log(`  mariadb-classes ${s.id} #${rep + 1}: ${(ms / 1000).toFixed(2)} s`);
         } catch (e) {
           errors.set(s.id, (e as Error).message.slice(0, 300));
-          opts.log(`  seed002 ${s.id}: FAILED ${(e as Error).message}`);
+          opts.log(`  mariadb-classes ${s.id}: FAILED ${(e as Error).message}`);
         }
       }
     }
@@ -125,8 +125,8 @@ export async function runSeed002(opts: Seed002Options): Promise<{ sections: Sect
   }
   const statements = opts.classes * opts.testsPerClass * (opts.rowsPerTest + 3);
   const section: Section = {
-    id: 'seed002',
-    title: `Seed 002 on MariaDB: ${opts.classes} test classes x ${opts.testsPerClass} tests (${statements.toLocaleString('en')} statements)`,
+    id: 'mariadb-classes',
+    title: `MariaDB: ${opts.classes} test classes x ${opts.testsPerClass} tests, each class migrating a fresh 30-table database (${statements.toLocaleString('en')} statements)`,
     unit: 'ms',
     baseline: 'durable',
     rows: steps.map((s) => row(s.id, s.label, samples.get(s.id) ?? [], errors.has(s.id) ? { error: errors.get(s.id) } : {})),

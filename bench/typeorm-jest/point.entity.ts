@@ -1,4 +1,4 @@
-/** Seed 000's entity: one row per point, in a table named `point` (a name pg-mem cannot insert into). */
+/** The TypeORM workload's entity: one row per point, in a table named `point` (a name pg-mem cannot insert into). */
 import 'reflect-metadata';
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 

@@ -1,5 +1,5 @@
 /**
- * Seed 002's application schema, standing in for a CodeIgniter app's migrations: 30 InnoDB tables
+ * The MariaDB class workload's application schema, standing in for a CodeIgniter app's migrations: 30 InnoDB tables
  * in foreign-key chains of three, plus seed rows in a lookup table. Every name is quoted.
  */
 import { quoteIdent } from '../../src/quote.js';
