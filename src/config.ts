@@ -35,6 +35,11 @@ export interface RunnerOptions {
   isolation?: 'worker' | 'file' | 'test';
   /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
   envVar?: string | string[];
+  /**
+   * No line on stderr at the start of a run (which server, tuned or not) and no status line while
+   * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.
+   */
+  quiet?: boolean;
 }
 
 export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {

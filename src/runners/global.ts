@@ -15,6 +15,7 @@ import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
+import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 
 const log = logger('runner');
@@ -119,7 +120,14 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const dir = runDir(run, options);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { handoff, dialect, prefix, built } = await prepareHandoff(options, run, dir);
+  const quiet = options.quiet ?? process.env.FAST_TEST_DB_QUIET === '1';
+  const source = handed ? 'handed' : merged.url ? 'option' : process.env.TEST_DATABASE_URL ? 'env' : 'started';
+  const { handoff, dialect, prefix, built } = await withStatus(
+    quiet,
+    'fast-test-db: starting the server and the template',
+    () => prepareHandoff(options, run, dir),
+    (p) => runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built }),
+  );
   const { server, isolation } = handoff;
   // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
   await dropRunDatabases(dialect, server, prefix, run);
