@@ -127,6 +127,9 @@ describe('start, url, monitor on the tuned server', () => {
       const url = await runCli(['url'], env);
       expect(url.code).toBe(0);
       expect(url.stdout).toBe(ready.url + '\n');
+      // It only joins that server, and says so.
+      expect(url.stderr).toContain('joining PostgreSQL');
+      expect(url.stderr).not.toContain('starting');
 
       // The library, in a test process of this project, joins it rather than starting its own.
       const worker = await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '1', FIXTURE_DESTROY: '1' });
