@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { FastTestDbError, isFastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
 import { loadPeer } from './peer.js';
-import type { MigrateFn, TestDatabaseOptions } from './types.js';
+import type { Engine, MigrateFn, TestDatabaseOptions } from './types.js';
 
 const log = logger('config');
 
@@ -28,6 +28,8 @@ export interface TemplateSource {
   migrate?: MigrateFn;
   cacheKey?: string;
   migrationFiles?: string | string[];
+  /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */
+  engine?: Engine;
 }
 
 export interface RunnerOptions {
@@ -99,8 +101,16 @@ export async function resolveAdapter(config: FastTestDbConfig): Promise<TestData
   const { adapter, ...rest } = config;
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
+  const given = rest.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined);
+  if (source.engine && given && source.engine !== given)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `the engine is '${given}', but the config's adapter builds a schema for '${source.engine}'`,
+      `use engine '${source.engine}' (--engine ${source.engine}, the engine option or FAST_TEST_DB_ENGINE), or an adapter written for '${given}'`,
+    );
   return {
     ...rest,
+    engine: given ?? source.engine,
     migrate: rest.migrate ?? source.migrate,
     cacheKey: rest.cacheKey ?? source.cacheKey,
     migrationFiles: rest.migrationFiles ?? source.migrationFiles,

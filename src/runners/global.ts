@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
 import type { Dialect } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
+import { explainEngineMismatch } from '../engine-mismatch.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { releaseOwnedServer, serversRoot } from '../server/registry.js';
@@ -86,8 +87,10 @@ export function runDir(run: string, options: TestDatabaseOptions = {}): string {
  * the handoff both the runners' global setups and node:test's standalone children give out.
  */
 export async function prepareHandoff(options: FastTestDbConfig, run: string, dir: string): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
-  const prepared = await prepareTemplate({ ...options, runId: run });
   const names = resolveNames({ ...options, runId: run });
+  const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
+    throw explainEngineMismatch(e, names.engine);
+  });
   const dialect = await dialectFor(names.engine);
   const server = prepared.server;
   const handoff: Handoff = {

@@ -12,6 +12,8 @@ import { exited, isolatedEnv, jsonLines, REPO, runCli, runFixture, spawnCli, wai
 const iso = isolatedEnv('cli-cmd');
 const env = iso.env;
 const PG15 = '/usr/lib/postgresql/15/bin';
+/** Debian's MariaDB server binary; the library starts its own instance from it. */
+const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].some((b) => existsSync(b));
 
 afterAll(() => iso.cleanup());
 
@@ -204,6 +206,20 @@ describe('start, url, monitor on the tuned server', () => {
     expect(rows).toEqual([{ datistemplate: true }]);
     expect(stderr).toContain('building the template...');
     expect(stderr).toContain(`✓ built template ${ready.template!.name}`);
+  });
+
+  test.skipIf(!MARIADBD)('start --engine mysql with a PostgreSQL migrate in the config says that the engine and the migrate disagree', async () => {
+    const r = await runCli(['start', '--engine', 'mysql'], env, { cwd: join(REPO, 'test/fixtures/cli/project') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('[MIGRATION_FAILED] the engine and the migrate disagree: the server is MySQL/MariaDB');
+    expect(r.stderr).toContain('--engine postgres');
+  });
+
+  test('start with an adapter written for another engine refuses before it starts any server', async () => {
+    const r = await runCli(['start', '--engine', 'postgres'], env, { cwd: join(REPO, 'test/fixtures/cli/mysql-adapter') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'");
+    expect(r.stderr).not.toContain('starting');
   });
 
   test.skipIf(!hasPostgresBinaries(PG15))('monitor reads the pre-17 statistics views (PostgreSQL 15)', async () => {
