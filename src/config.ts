@@ -1,6 +1,6 @@
 /**
- * The optional project config file, `fast-test-db.config.{ts,mts,mjs,js,cjs,json}`, read by the
- * runner integrations and the CLI alike. Explicit options always override what the file says.
+ * The optional project config file, `fast-test-db.config.*` (the extensions in CONFIG_FILES), read
+ * by the runner integrations and the CLI alike. Explicit options always override what the file says.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,6 +22,9 @@ export const CONFIG_FILES = [
   'fast-test-db.config.cjs',
   'fast-test-db.config.json',
 ] as const;
+
+/** CONFIG_FILES as one name for help texts and docs: `fast-test-db.config.{ts,mts,…,json}`. */
+export const CONFIG_PATTERN = `fast-test-db.config.{${CONFIG_FILES.map((f) => f.slice('fast-test-db.config.'.length)).join(',')}}`;
 
 /** What an ORM adapter contributes: how to build the schema and what identifies it. */
 export interface TemplateSource {

@@ -2,10 +2,11 @@
  * Every command's output and exit codes, from source, against real servers: the tuned one `start`
  * runs, and a plain untuned PostgreSQL the test starts itself.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CONFIG_PATTERN } from '../../src/config.js';
 import { hasPostgresBinaries, startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { exited, isolatedEnv, jsonLines, REPO, runCli, runFixture, spawnCli, waitForOutput } from './cli.js';
 
@@ -25,6 +26,16 @@ describe('usage', () => {
     const none = await runCli([], env);
     expect(none.code).toBe(2);
     expect(none.stdout).toContain('Usage: fast-test-db <command>');
+  });
+
+  test('the config file names are one list: what the loader takes, what --help and the README say', async () => {
+    const help = await runCli(['--help'], env);
+    expect(CONFIG_PATTERN).toBe('fast-test-db.config.{ts,mts,cts,mjs,js,cjs,json}');
+    expect(help.stdout).toContain(`Options also come from ${CONFIG_PATTERN}`);
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const named = readme.match(/fast-test-db\.config\.\{[^}]*\}/g) ?? [];
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([CONFIG_PATTERN]));
   });
 
   test('each command has its own --help', async () => {
