@@ -1,6 +1,6 @@
 /**
- * The optional project config file, `fast-test-db.config.{ts,mts,mjs,js,cjs,json}`, read by the
- * runner integrations and the CLI alike. Explicit options always override what the file says.
+ * The optional project config file, `fast-test-db.config.*` (the extensions in CONFIG_FILES), read
+ * by the runner integrations and the CLI alike. Explicit options always override what the file says.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { FastTestDbError, isFastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
 import { loadPeer } from './peer.js';
-import type { MigrateFn, TestDatabaseOptions } from './types.js';
+import type { Engine, MigrateFn, TestDatabaseOptions } from './types.js';
 
 const log = logger('config');
 
@@ -23,11 +23,16 @@ export const CONFIG_FILES = [
   'fast-test-db.config.json',
 ] as const;
 
+/** CONFIG_FILES as one name for help texts and docs: `fast-test-db.config.{ts,mts,…,json}`. */
+export const CONFIG_PATTERN = `fast-test-db.config.{${CONFIG_FILES.map((f) => f.slice('fast-test-db.config.'.length)).join(',')}}`;
+
 /** What an ORM adapter contributes: how to build the schema and what identifies it. */
 export interface TemplateSource {
   migrate?: MigrateFn;
   cacheKey?: string;
   migrationFiles?: string | string[];
+  /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */
+  engine?: Engine;
 }
 
 export interface RunnerOptions {
@@ -35,6 +40,11 @@ export interface RunnerOptions {
   isolation?: 'worker' | 'file' | 'test';
   /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
   envVar?: string | string[];
+  /**
+   * No line on stderr at the start of a run (which server, tuned or not) and no status line while
+   * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.
+   */
+  quiet?: boolean;
 }
 
 export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {
@@ -94,8 +104,16 @@ export async function resolveAdapter(config: FastTestDbConfig): Promise<TestData
   const { adapter, ...rest } = config;
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
+  const given = rest.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined);
+  if (source.engine && given && source.engine !== given)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `the engine is '${given}', but the config's adapter builds a schema for '${source.engine}'`,
+      `use engine '${source.engine}' (--engine ${source.engine}, the engine option or FAST_TEST_DB_ENGINE), or an adapter written for '${given}'`,
+    );
   return {
     ...rest,
+    engine: given ?? source.engine,
     migrate: rest.migrate ?? source.migrate,
     cacheKey: rest.cacheKey ?? source.cacheKey,
     migrationFiles: rest.migrationFiles ?? source.migrationFiles,

@@ -5,7 +5,7 @@
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import { createTestDatabase } from '../../src/index.js';
+import { adapterDatabase } from '../../src/runners/compose.js';
 import type { MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { openDrizzle, type DrizzleDriver } from './drivers.js';
 import { drizzleTemplate, type DrizzleTemplateOptions } from './template.js';
@@ -47,7 +47,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     await template.migrate(url, ctx);
     if (seed) await seed(url, ctx);
   };
-  const database = await createTestDatabase({
+  const database = await adapterDatabase({
     ...core,
     engine: template.engine,
     migrate,

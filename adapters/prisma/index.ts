@@ -20,7 +20,7 @@ import type { TemplateSource } from '../../src/config.js';
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import { readHandoff } from '../../src/runners/handoff.js';
-import { createTestDatabase } from '../../src/test-database.js';
+import { adapterDatabase } from '../../src/runners/compose.js';
 import type { ConnectionOptions, Engine, Flavor, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { runPrismaCli } from './cli.js';
 import { openDriver, openScriptRunner, type PrismaDriver } from './driver.js';
@@ -266,7 +266,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
   }
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
-  const db = await createTestDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
+  const db = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
 
   let opened: PrismaClientHandle<C>;
   try {

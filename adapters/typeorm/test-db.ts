@@ -6,7 +6,7 @@ import type { DataSource, DataSourceOptions } from 'typeorm';
 import { FastTestDbError, messageOf } from '../../src/errors.js';
 import { logger } from '../../src/log.js';
 import { loadPeer } from '../../src/peer.js';
-import { createTestDatabase } from '../../src/test-database.js';
+import { adapterDatabase } from '../../src/runners/compose.js';
 import type { ConnectionOptions, Engine, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 
@@ -119,7 +119,7 @@ export async function typeormDataSource(ormOptions: DataSourceOptions, connectio
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
   const { schema, overrides, ...core } = ourOptions;
   const s = await typeormSchema(ormOptions, { schema });
-  const db = await createTestDatabase({
+  const db = await adapterDatabase({
     ...core,
     engine: s.engine,
     cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),

@@ -1,5 +1,6 @@
 /** Parses the command line, runs one command, and turns every failure into a message and an exit code. */
 import { parseArgs } from 'node:util';
+import { CONFIG_PATTERN } from '../config.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Command } from './command.js';
@@ -25,7 +26,7 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 Every command takes --help and --json. Colours only on a terminal (NO_COLOR turns them off).
-Options also come from fast-test-db.config.{ts,js,json} in the current directory.`;
+Options also come from ${CONFIG_PATTERN} in the current directory.`;
 }
 
 export async function main(argv: string[], io: Io, signal: AbortSignal = new AbortController().signal): Promise<number> {

@@ -30,13 +30,14 @@ export function parseCount(name: string, v: string | undefined): number | undefi
   return n;
 }
 
-export async function serverOptions(values: Record<string, string | boolean | undefined>): Promise<FastTestDbConfig & { engine: Engine }> {
+/** `engineGiven`: the engine came from the command line, the config or FAST_TEST_DB_ENGINE, not the default. */
+export async function serverOptions(values: Record<string, string | boolean | undefined>): Promise<FastTestDbConfig & { engine: Engine; engineGiven: boolean }> {
   const merged = mergeConfig(await loadConfig(), {
     engine: parseEngine(str(values.engine)),
     binDir: str(values['bin-dir']),
     dataRoot: str(values['data-root']),
     maxConnections: parseCount('max-connections', str(values['max-connections'])),
   });
-  const engine = merged.engine ?? parseEngine(process.env.FAST_TEST_DB_ENGINE) ?? 'postgres';
-  return { ...merged, engine };
+  const given = merged.engine ?? parseEngine(process.env.FAST_TEST_DB_ENGINE);
+  return { ...merged, engine: given ?? 'postgres', engineGiven: given !== undefined };
 }

@@ -46,8 +46,8 @@ export function keeperAlive(dir: string): boolean {
 
 /** Starts or joins the server behind a status line; `done` words the outcome. */
 export async function acquire(req: OwnedRequest, out: Output, done: (joined: boolean) => string): Promise<{ server: ServerInfo; joined: boolean }> {
-  const status = out.status(`starting ${req.label}`);
   const joined = alreadyRunning(req.dir);
+  const status = out.status(`${joined ? 'joining' : 'starting'} ${req.label}`);
   let server: ServerInfo;
   try {
     server = await acquireOwnedServer(req.request);

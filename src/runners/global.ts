@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
 import type { Dialect } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
+import { explainEngineMismatch } from '../engine-mismatch.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { releaseOwnedServer, serversRoot } from '../server/registry.js';
@@ -15,6 +16,7 @@ import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
+import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 
 const log = logger('runner');
@@ -85,8 +87,10 @@ export function runDir(run: string, options: TestDatabaseOptions = {}): string {
  * the handoff both the runners' global setups and node:test's standalone children give out.
  */
 export async function prepareHandoff(options: FastTestDbConfig, run: string, dir: string): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
-  const prepared = await prepareTemplate({ ...options, runId: run });
   const names = resolveNames({ ...options, runId: run });
+  const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
+    throw explainEngineMismatch(e, names.engine);
+  });
   const dialect = await dialectFor(names.engine);
   const server = prepared.server;
   const handoff: Handoff = {
@@ -119,7 +123,14 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const dir = runDir(run, options);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { handoff, dialect, prefix, built } = await prepareHandoff(options, run, dir);
+  const quiet = options.quiet ?? process.env.FAST_TEST_DB_QUIET === '1';
+  const source = handed ? 'handed' : merged.url ? 'option' : process.env.TEST_DATABASE_URL ? 'env' : 'started';
+  const { handoff, dialect, prefix, built } = await withStatus(
+    quiet,
+    'fast-test-db: starting the server and the template',
+    () => prepareHandoff(options, run, dir),
+    (p) => runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built }),
+  );
   const { server, isolation } = handoff;
   // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
   await dropRunDatabases(dialect, server, prefix, run);

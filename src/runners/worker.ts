@@ -67,6 +67,25 @@ export async function ensureCloned(h: Handoff, name: string): Promise<void> {
   if (!alreadyCloned(h, name)) await cloneFresh(h, name);
 }
 
+/**
+ * The test file now loading, and whether its fresh clone (isolation 'file') was made: the setup
+ * file's hook and an adapter's *TestDb() called from the test file must clone once between them,
+ * whichever runs first. Kept on the global object, which is per file in Jest and shared by a
+ * module registry that Vitest may keep across files.
+ */
+const FILE = Symbol.for('fast-test-db.current-file');
+type FileState = { name: string; cloned: boolean };
+const fileState = () => (globalThis as { [FILE]?: FileState })[FILE];
+
+/** This worker's database ready for the file now running: fresh once per file with isolation 'file', else cloned once per run. */
+export async function readyForFile(h: Handoff, name: string): Promise<void> {
+  if (h.isolation !== 'file') return ensureCloned(h, name);
+  const state = fileState();
+  if (state?.name === name && state.cloned) return;
+  await cloneFresh(h, name);
+  if (state?.name === name) state.cloned = true;
+}
+
 /** A connection held for the resets of one test file, so that each reset costs one round of statements. */
 export class Resetter {
   private client?: Promise<SqlClient>;
@@ -103,7 +122,8 @@ export interface RunnerHooks {
  */
 export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTarget(h)): WorkerTarget {
   exportUrl(h, target.url);
-  if (h.isolation === 'file') hooks.beforeAll(() => cloneFresh(h, target.name));
+  (globalThis as { [FILE]?: FileState })[FILE] = { name: target.name, cloned: false };
+  if (h.isolation === 'file') hooks.beforeAll(() => readyForFile(h, target.name));
   else if (!alreadyCloned(h, target.name)) hooks.beforeAll(() => ensureCloned(h, target.name));
   if (h.isolation === 'test') {
     const resetter = new Resetter(h, target.name);

@@ -2,16 +2,19 @@
  * Every command's output and exit codes, from source, against real servers: the tuned one `start`
  * runs, and a plain untuned PostgreSQL the test starts itself.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CONFIG_PATTERN } from '../../src/config.js';
 import { hasPostgresBinaries, startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { exited, isolatedEnv, jsonLines, REPO, runCli, runFixture, spawnCli, waitForOutput } from './cli.js';
 
 const iso = isolatedEnv('cli-cmd');
 const env = iso.env;
 const PG15 = '/usr/lib/postgresql/15/bin';
+/** Debian's MariaDB server binary; the library starts its own instance from it. */
+const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].some((b) => existsSync(b));
 
 afterAll(() => iso.cleanup());
 
@@ -23,6 +26,16 @@ describe('usage', () => {
     const none = await runCli([], env);
     expect(none.code).toBe(2);
     expect(none.stdout).toContain('Usage: fast-test-db <command>');
+  });
+
+  test('the config file names are one list: what the loader takes, what --help and the README say', async () => {
+    const help = await runCli(['--help'], env);
+    expect(CONFIG_PATTERN).toBe('fast-test-db.config.{ts,mts,cts,mjs,js,cjs,json}');
+    expect(help.stdout).toContain(`Options also come from ${CONFIG_PATTERN}`);
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const named = readme.match(/fast-test-db\.config\.\{[^}]*\}/g) ?? [];
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([CONFIG_PATTERN]));
   });
 
   test('each command has its own --help', async () => {
@@ -127,6 +140,9 @@ describe('start, url, monitor on the tuned server', () => {
       const url = await runCli(['url'], env);
       expect(url.code).toBe(0);
       expect(url.stdout).toBe(ready.url + '\n');
+      // It only joins that server, and says so.
+      expect(url.stderr).toContain('joining PostgreSQL');
+      expect(url.stderr).not.toContain('starting');
 
       // The library, in a test process of this project, joins it rather than starting its own.
       const worker = await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '1', FIXTURE_DESTROY: '1' });
@@ -201,6 +217,20 @@ describe('start, url, monitor on the tuned server', () => {
     expect(rows).toEqual([{ datistemplate: true }]);
     expect(stderr).toContain('building the template...');
     expect(stderr).toContain(`✓ built template ${ready.template!.name}`);
+  });
+
+  test.skipIf(!MARIADBD)('start --engine mysql with a PostgreSQL migrate in the config says that the engine and the migrate disagree', async () => {
+    const r = await runCli(['start', '--engine', 'mysql'], env, { cwd: join(REPO, 'test/fixtures/cli/project') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('[MIGRATION_FAILED] the engine and the migrate disagree: the server is MySQL/MariaDB');
+    expect(r.stderr).toContain('--engine postgres');
+  });
+
+  test('start with an adapter written for another engine refuses before it starts any server', async () => {
+    const r = await runCli(['start', '--engine', 'postgres'], env, { cwd: join(REPO, 'test/fixtures/cli/mysql-adapter') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'");
+    expect(r.stderr).not.toContain('starting');
   });
 
   test.skipIf(!hasPostgresBinaries(PG15))('monitor reads the pre-17 statistics views (PostgreSQL 15)', async () => {

@@ -70,4 +70,21 @@ describe('mergeConfig / resolveAdapter', () => {
     expect(r).toEqual({ migrate, cacheKey: 'explicit', migrationFiles: 'm/*.sql' });
     expect('adapter' in r).toBe(false);
   });
+
+  test("an adapter's engine picks the engine; a different engine given is a BAD_OPTION naming both", async () => {
+    const adapter = { engine: 'mysql' as const, cacheKey: 'k' };
+    expect((await resolveAdapter({ adapter })).engine).toBe('mysql');
+    expect((await resolveAdapter({ adapter, engine: 'mysql' })).engine).toBe('mysql');
+    await expect(resolveAdapter({ adapter, engine: 'postgres' })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'") });
+  });
+});
+
+describe('mocha', () => {
+  test("serial runs with isolation 'file' are warned about; parallel workers and other isolations are not", async () => {
+    const { serialFileWarning } = await import('../../src/runners/mocha.js');
+    const h = { isolation: 'file' } as Parameters<typeof serialFileWarning>[0];
+    expect(serialFileWarning(h, {})).toContain("isolation 'file' needs `mocha --parallel`");
+    expect(serialFileWarning(h, { MOCHA_WORKER_ID: '0' })).toBeUndefined();
+    expect(serialFileWarning({ ...h, isolation: 'worker' }, {})).toBeUndefined();
+  });
 });

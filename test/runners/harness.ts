@@ -76,11 +76,11 @@ export interface RunResult {
 
 let runs = 0;
 
-export async function run(sb: Sandbox, command: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+export async function run(sb: Sandbox, command: string, args: string[], env: Record<string, string> = {}, cwd = FIXTURE): Promise<RunResult> {
   const report = join(sb.dir, `report-${++runs}.jsonl`);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
   const started = performance.now();
-  const child = spawn(command, args, { cwd: FIXTURE, env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

@@ -4,6 +4,7 @@ import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../../clean.js';
 import { resolveAdapter } from '../../config.js';
+import { explainEngineMismatch } from '../../engine-mismatch.js';
 import { FastTestDbError } from '../../errors.js';
 import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
@@ -53,9 +54,13 @@ Examples:
   async run({ values, out, signal }) {
     const port = parseCount('port', str(values.port));
     const idle = str(values['idle-timeout']);
-    const base = await serverOptions(values);
+    const { engineGiven, ...base } = await serverOptions(values);
+    // The schema first: an adapter says which engine it is for, before a server of the wrong one starts.
+    const wantsTemplate = !values['skip-template'] && Boolean(base.migrate || base.adapter || base.migrationFiles);
+    const schema = wantsTemplate ? await resolveAdapter({ ...base, engine: engineGiven ? base.engine : undefined }) : undefined;
     const options = {
       ...base,
+      engine: schema?.engine ?? base.engine,
       reuse: Boolean(values.reuse),
       idleTimeoutMs: idle ? parseDuration(idle) : undefined,
       cacheDataDir: values['data-cache'] ? true : base.cacheDataDir,
@@ -71,16 +76,16 @@ Examples:
     const report = await dialect.describe(admin, server).finally(() => admin.close());
     if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
     let template: { name: string; built: boolean } | undefined;
-    if (!values['skip-template'] && (options.migrate || options.adapter || options.migrationFiles)) {
+    if (schema) {
       const building = out.status('building the template');
       try {
         // The server just acquired, whatever URL the config names: this is the server tests will join.
-        const prepared = await prepareTemplate({ ...(await resolveAdapter(options)), url: undefined, server: 'embedded' });
+        const prepared = await prepareTemplate({ ...options, ...schema, engine: options.engine, url: undefined, server: 'embedded' });
         template = { name: prepared.template.name, built: prepared.template.built };
         building.succeed(template.built ? `built template ${template.name}` : `template ${template.name} was already built`);
       } catch (e) {
         building.fail('the template build failed');
-        throw e;
+        throw explainEngineMismatch(e, server.engine);
       }
     }
     out.data({ event: 'ready', url, joined, server, tuned: report.tuned, settings: report.settings, template });
