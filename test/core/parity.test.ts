@@ -92,4 +92,18 @@ describe('PostgreSQL answers like a default-configured server of the same major'
     const [ours, theirs] = await Promise.all([answers(db.url), answers(plain.url)]);
     expect(ours).toEqual(theirs);
   });
+
+  it('the locale option chooses another locale, on a server of its own', async () => {
+    const c = await createTestDatabase({ dataRoot, worker: 'parity-c', cacheKey: 'parity', locale: 'C' });
+    try {
+      expect(c.server.port).not.toBe(db.server.port);
+      const client = new pg.Client(c.url);
+      await client.connect();
+      const { rows } = await client.query(`SELECT lower('ТЕСТ') AS l, datcollate AS c FROM pg_database WHERE datname = current_database()`);
+      await client.end();
+      expect(rows[0]).toEqual({ l: 'ТЕСТ', c: 'C' });
+    } finally {
+      await c.destroy();
+    }
+  });
 });
