@@ -279,7 +279,11 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
   return { ...bins, binDir, libraryPath: undefined };
 }
 
-/** Hard links where the file system allows (no space, ~20 ms), else copies; symlinks stay as they are. */
+/**
+ * Hard links where the file system allows (no space, ~20 ms), else copies; symlinks stay as they
+ * are. A file others may not read (an install made under umask 077) is copied and opened up
+ * instead: a hard link shares its mode with the original.
+ */
 function linkOrCopyTree(from: string, to: string): void {
   const st = lstatSync(from);
   if (st.isSymbolicLink()) return symlinkSync(readlinkSync(from), to);
@@ -288,10 +292,13 @@ function linkOrCopyTree(from: string, to: string): void {
     for (const entry of readdirSync(from)) linkOrCopyTree(join(from, entry), join(to, entry));
     return;
   }
+  const open = (st.mode & 0o004) !== 0 && ((st.mode & 0o100) === 0 || (st.mode & 0o001) !== 0);
   try {
+    if (!open) throw new Error('copy');
     linkSync(from, to);
   } catch {
     cpSync(from, to);
+    chmodSync(to, st.mode & 0o100 ? 0o755 : 0o644);
   }
 }
 

