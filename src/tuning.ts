@@ -30,8 +30,39 @@ export function postgresSettings(opts: { maxConnections: number; major: number }
   };
 }
 
-/** Flags passed to `initdb` for a data directory on tmpfs. */
-export const POSTGRES_INITDB_FLAGS = ['--no-sync', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'];
+/**
+ * Flags passed to `initdb` for a data directory on tmpfs. `--no-sync` and trust change nothing a
+ * query can see; the locale decides collation, case mapping and character classes, so it is the
+ * one production gives (see defaultPostgresLocale), never a faster `C`.
+ */
+export function postgresInitdbFlags(locale: string): string[] {
+  const icu = /^icu:(.+)$/i.exec(locale);
+  // ICU collation (PostgreSQL 15+): the C library locale still sets LC_CTYPE-dependent behaviour.
+  const localeFlags = icu ? ['--locale-provider=icu', `--icu-locale=${icu[1]}`, '--locale=C.UTF-8'] : [`--locale=${locale}`];
+  return ['--no-sync', '--auth=trust', '--encoding=UTF8', ...localeFlags, '--no-instructions'];
+}
+
+/**
+ * The locale a PostgreSQL data directory gets when the user chose none: what the official image
+ * (`ENV LANG en_US.utf8`) and the distribution packages on a typical server give, en_US.UTF-8, when
+ * this machine has it; else C.UTF-8 (what Debian's package gives on a machine without en_US, and
+ * what glibc always has); plain C only on a machine with neither. `available` is `locale -a`.
+ */
+export function defaultPostgresLocale(available: readonly string[]): string {
+  const norm = (l: string) => l.toLowerCase().replace(/utf-?8/, 'utf8');
+  const have = new Map(available.map((l) => [norm(l), l]));
+  for (const want of ['en_US.UTF-8', 'C.UTF-8']) {
+    const found = have.get(norm(want));
+    if (found) return found;
+  }
+  return 'C';
+}
+
+/**
+ * The time zone our servers start in: the official images run in UTC (a container has no local
+ * zone), so answers that depend on the session zone are those of production, not of the laptop.
+ */
+export const SERVER_TIME_ZONE = 'Etc/UTC';
 
 /** The settings `describe()` and `doctor` read back to prove a PostgreSQL server is really tuned. */
 export const POSTGRES_TUNED_EXPECT: Record<string, string> = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
@@ -107,7 +138,9 @@ export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
   if (opts.flavor === 'mariadb') {
     // One redo file since 10.5; its size is the checkpoint budget.
     flags.push(`--innodb-log-file-size=${redo}`, '--innodb-log-buffer-size=32M');
-    // MariaDB without a config file defaults to latin1; applications expect utf8mb4 like MySQL 8.
+    // MariaDB without a config file defaults to latin1. The official image and Debian's package
+    // configure utf8mb4 (50-server.cnf), whose default collation in 10.x is utf8mb4_general_ci, as
+    // theirs is: the parity test (test/mysql/parity.test.ts) compares the answers.
     flags.push('--character-set-server=utf8mb4');
   } else {
     if (atLeast(v, 8, 0, 30)) flags.push(`--innodb-redo-log-capacity=${redo}`);

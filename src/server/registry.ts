@@ -16,6 +16,7 @@ import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
+import { defaultDataRoot } from './platform.js';
 
 const log = logger('server');
 
@@ -25,9 +26,9 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 export function dataRoot(options: TestDatabaseOptions): { root: string; tmpfs: boolean } {
   const chosen = options.dataRoot ?? process.env.FAST_TEST_DB_DATA_ROOT;
   if (chosen) return { root: resolve(chosen), tmpfs: chosen.startsWith('/dev/shm') };
-  if (existsSync('/dev/shm')) return { root: '/dev/shm', tmpfs: true };
-  log('no /dev/shm on this machine: data goes to %s, which is probably a disk', tmpdir());
-  return { root: tmpdir(), tmpfs: false };
+  const chosenByPlatform = defaultDataRoot(process.platform, { tmpdir: tmpdir(), hasDevShm: existsSync('/dev/shm') });
+  if (!chosenByPlatform.tmpfs) log('no /dev/shm on this machine: data goes to %s, which is probably a disk', chosenByPlatform.root);
+  return chosenByPlatform;
 }
 
 /** The directory holding every server of this user, for `clean` and `doctor` too. */

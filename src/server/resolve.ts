@@ -89,7 +89,7 @@ export async function embeddedRequest(engine: Engine, options: TestDatabaseOptio
     const bins = findPostgresBinaries(options);
     return {
       label: `PostgreSQL ${bins.version}`,
-      request: { engine, identity: [bins.binDir, options.maxConnections], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
+      request: { engine, identity: [bins.binDir, options.maxConnections, options.locale ?? process.env.FAST_TEST_DB_LOCALE], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
     };
   }
   const { findMysqlBinary, planEmbeddedMysql } = await import('./embedded-mysql.js');

@@ -1,13 +1,21 @@
 /**
  * PostgreSQL refuses to run as root, and running a test server as root is poor practice anyway:
  * when we are root, servers run as an unprivileged account (FAST_TEST_DB_RUN_AS, else nobody).
+ * That account must be able to reach what the server needs: its data, and its own binaries.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
+import { needsUnprivilegedUser } from './platform.js';
 
-export function unprivilegedUser(): { name: string; uid: number; gid: number } | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+export interface ServerUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+export function unprivilegedUser(): ServerUser | undefined {
+  if (!needsUnprivilegedUser(process.platform, process.getuid?.())) return undefined;
   const wanted = process.env.FAST_TEST_DB_RUN_AS ?? 'nobody';
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
@@ -18,10 +26,26 @@ export function unprivilegedUser(): { name: string; uid: number; gid: number } |
   return { name: wanted, uid: Number(uid), gid: Number(gid) };
 }
 
-/** The unprivileged server must be able to walk down to its data directory. */
-export function assertReachable(dir: string, user: { name: string }): void {
-  for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
-    if ((statSync(d).mode & 0o001) === 0)
-      throw new FastTestDbError('SERVER_START_FAILED', `the server runs as "${user.name}" (we are root), and that user cannot enter ${d}`, `chmod o+x ${d}, or choose another dataRoot (FAST_TEST_DB_DATA_ROOT)`);
+/** True when `user` may search (enter) a directory with this mode and owner: the owner, group or other x bit. */
+export function maySearch(st: { mode: number; uid: number; gid: number }, user: Pick<ServerUser, 'uid' | 'gid'>): boolean {
+  if (st.uid === user.uid) return (st.mode & 0o100) !== 0;
+  if (st.gid === user.gid) return (st.mode & 0o010) !== 0;
+  return (st.mode & 0o001) !== 0;
+}
+
+/** The first directory on the way down to `path` that `user` cannot enter, or undefined if none. */
+export function firstBlockedDir(path: string, user: Pick<ServerUser, 'uid' | 'gid'>): string | undefined {
+  const chain: string[] = [];
+  for (let d = dirname(resolve(path)); ; d = dirname(d)) {
+    chain.unshift(d);
+    if (d === dirname(d)) break;
   }
+  return chain.find((d) => !maySearch(statSync(d), user));
+}
+
+/** The unprivileged server must be able to walk down to its data directory. */
+export function assertReachable(dir: string, user: ServerUser): void {
+  const blocked = firstBlockedDir(dir, user);
+  if (blocked)
+    throw new FastTestDbError('SERVER_START_FAILED', `the server runs as "${user.name}" (we are root), and that user cannot enter ${blocked}`, `chmod o+x ${blocked}, or choose another dataRoot (FAST_TEST_DB_DATA_ROOT)`);
 }

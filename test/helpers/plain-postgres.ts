@@ -40,6 +40,12 @@ export interface PlainPostgresOptions {
   settings?: Record<string, string>;
   /** Parent of the data directory; default the OS temp dir (a disk, like most installed servers). */
   root?: string;
+  /**
+   * initdb's locale flags and environment, replacing the default `-E UTF8 --locale=C` with LC_ALL=C.
+   * The official image runs plain `initdb` with LANG=en_US.utf8 in a UTC container:
+   * `{ initdbArgs: [], env: { LANG: 'en_US.utf8', TZ: 'Etc/UTC' } }`.
+   */
+  locale?: { initdbArgs: string[]; env: Record<string, string> };
 }
 
 const running = new Set<ChildProcess>();
@@ -67,11 +73,11 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
   dirs.add(dir);
   const user = unprivilegedUser();
   if (user) chownSync(dir, user.uid, user.gid);
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(options.locale ? { LC_ALL: undefined, LC_COLLATE: undefined, LC_CTYPE: undefined, ...options.locale.env } : { LC_ALL: 'C', LANG: 'C' }) };
   if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
   const as = { uid: user?.uid, gid: user?.gid, env };
   // --no-sync only spares initdb's own final fsync; the server it leaves behind keeps every default.
-  await run(join(bins.binDir, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], as);
+  await run(join(bins.binDir, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', ...(options.locale?.initdbArgs ?? ['-E', 'UTF8', '--locale=C'])], as);
   const settings = options.settings ?? {};
   let port = 0;
   let server: ChildProcess | undefined;
