@@ -3,7 +3,7 @@ import type { Dialect, SqlClient } from './dialect/dialect.js';
 import { newMarker, ownerGone } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
 import { FastTestDbError } from './errors.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
 import { pidAlive } from './server/lock.js';
@@ -74,6 +74,7 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
 async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo, names: ResolvedNames, options: TestDatabaseOptions): Promise<PreparedTemplate> {
   const unlogged = options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+  const scope = unverifiable(options) ? runScope(names.run) : undefined;
   const fp = await fingerprint({
     engine: server.engine,
     flavor: server.flavor,
@@ -82,6 +83,8 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     migrationFiles: options.migrationFiles,
     unlogged,
     migrates: Boolean(options.migrate),
+    migrateSource: scope && options.migrate ? sourceHash(options.migrate) : undefined,
+    scope,
   });
   const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
   const built = await ensureTemplate(admin, {
@@ -94,9 +97,23 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     unlogged,
     keepTemplates: options.keepTemplates ?? 3,
     run: names.run,
+    scope,
   });
+  if (scope && built && (!server.owned || (options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1'))) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded };
+}
+
+let warned = false;
+
+/** Once per process: a server that outlives the run gets a template per run, and how to share one. */
+function warnUnverifiable(): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(
+    'fast-test-db: the template was built from `migrate` alone; it cannot tell when the code migrate calls changes, so each run builds its own. Pass migrationFiles (a glob of what migrate reads) or a cacheKey to share the template across runs.',
+    { code: 'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE' },
+  );
 }
 
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
