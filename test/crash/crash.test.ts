@@ -125,6 +125,25 @@ for (const engine of ['postgres', 'mysql'] as const) {
       });
     }
 
+    if (engine === 'mysql')
+      it('a clone script still running for a killed client does not block the next run', async () => {
+        const env = { ...base, WORKER: 'kscript', CACHE_KEY: 'crash-shared', RESET: '0' };
+        const victim = run(env, 'clone:created');
+        await victim.paused;
+        // Play the server still running the dead client's script: a transaction open in that schema.
+        const mysql = await import('mysql2/promise');
+        const script = await mysql.createConnection({ socketPath: server.socket, user: server.user, password: server.password, database: `${prefix}_w${env.WORKER}` });
+        script.on('error', () => undefined);
+        await script.query('CREATE TABLE busy (v int)');
+        await script.query('BEGIN');
+        await script.query('INSERT INTO busy VALUES (1)');
+        await victim.kill();
+        const next = await run(env).done;
+        expect(next.kinds).toEqual([{ code: 'a' }, { code: 'b' }]);
+        await expect(script.query('SELECT 1')).rejects.toThrow(); // its connection was ended
+        script.destroy();
+      });
+
     it('a foreign database under a worker name still gets NOT_OURS', async () => {
       const attempt = createTestDatabase({ engine, dataRoot, prefix, worker: 'foreign', cacheKey: 'crash-shared', migrate: async () => undefined });
       await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
