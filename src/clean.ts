@@ -233,6 +233,16 @@ async function cleanServer(server: ServerInfo, dialect: Dialect, opts: CleanOpti
       if (why) target.kept.push({ ...item, reason: why });
       else stale.push({ ...item, reason: `older than ${formatDuration(opts.olderThanMs)}` });
     }
+    // A creation killed between CREATE DATABASE and its marker leaves a database that is ours by its
+    // staging name alone; one still unmarked after a second look is a leftover.
+    const unmarked = (await dialect.listStaging(admin)).filter((n) => n.startsWith(opts.prefix ?? '') && !ours.some((o) => o.name === n));
+    if (unmarked.length) await new Promise((r) => setTimeout(r, 300));
+    const leftovers = new Set<string>();
+    for (const name of unmarked)
+      if ((await dialect.readMarker(admin, name)) === null) {
+        leftovers.add(name);
+        stale.push({ name, kind: 'database', created: '', ageMs: Infinity, reason: 'left unmarked by a creation that was killed' });
+      }
     // Clones before templates, so that a template is never dropped while a clone of it is being made here.
     stale.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'database' ? -1 : 1));
     counter.total += stale.length;
@@ -245,7 +255,7 @@ async function cleanServer(server: ServerInfo, dialect: Dialect, opts: CleanOpti
       try {
         // Read the marker again right before dropping: the name may have been replaced meanwhile.
         const marker = await dialect.readMarker(admin, item.name);
-        if (!marker) {
+        if (!marker && !(marker === null && leftovers.has(item.name))) {
           target.kept.push({ ...item, reason: marker === null ? 'no longer carries our marker' : 'already gone' });
           continue;
         }

@@ -1,8 +1,13 @@
 /**
  * The template fingerprint: everything that decides what the migrated schema looks like. Same
  * fingerprint, same template; change one byte of a migration file and a new template is built.
+ *
+ * A `migrate` function given alone (no cacheKey, no migrationFiles) has inputs we cannot see: its
+ * source text is hashed, but not the code it calls (a migrator, SQL files it reads). Such a template
+ * is scoped to one run (runScope): the next run builds its own, so an edit anywhere is never hidden
+ * behind a cached template. migrationFiles or cacheKey vouch for the inputs and share it across runs.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { FastTestDbError } from './errors.js';
@@ -17,6 +22,41 @@ export interface FingerprintInput {
   unlogged: boolean;
   /** Whether a migrate function was given at all (an empty template differs from a migrated one). */
   migrates: boolean;
+  /** Hash of migrate's source text. */
+  migrateSource?: string;
+  /** The run an unverifiable template belongs to (see runScope). */
+  scope?: string;
+}
+
+/** Whether nothing but migrate's own text describes what the template holds. */
+export function unverifiable(options: { migrate?: unknown; cacheKey?: string; migrationFiles?: string | string[] }): boolean {
+  return Boolean(options.migrate) && options.cacheKey === undefined && options.migrationFiles === undefined;
+}
+
+export function sourceHash(fn: (...args: never[]) => unknown): string {
+  return createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16);
+}
+
+const processScope = `p${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * One run: the run id when there is one (runners set FAST_TEST_DB_RUN_ID for all their workers, CI
+ * jobs have theirs); else the parent process when it is Node (a test runner whose workers we are,
+ * told apart from an earlier runner with the same pid by its start time); else this process alone.
+ */
+export function runScope(run: string | undefined): string {
+  if (run) return `r${run}`;
+  try {
+    const cmd = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    if (/(^|\/)node[^/]*$/.test(cmd)) {
+      const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+      const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      return `pp${process.ppid}-${started}`;
+    }
+  } catch {
+    // No /proc (macOS, Windows): this process alone.
+  }
+  return processScope;
 }
 
 export async function fingerprint(input: FingerprintInput, cwd = process.cwd()): Promise<string> {

@@ -3,10 +3,14 @@
  * lock, marked complete only after `migrate` succeeded, cloned for every worker.
  */
 import type { Dialect, SqlClient } from './dialect/dialect.js';
-import { newMarker } from './dialect/dialect.js';
+import { newMarker, ownerGone } from './dialect/dialect.js';
+import { pausePoint } from './debug-pause.js';
 import { FastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
+import { pidAlive } from './server/lock.js';
+import { clearStaging } from './staging.js';
 import type { MigrateFn, ServerInfo } from './types.js';
+import { hostname } from 'node:os';
 
 const log = logger('template');
 
@@ -16,6 +20,8 @@ export interface TemplateRequest {
   name: string;
   fingerprint: string;
   prefix: string;
+  /** The run an unverifiable template (migrate alone) is scoped to, recorded in its marker. */
+  scope?: string;
   migrate?: MigrateFn;
   unlogged: boolean;
   keepTemplates: number;
@@ -35,23 +41,29 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       // Builders write the marker before they release the lock, so here an unmarked database is foreign.
       if (state === 'unmarked')
         throw new FastTestDbError('NOT_OURS', `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`, 'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)');
-      if (state === 'incomplete') {
-        log('dropping incomplete template %s (an earlier build failed or was killed)', name);
-        await dialect.drop(admin, name, { force: true });
-      }
+      if (state === 'incomplete') await dropIncomplete(admin, req);
+      await clearStaging(dialect, admin, name);
       const started = performance.now();
-      await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run }));
+      await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
       if (req.migrate) {
         const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
         try {
+          await pausePoint('template:migrate');
           await req.migrate(dialect.url(server, name), { database: name, server, connection });
         } catch (e) {
-          await dialect.drop(admin, name, { force: true }).catch((dropError) => log('could not drop failed template %s: %s', name, messageOf(dropError)));
+          // Without force: ending the connections a failed migrate left open would make its driver emit
+          // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
+          // A template that cannot be dropped stays marked incomplete; the next build drops it.
+          const left = await dialect.drop(admin, name, {}).then(
+            () => '',
+            (dropError) => (log('kept failed template %s: %s', name, messageOf(dropError)), ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`),
+          );
           // An adapter's own error (a missing CLI, a bad option) already says what to do.
           if (e instanceof FastTestDbError) throw e;
-          throw new FastTestDbError('MIGRATION_FAILED', `migrate failed while building template ${name}: ${messageOf(e)}`, 'fix the migration; nothing was cached, the next run builds the template again', { cause: e });
+          throw new FastTestDbError('MIGRATION_FAILED', `migrate failed while building template ${name}: ${messageOf(e)}${left}`, 'fix the migration; nothing was cached, the next run builds the template again', { cause: e });
         }
       }
+      await pausePoint('template:migrated');
       await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
       await collectOldTemplates(admin, req);
@@ -60,6 +72,19 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   } finally {
     await lockClient.close();
   }
+}
+
+/**
+ * An earlier build failed or was killed. Connections to it are ended only when the builder is gone:
+ * a live process (a watch run whose migrate threw without closing its client) would die of it.
+ */
+async function dropIncomplete(admin: SqlClient, req: TemplateRequest): Promise<void> {
+  const marker = await req.dialect.readMarker(admin, req.name);
+  const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
+  log('dropping incomplete template %s (an earlier build failed or was killed)', req.name);
+  await req.dialect.drop(admin, req.name, { force }).catch((e) => {
+    throw new FastTestDbError('DATABASE_IN_USE', `the incomplete template ${req.name} of an earlier failed build is still in use: ${messageOf(e)}`, "close the connections your migrate opened (client.end() in a finally block), or restart the test run", { cause: e });
+  });
 }
 
 /** Templates younger than this are never collected: a run that just built one is likely still cloning it. */

@@ -1,12 +1,14 @@
 /** createTestDatabase(): a server, a template built once, and this worker's own clone of it. */
 import type { Dialect, SqlClient } from './dialect/dialect.js';
-import { newMarker } from './dialect/dialect.js';
+import { newMarker, ownerGone } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
 import { FastTestDbError } from './errors.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
+import { pidAlive } from './server/lock.js';
 import { engineOfUrl, resolveServer } from './server/resolve.js';
+import { clearStaging, sharedWorkerId } from './staging.js';
 import { ensureTemplate } from './template.js';
 import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';
@@ -72,6 +74,7 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
 async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo, names: ResolvedNames, options: TestDatabaseOptions): Promise<PreparedTemplate> {
   const unlogged = options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+  const scope = unverifiable(options) ? runScope(names.run) : undefined;
   const fp = await fingerprint({
     engine: server.engine,
     flavor: server.flavor,
@@ -80,6 +83,8 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     migrationFiles: options.migrationFiles,
     unlogged,
     migrates: Boolean(options.migrate),
+    migrateSource: scope && options.migrate ? sourceHash(options.migrate) : undefined,
+    scope,
   });
   const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
   const built = await ensureTemplate(admin, {
@@ -92,9 +97,23 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     unlogged,
     keepTemplates: options.keepTemplates ?? 3,
     run: names.run,
+    scope,
   });
+  if (scope && built && (!server.owned || (options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1'))) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded };
+}
+
+let warned = false;
+
+/** Once per process: a server that outlives the run gets a template per run, and how to share one. */
+function warnUnverifiable(): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(
+    'fast-test-db: the template was built from `migrate` alone; it cannot tell when the code migrate calls changes, so each run builds its own. Pass migrationFiles (a glob of what migrate reads) or a cacheKey to share the template across runs.',
+    { code: 'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE' },
+  );
 }
 
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
@@ -136,20 +155,21 @@ export async function cloneInto(dialect: Dialect, admin: SqlClient, server: Serv
   }
   if (existing === null)
     throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself');
-  if (existing) await dialect.drop(admin, name, { force });
-  await dialect.clone(admin, server, template, name, newMarker('database', { run })).catch((e) => {
-    const code = (e as { cause?: { code?: string } }).cause?.code;
-    throw code === '42P04' || code === 'ER_DB_CREATE_EXISTS' ? sharedWorkerId(name) : e;
+  // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
+  // script may still be running on the server: it is ended too).
+  if (existing) await dialect.drop(admin, name, { force: force || ownerGone(existing, pidAlive) });
+  const attempt = () =>
+    dialect.clone(admin, server, template, name, newMarker('database', { run })).catch((e) => {
+      const code = (e as { cause?: { code?: string } }).cause?.code;
+      throw code === '42P04' || code === 'ER_DB_CREATE_EXISTS' ? sharedWorkerId(name) : e;
+    });
+  // A leftover under the staging name (a clone killed before its rename) is looked for only when
+  // the clone fails, so that the common case pays nothing for it.
+  await attempt().catch(async (e) => {
+    if (!(await clearStaging(dialect, admin, name))) throw e;
+    await attempt();
   });
   if (!server.owned) await dialect.tuneDatabase(admin, name);
-}
-
-function sharedWorkerId(name: string): FastTestDbError {
-  return new FastTestDbError(
-    'DATABASE_IN_USE',
-    `another process created ${name} at the same moment: two processes are using the same worker id`,
-    'give each process its own worker id (the worker option or FAST_TEST_DB_WORKER; runner variables such as VITEST_POOL_ID leak into child processes), or a suffix',
-  );
 }
 
 class WorkerDatabase implements TestDatabase {

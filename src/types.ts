@@ -42,6 +42,11 @@ export interface ResetReport {
   emptied: string[];
   /** Sequences / AUTO_INCREMENT counters restarted. */
   restarted: string[];
+  /**
+   * Seeded tables (rows the template holds) that a test changed, or that emptying another table
+   * cascaded into: emptied (so also listed in `emptied`) and filled again with the template's rows.
+   */
+  restored: string[];
   ms: number;
 }
 

@@ -2,6 +2,7 @@
  * The contract every engine implements. The core (template cache, test databases, cleanup)
  * speaks only to this interface; an engine file holds all of its SQL.
  */
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { SqlFamily } from '../quote.js';
 import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
@@ -27,6 +28,15 @@ export interface Marker {
   seeded?: string[];
   /** PostgreSQL: sequences the template had used, name -> last_value, for reset() to restore. */
   sequences?: Record<string, string>;
+  /** PostgreSQL: rows of each seeded table in the template, for reset() to see a seeded table changed. */
+  seedRows?: Record<string, number>;
+  /**
+   * PostgreSQL: a transaction id taken when the template was completed. Every row the template holds
+   * was written before it; a row written after it (a test's INSERT or UPDATE) means the table changed.
+   */
+  seedXid?: string;
+  /** Where migrate's source text was hashed instead of its inputs: the run this template is scoped to. */
+  scope?: string;
 }
 
 /**
@@ -38,6 +48,11 @@ export type TemplateState = 'missing' | 'unmarked' | 'incomplete' | 'complete';
 export interface Dialect {
   readonly engine: Engine;
   readonly family: SqlFamily;
+  /**
+   * Whether clone() and createEmpty() build under stagingName() and rename into place (PostgreSQL).
+   * Engines without a database rename create the database and its marker in one statement instead.
+   */
+  readonly staged: boolean;
   /** Opens a connection; `database` defaults to the server's admin database. */
   connect(server: ServerInfo, database?: string): Promise<SqlClient>;
   /** A URL a user's driver or ORM accepts for `database`. */
@@ -52,7 +67,7 @@ export interface Dialect {
    * have rows as `seeded` in the template's marker, then mark it complete.
    */
   completeTemplate(admin: SqlClient, server: ServerInfo, name: string, opts: { unlogged: boolean }): Promise<void>;
-  /** A new database `name` with the template's schema and rows. */
+  /** A new database `name` with the template's schema and rows; `name` never exists without `marker`. */
   clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
   /** Drops `name`. Callers check the marker first. */
   drop(admin: SqlClient, name: string, opts: { force?: boolean }): Promise<void>;
@@ -60,6 +75,8 @@ export interface Dialect {
   readMarker(admin: SqlClient, name: string): Promise<Marker | null | undefined>;
   /** Every database carrying our marker whose name starts with `prefix`. */
   listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
+  /** Every database named by stagingName(), marked or not (a creation killed before its marker was written). */
+  listStaging(admin: SqlClient): Promise<string[]>;
   /** Per-database, reversible speed settings for servers we do not own. */
   tuneDatabase(admin: SqlClient, name: string): Promise<void>;
   /**
@@ -88,4 +105,32 @@ export function decodeMarker(text: string | null | undefined): Marker | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The name a database is created under before it is marked and renamed into place: a database the
+ * library is creating is recognisable as ours at every instant, by this name until the marker is
+ * written, by the marker after. `<prefix>__new_<12 hex of the final name><8 hex check>`: our own
+ * names never hold `__` (databaseName joins non-empty parts with one `_`), and the check digits,
+ * a hash of the rest, make it a name no one else would choose. Deterministic, so that the next
+ * process wanting the same final name finds what a killed one left.
+ */
+export function stagingName(name: string): string {
+  const prefix = name.split('_')[0]!.slice(0, 16);
+  const a = createHash('sha256').update(name).digest('hex').slice(0, 12);
+  return `${prefix}__new_${a}${stagingCheck(a)}`;
+}
+
+function stagingCheck(a: string): string {
+  return createHash('sha256').update(`fast-test-db staging ${a}`).digest('hex').slice(0, 8);
+}
+
+export function isStagingName(name: string): boolean {
+  const m = /^[a-z][a-z0-9]{0,15}__new_([0-9a-f]{12})([0-9a-f]{8})$/.exec(name);
+  return m !== null && stagingCheck(m[1]!) === m[2];
+}
+
+/** True when the marker's process ran on this machine and is gone: what it was creating is a leftover. */
+export function ownerGone(marker: Pick<Marker, 'host' | 'pid'>, alive: (pid: number) => boolean): boolean {
+  return marker.host === hostname() && marker.pid !== undefined && marker.pid !== process.pid && !alive(marker.pid);
 }

@@ -8,6 +8,11 @@
  * MySQL has no schema comments, a routine dies with its schema (no stale registry rows that could
  * later vouch for someone else's schema of the same name), and ORMs that diff or push tables
  * (Prisma, Drizzle, TypeORM) never see it.
+ *
+ * There is no database rename, so a database cannot be built under another name and moved into
+ * place. Instead it is never without a marker: MariaDB (10.5+) takes the marker as the schema's
+ * COMMENT in the CREATE DATABASE itself, and the routine follows in the same round trip, before any
+ * table, so a clone script that runs on after its client was killed builds inside a marked schema.
  */
 import { createHash } from 'node:crypto';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
@@ -16,7 +21,8 @@ import { loadPeer } from '../peer.js';
 import { quoteIdent, quoteLiteral, quoteQualified } from '../quote.js';
 import { MYSQL_DESCRIBE_SETTINGS, MYSQL_TUNED_EXPECT } from '../tuning.js';
 import type { DescribeReport, Flavor, ResetReport, ServerInfo } from '../types.js';
-import { decodeMarker, encodeMarker, type Dialect, type Marker, type SqlClient, type TemplateState } from './dialect.js';
+import { pausePoint, pauseRequested } from '../debug-pause.js';
+import { decodeMarker, encodeMarker, MARKER_TAG, type Dialect, type Marker, type SqlClient, type TemplateState } from './dialect.js';
 
 const log = logger('mysql');
 const id = (name: string) => quoteIdent('mysql', name);
@@ -142,6 +148,18 @@ async function schemaExists(admin: SqlClient, name: string): Promise<boolean> {
   return rows.some((r) => r.s === name);
 }
 
+/** MariaDB 10.5+ keeps a comment per schema; MySQL has none. */
+function hasSchemaComments(c: SqlClient): boolean {
+  return isMysqlClient(c) && c.flavor === 'mariadb';
+}
+
+/** The creation marker MariaDB holds in the schema comment, for the instant before the routine exists. */
+async function schemaCommentMarker(admin: SqlClient, name: string): Promise<Marker | null> {
+  if (!hasSchemaComments(admin)) return null;
+  const rows = await admin.query<{ s: string; c: string | null }>(`SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`, [name]);
+  return decodeMarker(rows.find((r) => r.s === name)?.c);
+}
+
 async function readMarker(admin: SqlClient, name: string): Promise<Marker | null | undefined> {
   if (!(await schemaExists(admin, name))) return undefined;
   const rows = await admin.query<{ s: string; c: string | null }>(
@@ -149,7 +167,7 @@ async function readMarker(admin: SqlClient, name: string): Promise<Marker | null
     [name, MARKER_ROUTINE],
   );
   const row = rows.find((r) => r.s === name);
-  return row ? decodeMarker(row.c) : null;
+  return row ? decodeMarker(row.c) : schemaCommentMarker(admin, name);
 }
 
 async function listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>> {
@@ -158,10 +176,20 @@ async function listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name:
     [MARKER_ROUTINE],
   );
   const out: Array<{ name: string; marker: Marker }> = [];
+  const seen = new Set<string>();
   for (const r of rows) {
     if (!r.s.startsWith(prefix)) continue;
+    seen.add(r.s);
     const marker = decodeMarker(r.c);
     if (marker) out.push({ name: r.s, marker });
+  }
+  // Schemas whose creation was cut off before the routine: marked by their comment alone.
+  if (hasSchemaComments(admin)) {
+    const schemas = await admin.query<{ s: string; c: string | null }>(`SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_COMMENT LIKE ?`, [`${MARKER_TAG} %`]);
+    for (const r of schemas) {
+      const marker = r.s.startsWith(prefix) && !seen.has(r.s) ? decodeMarker(r.c) : null;
+      if (marker) out.push({ name: r.s, marker });
+    }
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -171,17 +199,26 @@ function markerStatement(schema: string, marker: Marker): string {
   return `CREATE PROCEDURE ${qual(schema, MARKER_ROUTINE)}() COMMENT ${lit(encodeMarker(marker))} BEGIN END`;
 }
 
-function createDatabaseStatement(name: string, charset?: string, collation?: string): string {
-  return `CREATE DATABASE ${id(name)}` + (charset ? ` CHARACTER SET ${lit(charset)}` : '') + (collation ? ` COLLATE ${lit(collation)}` : '');
+/** MariaDB's limit for a schema comment. */
+const MAX_SCHEMA_COMMENT = 1024;
+
+/**
+ * CREATE DATABASE (with the marker as its comment where the server keeps one), then the marker
+ * routine: one round trip, before anything else. CREATE DATABASE fails on an existing schema, so we
+ * never put our marker into someone else's.
+ */
+function createMarked(name: string, marker: Marker, schemaComments: boolean, charset?: string, collation?: string): string[] {
+  const text = encodeMarker(marker);
+  const comment = schemaComments && text.length <= MAX_SCHEMA_COMMENT ? ` COMMENT ${lit(text)}` : '';
+  const create = `CREATE DATABASE ${id(name)}` + (charset ? ` CHARACTER SET ${lit(charset)}` : '') + (collation ? ` COLLATE ${lit(collation)}` : '') + comment;
+  return [create, markerStatement(name, marker)];
 }
 
 async function createEmpty(admin: SqlClient, name: string, marker: Marker): Promise<void> {
-  // CREATE DATABASE fails on an existing schema, so we never put our marker into someone else's.
-  await admin.query(createDatabaseStatement(name));
   try {
-    await admin.query(markerStatement(name, marker));
+    await runScript(admin, createMarked(name, marker, hasSchemaComments(admin)));
   } catch (e) {
-    await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`).catch(() => undefined);
+    if (((e as { cause?: { code?: string } }).cause?.code ?? '') !== 'ER_DB_CREATE_EXISTS') await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`).catch(() => undefined);
     throw e;
   }
 }
@@ -363,13 +400,15 @@ const RESTORE_SESSION = 'SET SESSION foreign_key_checks = @ftdb_fk, unique_check
  * tables (foreign keys off, so order only matters for readers), seed rows copied server-side,
  * then views, routines, triggers (after the rows, so seeding does not fire them) and events.
  */
-export function cloneStatements(cap: Capture, template: string, target: string, marker: Marker & { template?: string }): string[] {
-  const s: string[] = [createDatabaseStatement(target, cap.charset, cap.collation), `USE ${id(target)}`, SAVE_SESSION];
+export function cloneStatements(cap: Capture, template: string, target: string, marker: Marker & { template?: string }, schemaComments = false): string[] {
+  // Marker first; USE next, so that the script's connection shows this schema in the process list
+  // (what a forced drop ends when the client that sent the script is gone).
+  const s: string[] = [...createMarked(target, marker, schemaComments, cap.charset, cap.collation), `USE ${id(target)}`, SAVE_SESSION];
   s.push("SET SESSION foreign_key_checks = 0, unique_checks = 0, sql_mode = 'NO_AUTO_VALUE_ON_ZERO', time_zone = '+00:00'");
   for (const t of cap.tables) s.push(t.create);
   for (const t of cap.tables) if (t.seedColumns) s.push(seedStatement(t, template));
   for (const o of [...cap.views, ...cap.routines, ...cap.triggers, ...cap.events]) s.push(...sessionFor(o), o.sql);
-  s.push(RESTORE_SESSION, markerStatement(target, marker));
+  s.push(RESTORE_SESSION);
   return s;
 }
 
@@ -455,9 +494,14 @@ async function completeTemplate(admin: SqlClient, server: ServerInfo, name: stri
 async function clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void> {
   const cap = await loadCapture(admin, template);
   if (!cap) throw new FastTestDbError('QUERY_FAILED', `template ${template} has no capture (it is incomplete or was dropped)`, 'build the template again (the next createTestDatabase() call does)');
-  const statements = cloneStatements(cap, template, name, { ...marker, template });
+  const statements = cloneStatements(cap, template, name, { ...marker, template }, hasSchemaComments(admin));
   try {
-    await runScript(admin, statements);
+    if (pauseRequested('clone:created')) {
+      // Test-only: stop with the schema created and marked, the rest of the script not yet sent.
+      await runScript(admin, statements.slice(0, 3));
+      await pausePoint('clone:created');
+      await runScript(admin, statements.slice(3));
+    } else await runScript(admin, statements);
   } catch (e) {
     // Leave nothing half-built behind, and put the shared connection back as it was.
     await admin.query(RESTORE_SESSION).catch(() => undefined);
@@ -570,6 +614,7 @@ async function reset(db: SqlClient, name: string, keep: readonly string[] = []):
     if (triggers.length) statements.push(`USE ${id(name)}`);
     for (const tr of triggers) statements.push(...sessionFor(tr), tr.sql);
   }
+  await pausePoint('reset');
   if (statements.length) {
     // TRUNCATE commits implicitly: reset runs on its own connection, never inside a test's transaction.
     const all = [SAVE_SESSION, "SET SESSION foreign_key_checks = 0, sql_mode = 'NO_AUTO_VALUE_ON_ZERO', time_zone = '+00:00'", ...statements, RESTORE_SESSION];
@@ -580,7 +625,7 @@ async function reset(db: SqlClient, name: string, keep: readonly string[] = []):
       throw e;
     }
   }
-  return { emptied, restarted, ms: performance.now() - started };
+  return { emptied, restarted, restored: refill.map((r) => r.name), ms: performance.now() - started };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -625,6 +670,8 @@ async function describe(admin: SqlClient, server: ServerInfo): Promise<DescribeR
 export const mysqlDialect: Dialect = {
   engine: 'mysql',
   family: 'mysql',
+  staged: false,
+  listStaging: async () => [],
   connect,
   url,
   withLock,

@@ -7,11 +7,19 @@
  * BIG_TABLE_ROWS rows, or caught in a foreign-key cycle (a self reference included), is
  * truncated instead. Sequences go back to the values they had in the template.
  *
+ * Seeded tables (rows the template holds: migration history, reference data) must come back to
+ * exactly the template's rows. The template keeps a copy of each in the schema SEED_SCHEMA (cloned
+ * with it at no extra statement), their row counts, and a transaction id taken when it was
+ * completed: every row it holds is older. A seeded table whose count differs, or that holds a row
+ * newer than that id (an INSERT or UPDATE since), or that a TRUNCATE ... CASCADE reached, is emptied
+ * and filled again from its copy. An untouched seeded table costs one scan of its few rows.
+ *
  * The catalog is read once per connection and compiled into a session-local function
  * (pg_temp), whose plans PL/pgSQL caches; each call checks a catalog signature first and asks
  * for a new plan when the schema changed under it.
  */
 import { FastTestDbError } from '../errors.js';
+import { pausePoint } from '../debug-pause.js';
 import { quoteLiteral } from '../quote.js';
 import type { ResetReport } from '../types.js';
 import type { SqlClient } from './dialect.js';
@@ -21,7 +29,10 @@ const lit = (value: string) => quoteLiteral('postgres', value);
 /** Above this many rows DELETE costs more than TRUNCATE's fixed price. */
 const BIG_TABLE_ROWS = 1000;
 
-const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`;
+/** Where the template keeps its copies of the seeded tables; never reset, never reported. */
+export const SEED_SCHEMA = 'fast_test_db_seed';
+
+const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${SEED_SCHEMA}') AND n.nspname NOT LIKE 'pg\\_%'`;
 
 /** Changes whenever a table or sequence is created or dropped, or a foreign key added or removed. */
 const SIGNATURE = `(SELECT count(*) || ':' || coalesce(max(oid::int8), 0) FROM pg_class WHERE relkind IN ('r', 'p', 'S'))
@@ -32,6 +43,10 @@ export interface TemplateState {
   seeded: readonly string[];
   /** Sequences the template had used: name -> last_value. */
   sequences: Readonly<Record<string, string>>;
+  /** Rows of each seeded table; absent in templates built before copies were kept. */
+  seedRows?: Readonly<Record<string, number>>;
+  /** A transaction id newer than every row of the template (32-bit, as xmin holds it). */
+  seedXid?: string;
 }
 
 interface Catalog {
@@ -39,6 +54,8 @@ interface Catalog {
   tables: Array<{ oid: number; name: string }>;
   keys: Array<{ from: number; to: number }>;
   sequences: Array<{ name: string; start: string }>;
+  /** Columns a seeded table is refilled through (generated ones left out). */
+  columns: Map<string, string[]>;
 }
 
 async function readCatalog(db: SqlClient): Promise<Catalog> {
@@ -51,7 +68,24 @@ async function readCatalog(db: SqlClient): Promise<Catalog> {
       SELECT c.oid::regclass::text AS name, s.seqstart::text AS start FROM pg_sequence s
       JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${USER_SCHEMAS}`);
   const [sig] = await db.query<{ signature: string }>(`SELECT ${SIGNATURE} AS signature`);
-  return { signature: sig!.signature, tables, keys, sequences };
+  const cols = await db.query<{ oid: number; name: string }>(`
+      SELECT a.attrelid::int AS oid, quote_ident(a.attname) AS name FROM pg_attribute a
+      WHERE a.attrelid = ANY($1::int[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attrelid, a.attnum`, [tables.map((t) => t.oid)]);
+  const columns = new Map<string, string[]>();
+  const nameOf = new Map(tables.map((t) => [t.oid, t.name]));
+  for (const c of cols) columns.set(nameOf.get(c.oid)!, [...(columns.get(nameOf.get(c.oid)!) ?? []), c.name]);
+  return { signature: sig!.signature, tables, keys, sequences, columns };
+}
+
+/** Every table that references `oid`, directly or through others: what TRUNCATE `oid` CASCADE reaches. */
+function referencers(oid: number, keys: Catalog['keys']): Set<number> {
+  const out = new Set<number>();
+  const todo = [oid];
+  while (todo.length) {
+    const t = todo.pop()!;
+    for (const k of keys) if (k.to === t && !out.has(k.from) && k.from !== oid) out.add(k.from), todo.push(k.from);
+  }
+  return out;
 }
 
 /** Children before parents; what sits in or behind a cycle is returned apart, to be truncated. */
@@ -80,20 +114,58 @@ export function deleteOrder(tables: Catalog['tables'], keys: Catalog['keys']): {
 function compile(catalog: Catalog, template: TemplateState): string {
   const keep = new Set(template.seeded);
   const name = new Map(catalog.tables.map((t) => [t.oid, t.name]));
+  const oidOf = new Map(catalog.tables.map((t) => [t.name, t.oid]));
   const { ordered, truncated } = deleteOrder(catalog.tables, catalog.keys);
+  // Seeded tables restorable from the template's copies (older templates kept none: left as they are).
+  const copies = template.seedRows && template.seedXid ? template.seeded.map((t, i) => ({ t, i, rows: template.seedRows![t] })).filter((c) => oidOf.has(c.t) && c.rows !== undefined) : [];
+  const restorable = new Set(copies.map((c) => c.t));
+  /** The seeded tables a TRUNCATE ... CASCADE of `t` empties along with it. */
+  const cascaded = (t: string) => [...referencers(oidOf.get(t)!, catalog.keys)].map((o) => name.get(o)!).filter((r) => restorable.has(r));
+  const arr = (names: string[]) => `ARRAY[${names.map(lit).join(', ')}]::text[]`;
   const body: string[] = [];
+  // 1. Seeded tables a test changed: emptied first, so that no seeded row still points at a row
+  // about to be deleted; refilled last (step 3), once what they may reference is back.
+  for (const c of copies)
+    body.push(`SELECT count(*) <> ${Number(c.rows)} OR coalesce(bool_or(age(xmin) < age(ftdb_watermark)), false) INTO changed FROM ${c.t};
+  IF changed THEN restore := restore || ${arr([c.t, ...cascaded(c.t)])}; END IF;`);
+  if (copies.length) {
+    // The CASCADE also empties the other tables that point at them: say so when they had rows.
+    const reach = new Map<string, string[]>();
+    for (const c of copies)
+      for (const o of referencers(oidOf.get(c.t)!, catalog.keys)) if (!keep.has(name.get(o)!)) reach.set(name.get(o)!, [...(reach.get(name.get(o)!) ?? []), c.t]);
+    const also = [...reach].map(([t, via]) => `IF restore && ${arr(via)} AND EXISTS (SELECT 1 FROM ${t}) THEN dirty := dirty || ${lit(t)}::text; END IF;`);
+    body.push(`IF cardinality(restore) > 0 THEN
+    ${also.join('\n    ')}
+    EXECUTE 'TRUNCATE ' || array_to_string(ARRAY(SELECT DISTINCT unnest(restore)), ', ') || ' CASCADE';
+  END IF;`);
+  }
+  // 2. Everything else: rows go.
   for (const oid of ordered) {
     const t = name.get(oid)!;
     if (keep.has(t)) continue;
     body.push(`SELECT count(*) INTO n FROM (SELECT 1 FROM ${t} LIMIT ${BIG_TABLE_ROWS + 1}) s;
-  IF n > ${BIG_TABLE_ROWS} THEN TRUNCATE ${t} CASCADE; dirty := dirty || ${lit(t)}::text;
+  IF n > ${BIG_TABLE_ROWS} THEN TRUNCATE ${t} CASCADE; dirty := dirty || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))};
   ELSIF n > 0 THEN DELETE FROM ${t}; dirty := dirty || ${lit(t)}::text; END IF;`);
   }
   for (const oid of truncated) {
     const t = name.get(oid)!;
-    if (!keep.has(t)) body.push(`IF EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; END IF;`);
+    if (!keep.has(t)) body.push(`IF EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))}; END IF;`);
   }
   if (truncated.length) body.push(`IF cardinality(cyclic) > 0 THEN EXECUTE 'TRUNCATE ' || array_to_string(cyclic, ', ') || ' CASCADE'; dirty := dirty || cyclic; END IF;`);
+  // 3. Seeded tables back from their copies, parents before children.
+  const parentsFirst = [...ordered].reverse().map((o) => name.get(o)!).concat(truncated.map((o) => name.get(o)!));
+  for (const t of parentsFirst) {
+    const c = copies.find((x) => x.t === t);
+    if (!c) continue;
+    const cols = (catalog.columns.get(t) ?? []).join(', ');
+    body.push(`IF ${lit(t)} = ANY(restore) THEN
+    IF NOT ${lit(t)} = ANY(dirty) THEN dirty := dirty || ${lit(t)}::text; END IF;
+    restored := restored || ${lit(t)}::text;
+    INSERT INTO ${t} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${SEED_SCHEMA}.s${c.i};
+  END IF;`);
+  }
+  // Rows just copied back are newer than the template's id: the next reset compares with this one.
+  if (copies.length) body.push(`IF cardinality(restored) > 0 THEN PERFORM set_config('fast_test_db.seed_xid', (txid_current() % 4294967296)::text, false); END IF;`);
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
     const changed = last === undefined ? 'called' : `(NOT called OR value <> ${last})`;
@@ -102,11 +174,14 @@ function compile(catalog: Catalog, template: TemplateState): string {
   IF ${changed} THEN PERFORM setval(${lit(s.name)}, ${restore}); restarted := restarted || ${lit(s.name)}::text; END IF;`);
   }
   return `CREATE OR REPLACE FUNCTION pg_temp.fast_test_db_reset() RETURNS json LANGUAGE plpgsql AS $ftdb$
-DECLARE n int; value bigint; called boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
+#variable_conflict use_column
+DECLARE n int; value bigint; called boolean; changed boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
+  restore text[] := '{}'; restored text[] := '{}';
+  ftdb_watermark xid := coalesce(current_setting('fast_test_db.seed_xid', true), ${lit(template.seedXid ?? '0')})::xid;
 BEGIN
   IF ${SIGNATURE} <> ${lit(catalog.signature)} THEN RETURN NULL; END IF;
   ${body.join('\n  ')}
-  RETURN json_build_object('emptied', dirty, 'restarted', restarted);
+  RETURN json_build_object('emptied', dirty, 'restarted', restarted, 'restored', restored);
 END $ftdb$`;
 }
 
@@ -119,7 +194,8 @@ export async function resetPostgres(db: SqlClient, template: TemplateState): Pro
       await db.query(compile(await readCatalog(db), template));
       compiled.set(db, true);
     }
-    const [row] = await db.query<{ report: { emptied: string[]; restarted: string[] } | null }>(`SELECT pg_temp.fast_test_db_reset() AS report`);
+    await pausePoint('reset');
+    const [row] = await db.query<{ report: { emptied: string[]; restarted: string[]; restored: string[] } | null }>(`SELECT pg_temp.fast_test_db_reset() AS report`);
     if (row?.report) return { ...row.report, ms: performance.now() - started };
     compiled.delete(db); // the schema changed since the function was made
   }
@@ -137,4 +213,17 @@ export async function readTemplateState(db: SqlClient): Promise<TemplateState> {
     SELECT format('%I.%I', schemaname, sequencename)::regclass::text AS name, last_value::text AS last FROM pg_sequences
     WHERE last_value IS NOT NULL AND schemaname NOT IN ('pg_catalog', 'information_schema')`);
   return { seeded, sequences: Object.fromEntries(sequences.map((s) => [s.name, s.last!])) };
+}
+
+/**
+ * Copies of the seeded tables inside the template (cloned with it), their row counts, and a
+ * transaction id newer than all their rows: what reset() needs to put them back.
+ */
+export async function snapshotSeeded(db: SqlClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<TemplateState, 'seedRows' | 'seedXid'>> {
+  if (seeded.length === 0) return {};
+  const table = unlogged ? 'UNLOGGED TABLE' : 'TABLE';
+  await db.query(`CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`);
+  const counts = await db.query<{ name: string; n: number }>(seeded.map((t) => `SELECT ${lit(t)} AS name, count(*)::int AS n FROM ${t}`).join(' UNION ALL '));
+  const [xid] = await db.query<{ x: string }>(`SELECT (txid_current() % 4294967296)::text AS x`);
+  return { seedRows: Object.fromEntries(counts.map((c) => [c.name, c.n])), seedXid: xid!.x };
 }

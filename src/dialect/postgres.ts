@@ -5,8 +5,9 @@ import { loadPeer } from '../peer.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { POSTGRES_PER_DATABASE, POSTGRES_TUNED_EXPECT } from '../tuning.js';
 import type { DescribeReport, ServerInfo } from '../types.js';
-import { decodeMarker, encodeMarker, type Dialect, type Marker, type SqlClient } from './dialect.js';
-import { readTemplateState, resetPostgres, type TemplateState } from './postgres-reset.js';
+import { pausePoint } from '../debug-pause.js';
+import { decodeMarker, encodeMarker, isStagingName, stagingName, type Dialect, type Marker, type SqlClient } from './dialect.js';
+import { readTemplateState, resetPostgres, snapshotSeeded, type TemplateState } from './postgres-reset.js';
 
 const log = logger('postgres');
 const id = (name: string) => quoteIdent('postgres', name);
@@ -116,11 +117,33 @@ async function convertToUnlogged(db: SqlClient): Promise<string[]> {
   return [...order, ...cyclic].map(name);
 }
 
+/**
+ * CREATE DATABASE and COMMENT ON DATABASE cannot share a transaction, so a database is created under
+ * its staging name (ours by name alone), marked, and only then renamed into place: `name` never
+ * exists unmarked, and a kill at any step leaves something the next run and `clean` recognise.
+ */
+async function createStaged(admin: SqlClient, name: string, step: 'clone' | 'template', create: string, marker: () => string): Promise<void> {
+  const staging = stagingName(name);
+  await admin.query(create);
+  try {
+    await pausePoint(`${step}:created`);
+    await admin.query(`COMMENT ON DATABASE ${id(staging)} IS ${lit(marker())}`);
+    await pausePoint(`${step}:marked`);
+    await admin.query(`ALTER DATABASE ${id(staging)} RENAME TO ${id(name)}`);
+  } catch (e) {
+    // Leave nothing behind (the final name may have been taken meanwhile: 42P04, mapped by the caller).
+    await admin.query(`DROP DATABASE IF EXISTS ${id(staging)}`).catch((dropError) => log('could not drop %s: %s', staging, (dropError as Error).message));
+    throw e;
+  }
+  await pausePoint(`${step}:renamed`);
+}
+
 const resetState = new WeakMap<SqlClient, TemplateState>();
 
 export const postgresDialect: Dialect & { connect: typeof connect } = {
   engine: 'postgres',
   family: 'postgres',
+  staged: true,
   connect,
   url,
 
@@ -144,8 +167,7 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
   },
 
   async createEmpty(admin, name, marker) {
-    await admin.query(`CREATE DATABASE ${id(name)}`);
-    await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
+    await createStaged(admin, name, 'template', `CREATE DATABASE ${id(stagingName(name))}`, () => encodeMarker(marker));
   },
 
   async completeTemplate(admin, server, name, opts) {
@@ -154,10 +176,11 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
     try {
       if (opts.unlogged) log('unlogged: %o', await convertToUnlogged(db));
       state = await readTemplateState(db);
+      state = { ...state, ...(await snapshotSeeded(db, state.seeded, opts.unlogged)) };
     } finally {
       await db.close();
     }
-    const marker = { ...(await readMarker(admin, name))!, seeded: [...state.seeded], sequences: { ...state.sequences } };
+    const marker = { ...(await readMarker(admin, name))!, seeded: [...state.seeded], sequences: { ...state.sequences }, seedRows: state.seedRows, seedXid: state.seedXid };
     // Migrations may leave pooled connections behind; a template must have none to be cloned.
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
     await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
@@ -168,10 +191,12 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
     // FILE_COPY copies the template's files (one checkpoint, which is cheap with fsync off);
     // WAL_LOG, the default since 15, writes every block to WAL. bench/ measures both.
     const strategy = server.major >= 15 ? ` STRATEGY ${process.env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY'}` : '';
-    await admin.query(`CREATE DATABASE ${id(name)} TEMPLATE ${id(template)}${strategy}`);
     // The clone carries what reset() must restore, so that reset needs nothing but its own connection.
     const from = await readMarker(admin, template);
-    await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker({ ...marker, seeded: from?.seeded, sequences: from?.sequences }))}`);
+    const { seeded, sequences, seedRows, seedXid } = from ?? {};
+    await createStaged(admin, name, 'clone', `CREATE DATABASE ${id(stagingName(name))} TEMPLATE ${id(template)}${strategy}`, () =>
+      encodeMarker({ ...marker, seeded, sequences, seedRows, seedXid }),
+    );
   },
 
   async drop(admin, name, opts) {
@@ -182,6 +207,11 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
   },
 
   readMarker,
+
+  async listStaging(admin) {
+    const rows = await admin.query<{ name: string }>(`SELECT datname AS name FROM pg_database WHERE strpos(datname, '__new_') > 0`);
+    return rows.map((r) => r.name).filter(isStagingName);
+  },
 
   async listOurs(admin, prefix) {
     const rows = await admin.query<{ name: string; comment: string | null }>(
@@ -204,7 +234,7 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
       const [row] = await db.query<{ comment: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = current_database()`);
       const marker = decodeMarker(row?.comment);
       if (!marker) throw new FastTestDbError('NOT_OURS', 'reset refused: this database was not created by fast-test-db', 'reset only databases that createTestDatabase() returned');
-      state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {} };
+      state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {}, seedRows: marker.seedRows, seedXid: marker.seedXid };
       resetState.set(db, state);
     }
     return resetPostgres(db, state);
