@@ -2,6 +2,9 @@
  * Equivalence zoo: for every entity shape, repository.insert() into one clone and fastInsert into
  * another clone of the same template must leave identical tables (ids included, since both clones
  * start their sequences at the same point), and hand back the same keys.
+ *
+ * One suite for every TypeORM major: zoo.test.ts runs it on the installed `typeorm`, the
+ * zoo-<version>.test.ts files on an aliased copy (see test/helpers/installed-version.ts).
  */
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
@@ -9,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { Column, Entity, EventSubscriber, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent, type EntitySubscriberInterface } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
+import { closeDataSource, loadDataSourceClass, openDataSource } from '../../adapters/typeorm/orm.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import type { TestDatabase } from '../../src/types.js';
 import { dumpTable } from './compare.js';
@@ -16,145 +20,158 @@ import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
 
 const engines: ZooEngine[] = ['postgres', ...(existsSync(new URL('../../src/dialect/mysql.ts', import.meta.url)) ? (['mysql'] as const) : [])];
 
-for (const engine of engines) {
-  describe(`fastInsert equals repository.insert on ${engine}`, () => {
-    const zoo = buildZoo(engine);
-    const options = {
-      type: engine === 'postgres' ? 'postgres' : 'mariadb',
-      entities: zoo.entities,
-      namingStrategy: new SnakeNamingStrategy(),
-    } as const;
-    let a: { dataSource: DataSource; db: TestDatabase };
-    let b: { dataSource: DataSource; db: TestDatabase };
-
-    beforeAll(async () => {
-      a = await typeormTestDb(options, { worker: 'zoo', suffix: `${engine}a` });
-      b = await typeormTestDb(options, { worker: 'zoo', suffix: `${engine}b` });
-    });
-    afterAll(async () => {
-      for (const x of [a, b]) {
-        await x?.dataSource.destroy();
-        await x?.db.destroy({ force: true });
-      }
-    });
-
-    const done = new Set<string>();
-    for (const shape of zoo.shapes) {
-      it(`${shape.name}: same rows and keys`, async () => {
-        for (const dep of shape.after ?? []) expect(done.has(dep), `${dep} runs before ${shape.name}`).toBe(true);
-        const ra = a.dataSource.getRepository(shape.entity);
-        const rb = b.dataSource.getRepository(shape.entity);
-        const rowsA = shape.rows();
-        const rowsB = shape.rows();
-        // One row alone, then the rest as an array: both code paths.
-        const singleA = await ra.insert(rowsA[0]!);
-        const singleB = await fastInsert(rb, rowsB[0]!);
-        const manyA = await ra.insert(rowsA.slice(1));
-        const manyB = await fastInsert(rb, rowsB.slice(1));
-
-        const table = a.dataSource.getMetadata(shape.entity).tableName;
-        const dumpA = await dumpTable(a.dataSource, table, shape.loose);
-        const dumpB = await dumpTable(b.dataSource, table, shape.loose);
-        expect(dumpB).toEqual(dumpA);
-        expect(dumpA.length).toBeGreaterThanOrEqual(rowsA.length);
-
-        const keyed = !shape.loose.length;
-        const ids = (r: { identifiers: object[] }[]) => r.flatMap((x) => x.identifiers);
-        if (keyed) expect(ids([singleB, manyB])).toEqual(ids([singleA, manyA]));
-        else for (const id of ids([singleB, manyB])) expect(Object.values(id).every((v) => v != null)).toBe(true);
-        // Keys land on the objects passed in, as insert() puts them there.
-        const md = a.dataSource.getMetadata(shape.entity);
-        for (let i = 0; i < rowsA.length; i++) {
-          const idA = md.getEntityIdMap(rowsA[i]!);
-          const idB = md.getEntityIdMap(rowsB[i]!);
-          if (keyed) expect(idB).toEqual(idA);
-          else expect(idB).toBeTruthy();
-        }
-        done.add(shape.name);
-      });
-    }
-
-    it('batches arrays beyond one statement and keeps keys in input order', async () => {
-      const rows = Array.from({ length: 2500 }, (_, i) => ({ name: `bulk${i}` }));
-      const before = Number((await b.dataSource.query('SELECT MAX(id) AS m FROM zoo_author'))[0].m ?? 0);
-      const res = await fastInsert({ entity: zoo.Author, dataSource: b.dataSource }, rows);
-      expect(res.identifiers).toHaveLength(2500);
-      expect(res.identifiers.map((x) => Number(x.id))).toEqual(rows.map((_, i) => before + 1 + i));
-      const back = await b.dataSource.query(`SELECT id, name FROM zoo_author WHERE name LIKE 'bulk%' ORDER BY id`);
-      expect(back.map((r: { name: string }) => r.name)).toEqual(rows.map((r) => r.name));
-      expect(back.map((r: { id: number }) => Number(r.id))).toEqual(res.identifiers.map((x) => Number(x.id)));
-    });
-
-    it('returning: false writes the same rows without asking them back', async () => {
-      const res = await fastInsert(b.dataSource.getRepository(zoo.Dates), [{ label: 'nr1' }, { label: 'nr2', version: 4 }], { returning: false });
-      expect(res.identifiers).toHaveLength(2);
-      const back = await b.dataSource.query(`SELECT label, version FROM zoo_dates WHERE label LIKE 'nr%' ORDER BY label`);
-      expect(back.map((r: { label: string; version: number }) => [r.label, Number(r.version)])).toEqual([['nr1', 1], ['nr2', 4]]);
-    });
-
-    it('writes nothing when a later statement of an array fails', async () => {
-      const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
-      const n0 = await count();
-      // 2,000 good rows (two statements), then one without the NOT NULL name: its statement fails.
-      const rows: Array<{ name?: string; id?: number }> = Array.from({ length: 2000 }, (_, i) => ({ name: `atomic${i}` }));
-      rows.push({});
-      await expect(fastInsert(b.dataSource.getRepository(zoo.Author), rows)).rejects.toMatchObject({ code: 'QUERY_FAILED' });
-      expect(await count()).toBe(n0);
-      expect(rows[0]!.id).toBeUndefined();
-    });
-
-    it('runs inside the caller transaction and rolls back with it', async () => {
-      const label = `tx-${engine}`;
-      await expect(
-        b.dataSource.transaction(async (manager) => {
-          await fastInsert(manager.getRepository(zoo.Author), { name: label });
-          const seen = await manager.query(`SELECT COUNT(*) AS n FROM zoo_author WHERE name = '${label}'`);
-          expect(Number(seen[0].n)).toBe(1);
-          throw new Error('roll back');
-        }),
-      ).rejects.toThrow('roll back');
-      const after = await b.dataSource.query(`SELECT COUNT(*) AS n FROM zoo_author WHERE name = '${label}'`);
-      expect(Number(after[0].n)).toBe(0);
-    });
-
-    it('refuses what it cannot write exactly, before writing anything', async () => {
-      const repo = b.dataSource.getRepository(zoo.Post);
-      const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_post'))[0].n);
-      const n0 = await count();
-      const unsupported = async (p: Promise<unknown>, text: RegExp) => {
-        const err = await p.then(() => null, (e: unknown) => e);
-        expect(isFastTestDbError(err, 'UNSUPPORTED'), String(err)).toBe(true);
-        expect((err as Error).message).toMatch(text);
-      };
-      await unsupported(fastInsert(repo, [{ title: 'ok' }, { title: 'unsaved author', author: { name: 'no id' } as never }]), /author.*without id/);
-      await unsupported(fastInsert(repo, { title: () => "'sql'" } as never), /SQL expression/);
-      expect(await count()).toBe(n0);
-    });
-
-    it('refuses tree entities and unhandled subscribers', async () => {
-      @Entity(`zoo_tree_${engine}`)
-      @Tree('materialized-path')
-      class Node {
-        @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
-        @Column({ type: 'varchar', length: 10 }) label!: string;
-        @TreeParent() parent!: Node | null;
-        @TreeChildren() children!: Node[];
-      }
-      @EventSubscriber()
-      class Audit implements EntitySubscriberInterface {
-        afterInsert() {}
-      }
-      const { DataSource } = await import('typeorm');
-      const ds = new DataSource({ ...b.dataSource.options, entities: [Node, zoo.Author], subscribers: [Audit], synchronize: false } as never);
-      await ds.initialize();
-      try {
-        await expect(fastInsert(ds.getRepository(Node), { label: 'x' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/tree entity/) });
-        await expect(fastInsert(ds.getRepository(zoo.Author), { name: 'audited' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/Audit/) });
-        const res = await fastInsert(ds.getRepository(zoo.Author), { name: 'audited' }, { subscribers: 'skip' });
-        expect(res.identifiers[0]).toHaveProperty('id');
-      } finally {
-        await ds.destroy();
-      }
-    });
+/**
+ * `version` names the TypeORM under test: it goes into test names, database names and the cache
+ * key. `installed` is the module that copy exports: the adapter must be running on it.
+ */
+export function typeormZooSuite(version: string, installed: Record<string, unknown>): void {
+  const tag = version.replace(/\W/g, '');
+  it(`the adapter runs on TypeORM ${version}`, async () => {
+    const cls = await loadDataSourceClass('zoo');
+    expect(cls).toBe(installed.DataSource ?? installed.Connection);
   });
+  for (const engine of engines) {
+    describe(`fastInsert equals repository.insert on ${engine}, TypeORM ${version}`, () => {
+      const zoo = buildZoo(engine);
+      const options = {
+        type: engine === 'postgres' ? 'postgres' : 'mariadb',
+        entities: zoo.entities,
+        namingStrategy: new SnakeNamingStrategy(),
+      } as const;
+      let a: { dataSource: DataSource; db: TestDatabase };
+      let b: { dataSource: DataSource; db: TestDatabase };
+
+      beforeAll(async () => {
+        // The fingerprint reads the version of the `typeorm` the project resolves; the cache key
+        // keeps templates that another major built apart.
+        a = await typeormTestDb(options, { worker: 'zoo', suffix: `${engine}${tag}a`, cacheKey: `typeorm-${version}` });
+        b = await typeormTestDb(options, { worker: 'zoo', suffix: `${engine}${tag}b`, cacheKey: `typeorm-${version}` });
+      });
+      afterAll(async () => {
+        for (const x of [a, b]) {
+          if (x) await closeDataSource(x.dataSource);
+          await x?.db.destroy({ force: true });
+        }
+      });
+
+      const done = new Set<string>();
+      for (const shape of zoo.shapes) {
+        it(`${shape.name}: same rows and keys`, async () => {
+          for (const dep of shape.after ?? []) expect(done.has(dep), `${dep} runs before ${shape.name}`).toBe(true);
+          const ra = a.dataSource.getRepository(shape.entity);
+          const rb = b.dataSource.getRepository(shape.entity);
+          const rowsA = shape.rows();
+          const rowsB = shape.rows();
+          // One row alone, then the rest as an array: both code paths.
+          const singleA = await ra.insert(rowsA[0]!);
+          const singleB = await fastInsert(rb, rowsB[0]!);
+          const manyA = await ra.insert(rowsA.slice(1));
+          const manyB = await fastInsert(rb, rowsB.slice(1));
+
+          const table = a.dataSource.getMetadata(shape.entity).tableName;
+          const dumpA = await dumpTable(a.dataSource, table, shape.loose);
+          const dumpB = await dumpTable(b.dataSource, table, shape.loose);
+          expect(dumpB).toEqual(dumpA);
+          expect(dumpA.length).toBeGreaterThanOrEqual(rowsA.length);
+
+          const keyed = !shape.loose.length;
+          const ids = (r: { identifiers: object[] }[]) => r.flatMap((x) => x.identifiers);
+          if (keyed) expect(ids([singleB, manyB])).toEqual(ids([singleA, manyA]));
+          else for (const id of ids([singleB, manyB])) expect(Object.values(id).every((v) => v != null)).toBe(true);
+          // Keys land on the objects passed in, as insert() puts them there.
+          const md = a.dataSource.getMetadata(shape.entity);
+          for (let i = 0; i < rowsA.length; i++) {
+            const idA = md.getEntityIdMap(rowsA[i]!);
+            const idB = md.getEntityIdMap(rowsB[i]!);
+            if (keyed) expect(idB).toEqual(idA);
+            else expect(idB).toBeTruthy();
+          }
+          done.add(shape.name);
+        });
+      }
+
+      it('batches arrays beyond one statement and keeps keys in input order', async () => {
+        const rows = Array.from({ length: 2500 }, (_, i) => ({ name: `bulk${i}` }));
+        const before = Number((await b.dataSource.query('SELECT MAX(id) AS m FROM zoo_author'))[0].m ?? 0);
+        const res = await fastInsert({ entity: zoo.Author, dataSource: b.dataSource }, rows);
+        expect(res.identifiers).toHaveLength(2500);
+        expect(res.identifiers.map((x) => Number(x.id))).toEqual(rows.map((_, i) => before + 1 + i));
+        const back = await b.dataSource.query(`SELECT id, name FROM zoo_author WHERE name LIKE 'bulk%' ORDER BY id`);
+        expect(back.map((r: { name: string }) => r.name)).toEqual(rows.map((r) => r.name));
+        expect(back.map((r: { id: number }) => Number(r.id))).toEqual(res.identifiers.map((x) => Number(x.id)));
+      });
+
+      it('returning: false writes the same rows without asking them back', async () => {
+        const res = await fastInsert(b.dataSource.getRepository(zoo.Dates), [{ label: 'nr1' }, { label: 'nr2', version: 4 }], { returning: false });
+        expect(res.identifiers).toHaveLength(2);
+        const back = await b.dataSource.query(`SELECT label, version FROM zoo_dates WHERE label LIKE 'nr%' ORDER BY label`);
+        expect(back.map((r: { label: string; version: number }) => [r.label, Number(r.version)])).toEqual([['nr1', 1], ['nr2', 4]]);
+      });
+
+      it('writes nothing when a later statement of an array fails', async () => {
+        const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
+        const n0 = await count();
+        // 2,000 good rows (two statements), then one without the NOT NULL name: its statement fails.
+        const rows: Array<{ name?: string; id?: number }> = Array.from({ length: 2000 }, (_, i) => ({ name: `atomic${i}` }));
+        rows.push({});
+        await expect(fastInsert(b.dataSource.getRepository(zoo.Author), rows)).rejects.toMatchObject({ code: 'QUERY_FAILED' });
+        expect(await count()).toBe(n0);
+        expect(rows[0]!.id).toBeUndefined();
+      });
+
+      it('runs inside the caller transaction and rolls back with it', async () => {
+        const label = `tx-${engine}`;
+        await expect(
+          b.dataSource.transaction(async (manager) => {
+            await fastInsert(manager.getRepository(zoo.Author), { name: label });
+            const seen = await manager.query(`SELECT COUNT(*) AS n FROM zoo_author WHERE name = '${label}'`);
+            expect(Number(seen[0].n)).toBe(1);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        const after = await b.dataSource.query(`SELECT COUNT(*) AS n FROM zoo_author WHERE name = '${label}'`);
+        expect(Number(after[0].n)).toBe(0);
+      });
+
+      it('refuses what it cannot write exactly, before writing anything', async () => {
+        const repo = b.dataSource.getRepository(zoo.Post);
+        const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_post'))[0].n);
+        const n0 = await count();
+        const unsupported = async (p: Promise<unknown>, text: RegExp) => {
+          const err = await p.then(() => null, (e: unknown) => e);
+          expect(isFastTestDbError(err, 'UNSUPPORTED'), String(err)).toBe(true);
+          expect((err as Error).message).toMatch(text);
+        };
+        await unsupported(fastInsert(repo, [{ title: 'ok' }, { title: 'unsaved author', author: { name: 'no id' } as never }]), /author.*without id/);
+        await unsupported(fastInsert(repo, { title: () => "'sql'" } as never), /SQL expression/);
+        expect(await count()).toBe(n0);
+      });
+
+      it('refuses tree entities and unhandled subscribers', async () => {
+        @Entity(`zoo_tree_${engine}`)
+        @Tree('materialized-path')
+        class Node {
+          @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
+          @Column({ type: 'varchar', length: 10 }) label!: string;
+          @TreeParent() parent!: Node | null;
+          @TreeChildren() children!: Node[];
+        }
+        @EventSubscriber()
+        class Audit implements EntitySubscriberInterface {
+          afterInsert() {}
+        }
+        const DataSource = await loadDataSourceClass('zoo');
+        const ds = new DataSource({ ...b.dataSource.options, entities: [Node, zoo.Author], subscribers: [Audit], synchronize: false } as never);
+        await openDataSource(ds);
+        try {
+          await expect(fastInsert(ds.getRepository(Node), { label: 'x' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/tree entity/) });
+          await expect(fastInsert(ds.getRepository(zoo.Author), { name: 'audited' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/Audit/) });
+          const res = await fastInsert(ds.getRepository(zoo.Author), { name: 'audited' }, { subscribers: 'skip' });
+          expect(res.identifiers[0]).toHaveProperty('id');
+        } finally {
+          await closeDataSource(ds);
+        }
+      });
+    });
+  }
 }

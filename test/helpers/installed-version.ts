@@ -1,0 +1,23 @@
+/**
+ * The version matrix: another major of an ORM is installed beside the main one under an npm alias
+ * ("typeorm-0.3": "npm:typeorm@0.3.31"). A test file calls useInstalled() and then imports the
+ * shared suite dynamically: every module loaded from then on, the adapter under test included,
+ * gets the aliased copy for `name` and its subpaths. Each test file runs in its own process
+ * (pool 'forks'), so one version never leaks into another file.
+ */
+import { vi } from 'vitest';
+
+async function load(specifier: string): Promise<Record<string, unknown>> {
+  const mod = (await import(/* @vite-ignore */ specifier)) as Record<string, unknown>;
+  // CommonJS packages (TypeORM 0.2) may expose their exports only on `default`.
+  const def = mod.default;
+  return def && typeof def === 'object' ? { ...def, ...mod } : mod;
+}
+
+/** Returns the aliased copy's main module, so that a suite can check it is the one in use. */
+export async function useInstalled(name: string, alias: string, subpaths: string[] = []): Promise<Record<string, unknown>> {
+  for (const sub of ['', ...subpaths]) {
+    vi.doMock(sub ? `${name}/${sub}` : name, () => load(sub ? `${alias}/${sub}` : alias));
+  }
+  return load(alias);
+}
