@@ -5,6 +5,7 @@
  * gets the aliased copy for `name` and its subpaths. Each test file runs in its own process
  * (pool 'forks'), so one version never leaks into another file.
  */
+import { readFileSync } from 'node:fs';
 import { vi } from 'vitest';
 
 async function load(specifier: string): Promise<Record<string, unknown>> {
@@ -20,4 +21,10 @@ export async function useInstalled(name: string, alias: string, subpaths: string
     vi.doMock(sub ? `${name}/${sub}` : name, () => load(sub ? `${alias}/${sub}` : alias));
   }
   return load(alias);
+}
+
+/** The version of a package as installed in this repository (for test names). */
+export function installedVersion(name: string): string {
+  const root = new URL('../../node_modules/', import.meta.url);
+  return (JSON.parse(readFileSync(new URL(`${name}/package.json`, root), 'utf8')) as { version: string }).version;
 }
