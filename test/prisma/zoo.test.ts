@@ -59,17 +59,33 @@ for (const engine of ['postgres', 'mysql'] as const) {
     let t: PrismaTestDb<any>;
     let prisma: any;
     let Prisma: Awaited<ReturnType<typeof loadClient>>['Prisma'];
+    let mod: Awaited<ReturnType<typeof loadClient>>;
     let account: { id: number };
     const pg = engine === 'postgres';
+    /**
+     * The app's own clients, as a NestJS PrismaService builds them (a subclass of PrismaClient on a
+     * driver adapter): one given connection settings, one given a pool.
+     */
+    const apps: Record<string, any> = {};
 
     beforeAll(async () => {
-      const mod = await loadClient(engine);
+      mod = await loadClient(engine);
       Prisma = mod.Prisma;
       t = await prismaTestDb({ client: mod.PrismaClient, schema: `test/prisma/zoo/${engine}/schema.prisma`, suffix: 'prismazoo' });
       prisma = t.prisma;
       account = await prisma.account.create({ data: { email: `owner-${engine}@x.io` } });
+      const c = t.db.connection;
+      const settings = pg ? new PrismaPg({ connectionString: t.db.url }) : new PrismaMariaDb({ ...(c.host.startsWith('/') ? { socketPath: c.host } : { host: c.host, port: c.port }), user: c.user, password: c.password, database: c.database });
+      class PrismaService extends mod.PrismaClient {
+        constructor(adapter: unknown) {
+          super({ adapter: adapter as never });
+        }
+      }
+      apps['app client, adapter settings'] = new PrismaService(settings);
+      apps['app client, adapter pool'] = new PrismaService(pg ? new PrismaPg(t.pool as never) : new PrismaMariaDb(t.pool as never));
     });
     afterAll(async () => {
+      for (const app of Object.values(apps)) await app.$disconnect();
       await t?.close();
       await t?.db.destroy({ force: true });
     });
@@ -114,11 +130,12 @@ for (const engine of ['postgres', 'mysql'] as const) {
       { name: 'composite primary key and now()', model: 'Membership', delegate: 'membership', pk: ['accountId', 'groupId'], data: (s) => ({ accountId: account.id, groupId: s === 'created' ? 1 : 2 }) },
     ];
 
-    for (const c of cases) {
-      it.skipIf(c.pgOnly && !pg)(`${c.name} (${c.model})`, async () => {
+    for (const [c, via] of cases.flatMap((c) => [[c, 'prismaTestDb'], [c, 'app client, adapter settings'], [c, 'app client, adapter pool']] as const)) {
+      it.skipIf(c.pgOnly && !pg)(`${c.name} (${c.model}), ${via}`, async () => {
         const started = Date.now();
         const created: Row = await prisma[c.delegate].create({ data: c.data('created') });
-        const [fast] = (await fastInsert(prisma[c.delegate], [c.data('fastins')])) as Row[];
+        const client = via === 'prismaTestDb' ? prisma : apps[via];
+        const [fast] = (await fastInsert(client[c.delegate], [c.data('fastins')])) as Row[];
         // Same record as create() returns...
         expect(Object.keys(fast!)).toEqual(Object.keys(created));
         const pkGroupId = (r: Row) => (c.model === 'Membership' ? { ...r, groupId: '<g>' } : r);
@@ -142,6 +159,9 @@ for (const engine of ['postgres', 'mysql'] as const) {
         expect(rawNorm(await raw(fast!), 'fastins')).toEqual(rawNorm(await raw(created), 'created'));
         // What fastInsert returned is what the database holds.
         expect(normalize(c.model, fast!, 'fastins', started)).toEqual(normalize(c.model, readFast, 'fastins', started));
+        // The same case runs again through the next client, with the same unique values.
+        await prisma[c.delegate].delete({ where: where(created) });
+        await prisma[c.delegate].delete({ where: where(fast!) });
       });
     }
 
@@ -205,16 +225,50 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect(await prisma.account.count()).toBe(before);
     });
 
-    it('takes delegates only from clients made by prismaTestDb', async () => {
+    it("arrays through the app's own clients: batches in one transaction, input order", async () => {
+      for (const [via, app] of Object.entries(apps)) {
+        const rows = Array.from({ length: 1500 }, (_, i) => ({ email: `app-${via.length}-${i}@x.io` }));
+        const out = (await fastInsert(app.account, rows)) as Row[];
+        expect(out.map((r) => r.email), via).toEqual(rows.map((r) => r.email));
+        const bad = [{ email: `app-bad-${via.length}@x.io` }, ...rows.slice(0, 1)];
+        expect(isFastTestDbError(await fastInsert(app.account, Array.from({ length: 1100 }, () => bad).flat()).catch((e: unknown) => e)), via).toBe(true);
+        expect(await prisma.account.count({ where: { email: { startsWith: `app-bad-${via.length}` } } }), via).toBe(0);
+      }
+    });
+
+    it.runIf(pg)('a pool fastInsert opened for an app client closes once idle', async () => {
+      const app = apps['app client, adapter settings'];
+      const sessions = async () => Number(((await prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()')) as Row[])[0]!.n);
+      await app.$disconnect();
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = await sessions();
+      await fastInsert(app.tag, [{ name: 'idle-1' }]);
+      expect(await sessions()).toBeGreaterThan(before);
+      await app.$disconnect();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await sessions()).toBe(before);
+    });
+
+    it('refuses, with the reason, delegates it cannot write through exactly', async () => {
+      const refused = async (delegate: unknown, code: string, text: RegExp) => {
+        const err = await fastInsert(delegate as never, [{ name: 'never' }] as never).catch((e: unknown) => e);
+        expect(isFastTestDbError(err, code as never), String(err)).toBe(true);
+        expect((err as Error).message).toMatch(text);
+      };
+      // Inside $transaction: fastInsert would write outside it.
+      await prisma.$transaction(async (tx: any) => refused(tx.tag, 'UNSUPPORTED', /\$transaction/));
+      await apps['app client, adapter pool'].$transaction(async (tx: any) => refused(tx.tag, 'UNSUPPORTED', /\$transaction/));
+      // $extends(): its query extensions would not run.
+      await refused(prisma.$extends({}).tag, 'UNSUPPORTED', /\$extends/);
+      // A driver adapter other than adapter-pg / adapter-mariadb: refused before it is ever connected.
       const { PrismaClient } = await loadClient(engine);
-      const adapter = pg ? new PrismaPg(t.pool as never) : new PrismaMariaDb(t.pool as never);
-      // never connected: fastInsert refuses before any query
-      const other = new PrismaClient({ adapter: adapter as never });
-      const err = await fastInsert(other.account, [{ email: 'z@x.io' }]).catch((e: unknown) => e);
-      expect(isFastTestDbError(err, 'BAD_OPTION')).toBe(true);
-      expect(String(err)).toContain('prisma.account');
-      const err2 = await fastInsert(prisma, [{}] as never).catch((e: unknown) => e);
-      expect(isFastTestDbError(err2, 'BAD_OPTION')).toBe(true);
+      const other = new PrismaClient({ adapter: { provider: pg ? 'postgres' : 'mysql', adapterName: '@prisma/adapter-neon', connect: () => Promise.reject(new Error('not used')) } as never });
+      await refused(other.tag, 'UNSUPPORTED', /@prisma\/adapter-neon/);
+      // Not a delegate at all, or a client instead of one of its delegates.
+      await refused(prisma, 'BAD_OPTION', /not the client/);
+      await refused(apps['app client, adapter pool'], 'BAD_OPTION', /not a Prisma model delegate/);
+      await refused({}, 'BAD_OPTION', /not a Prisma model delegate/);
+      expect(await prisma.tag.count({ where: { name: 'never' } })).toBe(0);
     });
 
     it('reset() through the core empties what fastInsert wrote', async () => {
