@@ -187,6 +187,27 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         expect(await db().select().from(zoo.people)).toHaveLength(0);
       });
 
+      it("writes through an instance the app built itself with drizzle(url)", async () => {
+        const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
+        await t.database.reset();
+        resetCounters();
+        const module = setup.driver === 'pg' ? await import('drizzle-orm/node-postgres') : setup.driver === 'postgres-js' ? await import('drizzle-orm/postgres-js') : await import('drizzle-orm/mysql2');
+        const url = t.database.url;
+        // The app's own instance: drizzle() makes the driver client from the URL, as apps do.
+        const own = (module.drizzle as unknown as (config: object) => any)(setup.driver === 'mysql2' ? { connection: { uri: url }, mode: 'default', casing: 'snake_case' } : { connection: url, casing: 'snake_case' });
+        try {
+          const rows = [{ fullName: 'own-1', age: 3 }, { fullName: 'own-2' }];
+          const out = (await fastInsert(own, zoo.people as any, rows as any)) as Array<Record<string, unknown>>;
+          expect(out).toHaveLength(2);
+          const back = sortBy(await db().select().from(zoo.people), ['id']);
+          expect(back.map((r) => [r.fullName, r.age])).toEqual([['own-1', 3], ['own-2', 18]]);
+          if (setup.engine === 'postgres') expect(out.map((r) => r.id)).toEqual(back.map((r) => r.id));
+        } finally {
+          const client = own.$client;
+          await (setup.driver === 'postgres-js' ? client.end({ timeout: 5 }) : client.end());
+        }
+      });
+
       it('refuses SQL expressions with parameters, and non-tables, with UNSUPPORTED', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
         await expect(fastInsert(db(), zoo.people as any, { fullName: sql`lower(${'X'})` } as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });

@@ -147,6 +147,21 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         expect(await count()).toBe(n0);
       });
 
+      it('writes through a repository of a DataSource the app built on its own URL', async () => {
+        const DataSource = await loadDataSourceClass('zoo');
+        const own = new DataSource({ type: options.type, url: b.db.url, entities: zoo.entities, namingStrategy: new SnakeNamingStrategy() } as never);
+        await openDataSource(own);
+        try {
+          const rows = [{ name: `own-${engine}-1` }, { name: `own-${engine}-2` }];
+          const res = await fastInsert(own.getRepository(zoo.Author), rows);
+          const back = await b.dataSource.query(`SELECT id, name FROM zoo_author WHERE name LIKE 'own-%' ORDER BY id`);
+          expect(back.map((r: { name: string }) => r.name)).toEqual(rows.map((r) => r.name));
+          expect(res.identifiers.map((x) => Number(x.id))).toEqual(back.map((r: { id: number }) => Number(r.id)));
+        } finally {
+          await closeDataSource(own);
+        }
+      });
+
       it('refuses tree entities and unhandled subscribers', async () => {
         @Entity(`zoo_tree_${engine}`)
         @Tree('materialized-path')
