@@ -97,12 +97,22 @@ export async function typeormSchema(ormOptions: DataSourceOptions, opts: { schem
 }
 
 /**
+ * The app's own options pointed at a worker's database, for frameworks that build the DataSource
+ * themselves: `TypeOrmModule.forRoot(typeormOptions(appOptions, testDatabase().connection))` in a
+ * NestJS testing module. The template already holds the schema, so the options never synchronize,
+ * run migrations or drop the schema.
+ */
+export function typeormOptions<O extends DataSourceOptions>(ormOptions: O, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): O {
+  return pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>) as O;
+}
+
+/**
  * The connection half: the user's DataSource, initialised on `connection` (a worker database from
  * createTestDatabase or a runner's testDatabase()), never synchronizing or migrating on its own.
  */
 export async function typeormDataSource(ormOptions: DataSourceOptions, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): Promise<DataSource> {
   const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
-  const dataSource = new DataSource(pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>));
+  const dataSource = new DataSource(typeormOptions(ormOptions, connection, overrides));
   try {
     return await openDataSource(dataSource);
   } catch (e) {

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { Column, Entity, EventSubscriber, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent, type EntitySubscriberInterface } from 'typeorm';
-import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
+import { fastInsert, typeormOptions, typeormTestDb } from '../../adapters/typeorm/index.js';
 import { closeDataSource, loadDataSourceClass, openDataSource } from '../../adapters/typeorm/orm.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import type { TestDatabase } from '../../src/types.js';
@@ -157,6 +157,24 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           const back = await b.dataSource.query(`SELECT id, name FROM zoo_author WHERE name LIKE 'own-%' ORDER BY id`);
           expect(back.map((r: { name: string }) => r.name)).toEqual(rows.map((r) => r.name));
           expect(res.identifiers.map((x) => Number(x.id))).toEqual(back.map((r: { id: number }) => Number(r.id)));
+        } finally {
+          await closeDataSource(own);
+        }
+      });
+
+      it("typeormOptions points an app's options (as TypeOrmModule.forRoot takes them) at the worker's database", async () => {
+        const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
+        const before = await count();
+        expect(before).toBeGreaterThan(0);
+        // The app's production options: another server, and a schema it would drop and synchronize.
+        const app = { ...options, url: `${engine === 'postgres' ? 'postgres' : 'mysql'}://app:secret@db.internal:5433/app`, dropSchema: true, synchronize: true, migrationsRun: true };
+        const DataSource = await loadDataSourceClass('zoo');
+        const own = new DataSource(typeormOptions(app as never, b.db.connection));
+        await openDataSource(own);
+        try {
+          expect(await count()).toBe(before);
+          await fastInsert(own.getRepository(zoo.Author), { name: `nest-${engine}` });
+          expect(await count()).toBe(before + 1);
         } finally {
           await closeDataSource(own);
         }
