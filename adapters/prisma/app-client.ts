@@ -10,7 +10,8 @@
  * process alive or a database busy; the next call opens it again.
  *
  * Refused, with the reason: other driver adapters, delegates of a `$transaction` callback (fastInsert
- * would run outside that transaction) and of `$extends()` clients (their query extensions would not run).
+ * would run outside that transaction) and of `$extends()` clients (their query extensions would not
+ * run), and Prisma 6 on MySQL/MariaDB (untested: its adapter cannot share a pool with prismaTestDb).
  */
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
@@ -78,6 +79,10 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
       `${name} belongs to a client ${adapterName ? `on the driver adapter ${adapterName}` : 'without a driver adapter'}; fastInsert writes through @prisma/adapter-pg or @prisma/adapter-mariadb only`,
       'build the client with new PrismaClient({ adapter: new PrismaPg(...) }) or PrismaMariaDb(...), or use prismaTestDb()/prismaClient()',
     );
+  }
+  const version = client._clientVersion;
+  if (adapterName === '@prisma/adapter-mariadb' && typeof version === 'string' && /^[0-6]\./.test(version)) {
+    throw refuse(`${name} belongs to a Prisma ${version} client on MySQL/MariaDB, which fastInsert does not support`, 'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)');
   }
   let state = clients.get(client);
   if (!state) clients.set(client, (state = { inFlight: 0, owned: false }));

@@ -238,6 +238,13 @@ async function openClient<C extends object>(
     await driver.end().catch(() => undefined);
     throw e;
   }
+  // @prisma/adapter-mariadb 6 takes only settings, never a pool: handed ours, it waits for a
+  // connection that never comes. Say so before the first query hangs.
+  const clientVersion = (prisma as { _clientVersion?: unknown })._clientVersion;
+  if (driver.family === 'mysql' && typeof clientVersion === 'string' && /^[0-6]\./.test(clientVersion)) {
+    await driver.end().catch(() => undefined);
+    throw new FastTestDbError('UNSUPPORTED', `fast-test-db/prisma on MySQL/MariaDB needs Prisma 7; this client is Prisma ${clientVersion}, whose @prisma/adapter-mariadb cannot share a pool`, 'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)');
+  }
 
   let ctxPromise: Promise<FastInsertContext> | undefined;
   const ready: Registered['ready'] = {};

@@ -15,12 +15,14 @@ async function load(specifier: string): Promise<Record<string, unknown>> {
   return def && typeof def === 'object' ? { ...def, ...mod } : mod;
 }
 
-/** Returns the aliased copy's main module, so that a suite can check it is the one in use. */
-export async function useInstalled(name: string, alias: string, subpaths: string[] = []): Promise<Record<string, unknown>> {
-  for (const sub of ['', ...subpaths]) {
-    vi.doMock(sub ? `${name}/${sub}` : name, () => load(sub ? `${alias}/${sub}` : alias));
-  }
-  return load(alias);
+/**
+ * Mocks `name` and its subpath `entries` ('' is the package itself) with the aliased copy's, and
+ * returns the copy's module for the first entry, so that a suite can check it is the one in use.
+ */
+export async function useInstalled(name: string, alias: string, entries: string[] = ['']): Promise<Record<string, unknown>> {
+  const at = (base: string, sub: string) => (sub ? `${base}/${sub}` : base);
+  for (const sub of entries) vi.doMock(at(name, sub), () => load(at(alias, sub)));
+  return load(at(alias, entries[0] ?? ''));
 }
 
 /** The version of a package as installed in this repository (for test names). */
