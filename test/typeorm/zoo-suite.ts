@@ -16,6 +16,7 @@ import { closeDataSource, loadDataSourceClass, openDataSource } from '../../adap
 import { isFastTestDbError } from '../../src/errors.js';
 import type { TestDatabase } from '../../src/types.js';
 import { dumpTable } from './compare.js';
+import { AddWidgetColor1700000000001, CreateWidgets1700000000000 } from './fixtures/migrations.js';
 import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
 
 const engines: ZooEngine[] = ['postgres', ...(existsSync(new URL('../../src/dialect/mysql.ts', import.meta.url)) ? (['mysql'] as const) : [])];
@@ -177,6 +178,23 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           expect(await count()).toBe(before + 1);
         } finally {
           await closeDataSource(own);
+        }
+      });
+
+      it('builds a template from migrations, run as the app runs them', async () => {
+        const m = await typeormTestDb({ type: options.type, migrations: [CreateWidgets1700000000000, AddWidgetColor1700000000001], migrationsTableName: 'zoo_migrations' } as never, {
+          worker: 'zoo',
+          suffix: `${engine}${tag}m`,
+          cacheKey: `typeorm-${version}`,
+        });
+        try {
+          const ran = await m.dataSource.query('SELECT name FROM zoo_migrations ORDER BY id');
+          expect(ran.map((r: { name: string }) => r.name)).toEqual(['CreateWidgets1700000000000', 'AddWidgetColor1700000000001']);
+          await m.dataSource.query(`INSERT INTO widget (name) VALUES ('w')`);
+          expect(await m.dataSource.query('SELECT name, color FROM widget')).toEqual([{ name: 'w', color: 'grey' }]);
+        } finally {
+          await closeDataSource(m.dataSource);
+          await m.db.destroy({ force: true });
         }
       });
 
