@@ -74,6 +74,11 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   const pool = new Pool({ ...conn, max: opts.max ?? 10 });
   // An idle client that loses its server (e.g. the database is dropped) must not crash the process.
   pool.on('error', () => undefined);
+  return pgDriverOn(pool, pg, new PrismaPg(pool), () => pool.end());
+}
+
+/** A pg.Pool's sessions, whoever made the pool (we did, or the app's PrismaPg adapter). */
+export function pgDriverOn(pool: unknown, pg: PgModule, adapter: unknown, end: () => Promise<void>): PrismaDriver {
   const types = pgTypes(pg);
   type Queryable = { query(q: unknown): Promise<unknown> };
   const session = (c: Queryable): DriverSession => ({
@@ -92,14 +97,14 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   return {
     family: 'postgres',
     flavor: 'postgres',
-    adapter: new PrismaPg(pool),
+    adapter,
     pool,
-    ...session(pool as unknown as Queryable),
+    ...session(pool as Queryable),
     async transaction(fn) {
-      const client = await pool.connect();
-      return inTransaction(sqlTransaction(client), () => fn(session(client as unknown as Queryable)));
+      const client = (await (pool as { connect(): Promise<Queryable & { release(): void }> }).connect()) as Queryable & { query(sql: string): Promise<unknown>; release(): void };
+      return inTransaction(sqlTransaction(client), () => fn(session(client)));
     },
-    end: () => pool.end(),
+    end,
   };
 }
 
@@ -146,11 +151,21 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
     timezone: '+00:00',
     ...MARIA_READ,
   } as never);
+  return mariadbDriverOn(pool, flavor, new PrismaMariaDb(pool), () => pool.end(), false);
+}
+
+/**
+ * A mariadb pool's sessions, whoever made the pool. `perQuery`: the pool is not ours, so its
+ * options may differ from MARIA_READ; each statement then carries them (slower, but the values
+ * read back are the same).
+ */
+export function mariadbDriverOn(pool: unknown, flavor: Flavor, adapter: unknown, end: () => Promise<void>, perQuery: boolean): PrismaDriver {
   type Conn = { execute(q: unknown, v: unknown[]): Promise<unknown>; query(q: unknown, v?: unknown[]): Promise<unknown> };
+  const statement = (sql: string) => (perQuery ? { sql, ...MARIA_READ } : sql);
   const session = (c: Conn): DriverSession => ({
     async run(sql, params) {
       try {
-        const r = await c.execute(sql, params);
+        const r = await c.execute(statement(sql), params);
         if (Array.isArray(r)) return { rows: r as Array<Record<string, unknown>>, affected: r.length };
         const ok = r as { affectedRows: number; insertId: bigint | number };
         return { rows: [], insertId: BigInt(ok.insertId ?? 0), affected: ok.affectedRows };
@@ -159,22 +174,21 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
       }
     },
     async query(sql, params = []) {
-      return (await c.query(sql, params)) as Array<Record<string, unknown>>;
+      return (await c.query(statement(sql), params)) as Array<Record<string, unknown>>;
     },
   });
+  type Lent = Conn & { beginTransaction(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void>; release(): unknown };
   return {
     family: 'mysql',
     flavor,
-    adapter: new PrismaMariaDb(pool),
+    adapter,
     pool,
-    ...session(pool as unknown as Conn),
+    ...session(pool as Conn),
     async transaction(fn) {
-      const conn = await pool.getConnection();
-      return inTransaction({ begin: () => conn.beginTransaction(), commit: () => conn.commit(), rollback: () => conn.rollback(), release: () => conn.release() }, () =>
-        fn(session(conn as unknown as Conn)),
-      );
+      const conn = await (pool as { getConnection(): Promise<Lent> }).getConnection();
+      return inTransaction({ begin: () => conn.beginTransaction(), commit: () => conn.commit(), rollback: () => conn.rollback(), release: () => conn.release() }, () => fn(session(conn)));
     },
-    end: () => pool.end(),
+    end,
   };
 }
 

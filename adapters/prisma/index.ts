@@ -18,16 +18,16 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { TemplateSource } from '../../src/config.js';
 import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
 import { readHandoff } from '../../src/runners/handoff.js';
 import { adapterDatabase } from '../../src/runners/compose.js';
 import type { ConnectionOptions, Engine, Flavor, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { runPrismaCli } from './cli.js';
-import { openDriver, openScriptRunner, type PrismaDriver } from './driver.js';
+import { appClientLease } from './app-client.js';
+import { buildContext, inlineSchema } from './context.js';
+import { openDriver, openScriptRunner } from './driver.js';
 import { insertRows, type FastInsertContext } from './fast-insert.js';
 import { applyMigrations, lockedProvider, readMigrations } from './migrations.js';
 import { parsePrismaSchema, type PrismaSchema } from './schema.js';
-import type { DecimalCtor } from './values.js';
 
 export { applyMigrations, readMigrations, MIGRATIONS_TABLE_DDL, type PrismaMigration } from './migrations.js';
 export { parsePrismaSchema, type PrismaSchema, type PrismaModel, type PrismaField } from './schema.js';
@@ -238,6 +238,13 @@ async function openClient<C extends object>(
     await driver.end().catch(() => undefined);
     throw e;
   }
+  // @prisma/adapter-mariadb 6 takes only settings, never a pool: handed ours, it waits for a
+  // connection that never comes. Say so before the first query hangs.
+  const clientVersion = (prisma as { _clientVersion?: unknown })._clientVersion;
+  if (driver.family === 'mysql' && typeof clientVersion === 'string' && /^[0-6]\./.test(clientVersion)) {
+    await driver.end().catch(() => undefined);
+    throw new FastTestDbError('UNSUPPORTED', `fast-test-db/prisma on MySQL/MariaDB needs Prisma 7; this client is Prisma ${clientVersion}, whose @prisma/adapter-mariadb cannot share a pool`, 'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)');
+  }
 
   let ctxPromise: Promise<FastInsertContext> | undefined;
   const ready: Registered['ready'] = {};
@@ -287,26 +294,6 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
   };
 }
 
-function inlineSchema(prisma: object): PrismaSchema | undefined {
-  const inline = (prisma as { _engineConfig?: { inlineSchema?: string } })._engineConfig?.inlineSchema;
-  return inline ? parsePrismaSchema(inline) : undefined;
-}
-
-/** Prefers the schema the client was generated from (it is embedded in the client). */
-async function buildContext(prisma: object, fromFile: PrismaSchema | undefined, driver: PrismaDriver): Promise<FastInsertContext> {
-  const schema = inlineSchema(prisma) ?? fromFile;
-  if (!schema) throw new FastTestDbError('BAD_OPTION', 'fastInsert found no Prisma schema: this client embeds none and none was given', 'pass schema: the path of schema.prisma to prismaClient()');
-  const runtime = await loadPeer<{ Decimal: DecimalCtor }>('@prisma/client/runtime/client', 'fastInsert (Prisma Decimal values)');
-  let parseTextArray: (s: string) => Array<string | null> = () => {
-    throw new FastTestDbError('UNSUPPORTED', 'array columns are PostgreSQL-only', 'remove the list field');
-  };
-  if (driver.family === 'postgres') {
-    const pg = await loadPeer<typeof import('pg')>('pg', 'fastInsert on PostgreSQL');
-    parseTextArray = pg.types.getTypeParser(1009 as never) as never;
-  }
-  return { schema, driver, Decimal: runtime.Decimal, parseTextArray, plans: new Map() };
-}
-
 /** A Prisma model delegate such as `prisma.user`. */
 export interface ModelDelegate {
   create(args: never): unknown;
@@ -329,7 +316,9 @@ export interface FastInsertOptions {
  *
  * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
  * row and result types follow from the delegate; no model name string to mistype. The delegate
- * must come from a client made by prismaTestDb or prismaClient, which know the pool behind it.
+ * may come from a client made by prismaTestDb or prismaClient (which share their pool with it),
+ * or from the app's own Prisma 7 client on @prisma/adapter-pg or @prisma/adapter-mariadb (see
+ * app-client.ts for what is refused there, and why).
  *
  * Returns records shaped like create() returns them, in input order. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
@@ -338,17 +327,28 @@ export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<C
 export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions & { returning: false }): Promise<{ count: number }>;
 export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions = {}): Promise<Array<CreatedRecord<D>> | { count: number }> {
   const reg = delegate && typeof delegate === 'object' ? registry.get(delegate) : undefined;
-  if (!reg?.model) {
-    const name = (delegate as { $name?: unknown } | undefined)?.$name;
-    throw new FastTestDbError(
-      'BAD_OPTION',
-      reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : `fastInsert: ${typeof name === 'string' ? `prisma.${lowerFirst(name)}` : 'this argument'} does not belong to a client created by prismaTestDb or prismaClient`,
-      "pass a delegate of the client prismaTestDb() or prismaClient() returned, e.g. fastInsert(prisma.user, rows); delegates of $extends() clients and of $transaction callbacks (tx.user) are not accepted: fastInsert runs on the pool, outside Prisma's transactions",
-    );
-  }
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
   const returning = options.returning !== false;
-  if (list.length === 0) return returning ? [] : { count: 0 };
-  const out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, { returning });
+  let out: Array<Record<string, unknown>>;
+  if (reg?.model) {
+    if (list.length === 0) return returning ? [] : { count: 0 };
+    out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, { returning });
+  } else {
+    // Not a client of ours: the app's own client, reached through the delegate.
+    const lease = delegate && typeof delegate === 'object' && !reg ? appClientLease(delegate) : undefined;
+    if (!lease) {
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : 'fastInsert: the first argument is not a Prisma model delegate',
+        'pass a model delegate of a Prisma 7 client, e.g. fastInsert(prisma.user, rows)',
+      );
+    }
+    try {
+      if (list.length === 0) return returning ? [] : { count: 0 };
+      out = await insertRows(await lease.context(), lease.model, list, { returning });
+    } finally {
+      lease.release();
+    }
+  }
   return returning ? (out as Array<CreatedRecord<D>>) : { count: list.length };
 }

@@ -12,6 +12,7 @@ import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { familyOf, runnerFor, type InsertOutcome, type Runner } from './driver.js';
+import { dataSourceOf } from './orm.js';
 
 export interface FastInsertOptions {
   /**
@@ -90,7 +91,7 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
     spatial: new Set(columns.filter((c) => spatialTypes.includes(c.type))),
     clientUuid: new Set(columns.filter((c) => c.isGenerated && c.generationStrategy === 'uuid' && !driver.isUUIDGenerationSupported())),
     increment: md.columns.find((c) => c.isPrimary && c.isGenerated && c.generationStrategy === 'increment'),
-    returning: family === 'postgres' ? md.getInsertionReturningColumns() : [],
+    returning: family === 'postgres' ? returningColumns(md) : [],
     statements: new Map(),
     subscribersChecked: false,
   };
@@ -98,6 +99,15 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
   if (keys.length === 1 && !keys[0]!.embeddedMetadata && !keys[0]!.relationMetadata) plan.simpleKey = keys[0];
   plans.set(md, plan);
   return plan;
+}
+
+/**
+ * What insert() asks back with RETURNING. 0.2.x has no EntityMetadata method for it (its query
+ * builder filters the same way, without generated-column expressions, which 0.2 lacks).
+ */
+function returningColumns(md: EntityMetadata): ColumnMetadata[] {
+  if (typeof md.getInsertionReturningColumns === 'function') return md.getInsertionReturningColumns();
+  return md.columns.filter((c) => c.default !== undefined || c.isGenerated || c.isCreateDate || c.isUpdateDate || c.isDeleteDate || c.isVersion);
 }
 
 function checkSubscribers(plan: EntityPlan, opts: FastInsertOptions): void {
@@ -198,7 +208,11 @@ function resolveTarget<T extends ObjectLiteral>(target: FastInsertTarget<T>): { 
   if (!repo.manager || !repo.metadata) {
     throw new FastTestDbError('BAD_OPTION', 'fastInsert: the first argument is neither a Repository nor { entity, dataSource }', 'pass dataSource.getRepository(Entity), or { entity: Entity, dataSource }');
   }
-  return { dataSource: repo.manager.dataSource, entity: repo.target, metadata: repo.metadata, queryRunner: repo.queryRunner ?? repo.manager.queryRunner };
+  const dataSource = dataSourceOf(repo.manager);
+  if (!dataSource?.driver) {
+    throw new FastTestDbError('UNSUPPORTED', "fastInsert: this repository's manager has no DataSource (or Connection) with a driver", 'pass a repository from dataSource.getRepository(Entity) (TypeORM 0.3/1.x) or connection.getRepository(Entity) (0.2.x)');
+  }
+  return { dataSource, entity: repo.target, metadata: repo.metadata, queryRunner: repo.queryRunner ?? repo.manager.queryRunner };
 }
 
 /**

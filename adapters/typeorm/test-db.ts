@@ -5,10 +5,10 @@
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import { FastTestDbError, messageOf } from '../../src/errors.js';
 import { logger } from '../../src/log.js';
-import { loadPeer } from '../../src/peer.js';
 import { adapterDatabase } from '../../src/runners/compose.js';
 import type { ConnectionOptions, Engine, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
+import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
 
 const log = logger('typeorm');
 
@@ -28,8 +28,6 @@ export interface TypeormTestDb {
   /** The core test database, for reset(), recreate() and destroy(). */
   db: TestDatabase;
 }
-
-type DataSourceClass = new (o: DataSourceOptions) => DataSource;
 
 export function engineOfOptions(options: DataSourceOptions): Engine {
   switch (options.type) {
@@ -63,7 +61,7 @@ export function pointAt(options: DataSourceOptions, conn: ConnectionOptions, ext
 async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptions, conn: ConnectionOptions, source: SchemaSource): Promise<void> {
   const ds = new DataSource(pointAt(options, conn, { synchronize: false, migrationsRun: false, dropSchema: false, logging: false } as Partial<DataSourceOptions>));
   try {
-    await ds.initialize();
+    await openDataSource(ds);
   } catch (e) {
     throw new FastTestDbError('MIGRATION_FAILED', `TypeORM could not initialise on the template database ${conn.database}: ${messageOf(e)}`, 'check the entities and options; the same DataSource must initialise in the app', { cause: e });
   }
@@ -79,7 +77,7 @@ async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptio
   } catch (e) {
     throw new FastTestDbError('MIGRATION_FAILED', `building the schema with TypeORM (${source}) failed on ${conn.database}: ${messageOf(e)}`, 'run the same migrations against an empty database to see the failing statement; DEBUG=fast-test-db:* shows ours', { cause: e });
   } finally {
-    await ds.destroy();
+    await closeDataSource(ds);
   }
 }
 
@@ -89,7 +87,7 @@ async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptio
  */
 export async function typeormSchema(ormOptions: DataSourceOptions, opts: { schema?: SchemaSource } = {}): Promise<{ engine: Engine; cacheKey: string; migrate: MigrateFn }> {
   const engine = engineOfOptions(ormOptions);
-  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
+  const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
   const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, opts.schema);
   return {
     engine,
@@ -99,14 +97,24 @@ export async function typeormSchema(ormOptions: DataSourceOptions, opts: { schem
 }
 
 /**
+ * The app's own options pointed at a worker's database, for frameworks that build the DataSource
+ * themselves: `TypeOrmModule.forRoot(typeormOptions(appOptions, testDatabase().connection))` in a
+ * NestJS testing module. The template already holds the schema, so the options never synchronize,
+ * run migrations or drop the schema.
+ */
+export function typeormOptions<O extends DataSourceOptions>(ormOptions: O, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): O {
+  return pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>) as O;
+}
+
+/**
  * The connection half: the user's DataSource, initialised on `connection` (a worker database from
  * createTestDatabase or a runner's testDatabase()), never synchronizing or migrating on its own.
  */
 export async function typeormDataSource(ormOptions: DataSourceOptions, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): Promise<DataSource> {
-  const { DataSource } = await loadPeer<{ DataSource: DataSourceClass }>('typeorm', 'fast-test-db/typeorm');
-  const dataSource = new DataSource(pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>));
+  const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
+  const dataSource = new DataSource(typeormOptions(ormOptions, connection, overrides));
   try {
-    return await dataSource.initialize();
+    return await openDataSource(dataSource);
   } catch (e) {
     throw new FastTestDbError('QUERY_FAILED', `TypeORM could not connect to the test database ${connection.database}: ${messageOf(e)}`, 'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used', { cause: e });
   }
