@@ -8,7 +8,9 @@
  *   isolation 'file' gives each file a fresh clone.
  * - serial: Mocha loads the spec files before the global setup runs, so the URL reaches the env
  *   var only after the app's modules were imported: the app must read it when it first connects,
- *   not at import. One database for the whole run; 'file' isolation needs --parallel.
+ *   not at import. One database for the whole run; root hooks run once for all files there, so
+ *   isolation 'file' clones afresh before the first test of each next file (connections still
+ *   open on the old clone are ended: close the app's pool in the file's `after`).
  */
 import { currentRun, startRun } from './global.js';
 import { exportUrl, readHandoff, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
@@ -16,6 +18,8 @@ import { cloneFresh, ensureCloned, Resetter, workerDatabase, type WorkerDatabase
 
 let target: WorkerTarget | undefined;
 let resetter: Resetter | undefined;
+/** The spec file of the last test, for isolation 'file' when one process runs several files. */
+let lastFile: string | undefined;
 
 function prepare(): Handoff | undefined {
   const h = readHandoff();
@@ -40,11 +44,16 @@ export async function mochaGlobalTeardown(): Promise<void> {
 export const mochaHooks = {
   async beforeAll(): Promise<void> {
     const h = prepare() ?? requireHandoff('mocha');
+    lastFile = undefined;
     if (h.isolation === 'file') await cloneFresh(h, target!.name);
     else await ensureCloned(h, target!.name);
   },
-  async beforeEach(): Promise<void> {
+  async beforeEach(this: { currentTest?: { file?: string } }): Promise<void> {
     const h = requireHandoff('mocha');
+    const file = this.currentTest?.file;
+    // A serial run calls beforeAll once for all its files: the first test of each next file clones again.
+    if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
+    lastFile = file;
     if (h.isolation !== 'test') return;
     resetter ??= new Resetter(h, target!.name);
     await resetter.reset();
