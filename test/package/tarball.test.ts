@@ -68,17 +68,22 @@ async function probeRun(command: string, args: string[], extra: Record<string, s
   return { output, records };
 }
 
-/** Two files, two workers: each worker reached its own fresh clone of the template, through DATABASE_URL. */
-function expectOwnDatabasePerWorker(records: Probe[], output: string): void {
-  expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b']);
+/**
+ * Two files, two workers: each worker reached its own clone of the template, through DATABASE_URL,
+ * and each test found only its own row (a worker ran one file, or its database was emptied or
+ * cloned again in between).
+ */
+function expectOwnDatabasePerWorker(records: Probe[], output: string, testsPerFile = 1): void {
+  expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b'].flatMap((f) => Array<string>(testsPerFile).fill(f)));
   // node:test on Node 20 has no worker id: each file is a process of its own.
   const workers = new Set(records.map((r) => r.worker ?? `pid ${r.pid}`));
   expect(workers.size, output).toBe(2);
   expect(new Set(records.map((r) => r.db)).size).toBe(2);
+  for (const w of workers) expect(new Set(records.filter((r) => (r.worker ?? `pid ${r.pid}`) === w).map((r) => r.db)).size).toBe(1);
   for (const r of records) {
     expect(decodeURIComponent(new URL(r.url).pathname.slice(1))).toBe(r.db);
     expect(r.db).toMatch(/^ftdb_/);
-    expect(r.rows).toBe(1); // the template's table, empty, and no other worker's row
+    expect(r.rows, output).toBe(1);
   }
   expect(new Set(records.map((r) => new URL(r.url).port)).size).toBe(1);
 }
@@ -145,9 +150,16 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectOwnDatabasePerWorker(records, output);
   });
 
-  it("Playwright's test runner, globalSetup and a worker fixture", async () => {
-    const { output, records } = await probeRun('playwright', ['test']);
-    expectOwnDatabasePerWorker(records, output);
+  it("mocha --require fast-test-db/mocha, serial, isolation 'file': a fresh clone for the second file", async () => {
+    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', 'mocha/*.spec.mjs'], { FAST_TEST_DB_ISOLATION: 'file' });
+    expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b']);
+    expect(new Set(records.map((r) => r.pid)).size).toBe(1);
+    for (const r of records) expect(r.rows, output).toBe(1);
+  });
+
+  it("Playwright's test runner: globalSetup, and `fixtures` applying isolation 'test'", async () => {
+    const { output, records } = await probeRun('playwright', ['test'], { FAST_TEST_DB_ISOLATION: 'test' });
+    expectOwnDatabasePerWorker(records, output, 2);
   });
 
   it('the TypeORM, Drizzle and Prisma entry points', async () => {

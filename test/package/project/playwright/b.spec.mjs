@@ -1,11 +1,9 @@
-import { test as base, expect } from '@playwright/test';
-import { testDatabase } from 'fast-test-db/playwright';
+import { expect, test } from './fixtures.mjs';
 import { probe } from '../probe.cjs';
 
-// The README's worker fixture: this worker's database, its URL exported before the test runs.
-const test = base.extend({ db: [async ({}, use) => use(await testDatabase()), { scope: 'worker', auto: true }] });
-
-test('b', async ({ db }) => {
-  await probe('playwright', 'b', process.env.TEST_PARALLEL_INDEX);
-  expect(db.url).toBe(process.env.DATABASE_URL);
-});
+// Two tests in one worker: with isolation 'test', the second must find the first one's row gone.
+for (const name of ['first', 'second'])
+  test(name, async ({ db }) => {
+    await probe('playwright', 'b', process.env.TEST_PARALLEL_INDEX);
+    expect(db.url).toBe(process.env.DATABASE_URL);
+  });
