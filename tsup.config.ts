@@ -30,7 +30,12 @@ const esmOnly = {
   cli: 'src/cli/index.ts',
 };
 
-const common: Options = { dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false };
+/**
+ * removeNodeProtocol: tsup 8 strips `node:` by default, which turns `import('node:test')` into
+ * `import('test')`: a package name, since `test` exists only as `node:test`.
+ * test/package/dist.test.ts checks that no built file imports a bare built-in name.
+ */
+const common: Options = { dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false, removeNodeProtocol: false };
 
 export default defineConfig([
   { ...common, entry: dual, format: ['esm', 'cjs'] },

@@ -3,22 +3,17 @@
  * server in TEST_DATABASE_URL), builds a template from drizzle/ once per change of the migrations,
  * and gives every worker a clone whose URL it puts in DATABASE_URL. isolation 'test' empties the
  * tables before each test.
- *
- * In your project, import from 'fast-test-db/vitest' and 'fast-test-db/drizzle' and drop the alias.
  */
 import { fileURLToPath } from 'node:url';
+import { drizzleTemplate } from 'fast-test-db/drizzle';
+import { withFastTestDb } from 'fast-test-db/vitest';
 import { defineConfig } from 'vitest/config';
-import { drizzleTemplate } from '../../adapters/drizzle/index.js'; // 'fast-test-db/drizzle'
-import { withFastTestDb } from '../../src/runners/vitest.js'; // 'fast-test-db/vitest'
 import * as schema from './src/schema.ts';
 
 export default defineConfig(
   withFastTestDb(
     {
       root: fileURLToPath(new URL('.', import.meta.url)),
-      resolve: {
-        alias: [{ find: /^fast-test-db\/drizzle$/, replacement: fileURLToPath(new URL('../../adapters/drizzle/index.ts', import.meta.url)) }],
-      },
       test: {
         include: ['test/**/*.test.ts'],
         setupFiles: ['./test/setup.ts'],

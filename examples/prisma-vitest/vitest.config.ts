@@ -3,21 +3,16 @@
  * server in TEST_DATABASE_URL), builds a template from prisma/migrations once per change of the
  * migrations or the schema, and gives every worker a clone whose URL it puts in DATABASE_URL.
  * isolation 'test' empties the tables before each test.
- *
- * In your project, import from 'fast-test-db/vitest' and 'fast-test-db/prisma' and drop the alias.
  */
 import { fileURLToPath } from 'node:url';
+import { prismaTemplate } from 'fast-test-db/prisma';
+import { withFastTestDb } from 'fast-test-db/vitest';
 import { defineConfig } from 'vitest/config';
-import { prismaTemplate } from '../../adapters/prisma/index.js'; // 'fast-test-db/prisma'
-import { withFastTestDb } from '../../src/runners/vitest.js'; // 'fast-test-db/vitest'
 
 export default defineConfig(
   withFastTestDb(
     {
       root: fileURLToPath(new URL('.', import.meta.url)),
-      resolve: {
-        alias: [{ find: /^fast-test-db\/prisma$/, replacement: fileURLToPath(new URL('../../adapters/prisma/index.ts', import.meta.url)) }],
-      },
       test: {
         include: ['test/**/*.test.ts'],
         globalSetup: ['./test/global-setup.ts'],

@@ -21,13 +21,6 @@ module.exports = withFastTestDb(
     testEnvironment: 'node',
     testMatch: ['<rootDir>/test/**/*.test.ts'],
     transform: { '^.+\\.ts$': ['@swc/jest', swc] },
-    // Inside the fast-test-db repository only: the test files reach the library's source. Delete
-    // this in your project, where 'fast-test-db/*' resolves to the installed package.
-    moduleNameMapper: {
-      '^fast-test-db/jest$': '<rootDir>/../../src/runners/jest.ts',
-      '^fast-test-db/typeorm$': '<rootDir>/../../adapters/typeorm/index.ts',
-      '^(\\.{1,2}/.*)\\.js$': '$1',
-    },
     testTimeout: 600_000,
   },
   {

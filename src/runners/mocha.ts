@@ -8,8 +8,9 @@
  *   isolation 'file' gives each file a fresh clone.
  * - serial: Mocha loads the spec files before the global setup runs, so the URL reaches the env
  *   var only after the app's modules were imported: the app must read it when it first connects,
- *   not at import. One database for the whole run; 'file' isolation needs --parallel (a serial
- *   run with 'file' prints a warning).
+ *   not at import. One database for the whole run; root hooks run once for all files there, so
+ *   isolation 'file' clones afresh before the first test of each next file (connections still
+ *   open on the old clone are ended: close the app's pool in the file's `after`).
  */
 import { currentRun, startRun } from './global.js';
 import { exportUrl, readHandoff, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
@@ -17,17 +18,8 @@ import { cloneFresh, ensureCloned, Resetter, workerDatabase, type WorkerDatabase
 
 let target: WorkerTarget | undefined;
 let resetter: Resetter | undefined;
-let warned = false;
-
-/**
- * Serial Mocha runs root hooks once for the whole run, in its main process (parallel workers carry
- * MOCHA_WORKER_ID): isolation 'file' cannot give each file a fresh clone there, so say so rather
- * than let every file share one database in silence.
- */
-export function serialFileWarning(h: Handoff, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (h.isolation !== 'file' || env.MOCHA_WORKER_ID !== undefined) return undefined;
-  return "fast-test-db: isolation 'file' needs `mocha --parallel`; in a serial run every test file shares one database. Run with --parallel, or use isolation 'test' (emptied before each test).";
-}
+/** The spec file of the last test, for isolation 'file' when one process runs several files. */
+let lastFile: string | undefined;
 
 function prepare(): Handoff | undefined {
   const h = readHandoff();
@@ -52,16 +44,16 @@ export async function mochaGlobalTeardown(): Promise<void> {
 export const mochaHooks = {
   async beforeAll(): Promise<void> {
     const h = prepare() ?? requireHandoff('mocha');
-    const warning = warned ? undefined : serialFileWarning(h);
-    if (warning) {
-      warned = true;
-      process.emitWarning(warning, { code: 'FAST_TEST_DB_MOCHA_SERIAL_FILE' });
-    }
+    lastFile = undefined;
     if (h.isolation === 'file') await cloneFresh(h, target!.name);
     else await ensureCloned(h, target!.name);
   },
-  async beforeEach(): Promise<void> {
+  async beforeEach(this: { currentTest?: { file?: string } }): Promise<void> {
     const h = requireHandoff('mocha');
+    const file = this.currentTest?.file;
+    // A serial run calls beforeAll once for all its files: the first test of each next file clones again.
+    if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
+    lastFile = file;
     if (h.isolation !== 'test') return;
     resetter ??= new Resetter(h, target!.name);
     await resetter.reset();

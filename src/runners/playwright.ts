@@ -3,17 +3,23 @@
  *
  *   // playwright.config.ts
  *   export default defineConfig({ globalSetup: require.resolve('fast-test-db/playwright') });
- *   // a worker-scoped fixture
- *   db: [async ({}, use) => use(await testDatabase()), { scope: 'worker' }],
+ *   // a fixtures file, imported by the tests instead of '@playwright/test'
+ *   export const test = base.extend(fixtures);   // `db` in every test, isolation applied
  *
  * The global setup starts the server and builds the template in the runner process; its returned
- * function is Playwright's teardown. Each worker clones its database on first use. A `webServer`
- * that Playwright starts is one process for all workers: it cannot see per-worker databases, so
- * point it at one with `testDatabase()` from a single worker or use isolation per test there.
+ * function is Playwright's teardown. Each worker clones its database on first use. A Playwright
+ * worker is one process that runs many files and tests, and only a fixture sees where one test or
+ * file ends: `fixtures` carries the run's isolation out ('test' empties the database before each
+ * test, 'file' clones a fresh one when the worker moves to another file); `testDatabase()` alone
+ * does not. A `webServer` that Playwright starts is one process for all workers: it cannot see
+ * per-worker databases, so point it at one with `testDatabase()` from a single worker or use
+ * isolation per test there.
  */
 import { currentRun, startRun } from './global.js';
 import { exportUrl, requireHandoff, workerTarget } from './handoff.js';
 import { cloneFresh, ensureCloned, workerDatabase, type WorkerDatabase } from './worker.js';
+
+export type { WorkerDatabase } from './worker.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const run = currentRun() ?? (await startRun());
@@ -29,3 +35,40 @@ export async function testDatabase(): Promise<WorkerDatabase> {
   else await ensureCloned(h, target.name);
   return workerDatabase(h, target);
 }
+
+type Use<T> = (value: T) => Promise<void>;
+
+/** The file of the test the worker ran last, for isolation 'file'. */
+let lastFile: string | undefined;
+
+/**
+ * Fixtures for `base.extend(fixtures)` (typed loosely, so that this module needs no
+ * @playwright/test types): `db`, this worker's database (worker scope), and an automatic test
+ * fixture that applies the run's isolation before every test. Playwright reads a fixture's
+ * dependencies from its first parameter, which must stay an object pattern.
+ */
+export const fixtures: {
+  db: [(args: object, use: Use<WorkerDatabase>) => Promise<void>, { scope: 'worker' }];
+  fastTestDbIsolation: [(args: { db: WorkerDatabase }, use: Use<void>, testInfo: { file: string }) => Promise<void>, { auto: true }];
+} = {
+  db: [
+    async ({}, use: Use<WorkerDatabase>) => {
+      const db = await testDatabase();
+      lastFile = undefined;
+      await use(db);
+      await db.close();
+    },
+    { scope: 'worker' },
+  ],
+  fastTestDbIsolation: [
+    async ({ db }: { db: WorkerDatabase }, use: Use<void>, testInfo: { file: string }) => {
+      const { isolation } = requireHandoff('playwright');
+      // The worker's first file already has a fresh clone from the `db` fixture.
+      if (isolation === 'file' && lastFile !== undefined && lastFile !== testInfo.file) await db.recreate();
+      lastFile = testInfo.file;
+      if (isolation === 'test') await db.reset();
+      await use();
+    },
+    { auto: true },
+  ],
+};

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { linkExamplesToBuild } from '../package/examples.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,6 +15,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 it('examples/drizzle-vitest passes', async () => {
+  linkExamplesToBuild();
   const run = await promisify(execFile)(`${root}node_modules/.bin/vitest`, ['run', '--root', 'examples/drizzle-vitest', '--reporter', 'json'], {
     cwd: root,
     env: childEnv(),

@@ -4,7 +4,8 @@
  * `npm test` builds first; this file fails clearly when dist/ is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -13,6 +14,15 @@ const dist = (f: string) => join(ROOT, 'dist', f);
 
 function node(args: string[], input?: string): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 120_000 });
+}
+
+/** Built-ins that exist only with the `node:` scheme: without it Node looks for a package of that name. */
+const SCHEME_ONLY = ['test', 'test/reporters', 'sqlite', 'sea'];
+
+/** Every module specifier a built file loads: static imports, dynamic imports, requires. */
+function specifiers(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)["']([\w@][\w@./:-]*)["']/gm)].map((m) => m[1]!);
 }
 
 const body = (load: string) => `
@@ -29,6 +39,23 @@ const body = (load: string) => `
 describe('the built package', () => {
   it('has been built', () => {
     expect(existsSync(dist('index.js')), 'run `npm run build` (npm test does) before this file').toBe(true);
+  });
+
+  it('loads built-ins by node: and packages only among its dependencies and peers', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const allowed = new Set([pkg.name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    const builtins = new Set([...builtinModules, ...SCHEME_ONLY]);
+    const bad: string[] = [];
+    const files = readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f));
+    expect(files.length).toBeGreaterThan(10);
+    for (const f of files)
+      for (const spec of specifiers(dist(f))) {
+        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+        const pkgName = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        if (builtins.has(spec) || builtins.has(pkgName)) bad.push(`${f}: "${spec}" (a built-in without node:)`);
+        else if (!allowed.has(pkgName)) bad.push(`${f}: "${spec}" (not a dependency or peer)`);
+      }
+    expect(bad).toEqual([]);
   });
 
   it('works from CommonJS', () => {

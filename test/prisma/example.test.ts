@@ -5,8 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
+import { linkExamplesToBuild } from '../package/examples.js';
 
 it('examples/prisma-vitest passes', () => {
+  linkExamplesToBuild();
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'NODE_OPTIONS'));
   // Its own name prefix, so that its worker databases never meet this suite's.
   env.FAST_TEST_DB_PREFIX = 'ftdbex';

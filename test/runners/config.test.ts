@@ -78,13 +78,3 @@ describe('mergeConfig / resolveAdapter', () => {
     await expect(resolveAdapter({ adapter, engine: 'postgres' })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'") });
   });
 });
-
-describe('mocha', () => {
-  test("serial runs with isolation 'file' are warned about; parallel workers and other isolations are not", async () => {
-    const { serialFileWarning } = await import('../../src/runners/mocha.js');
-    const h = { isolation: 'file' } as Parameters<typeof serialFileWarning>[0];
-    expect(serialFileWarning(h, {})).toContain("isolation 'file' needs `mocha --parallel`");
-    expect(serialFileWarning(h, { MOCHA_WORKER_ID: '0' })).toBeUndefined();
-    expect(serialFileWarning({ ...h, isolation: 'worker' }, {})).toBeUndefined();
-  });
-});

@@ -13,8 +13,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE = join(ROOT, 'test/fixtures/runners');
 export const BIN = (name: string) => join(ROOT, 'node_modules/.bin', name);
 
-/** Env of the outer test runner that must not leak into the inner one. */
-const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
+/** Env of the outer test runner that must not leak into the inner one (also used by test/package). */
+export const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
 
 export interface Sandbox {
   dir: string;

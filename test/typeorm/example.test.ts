@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { linkExamplesToBuild } from '../package/examples.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -17,11 +18,11 @@ const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_RUNNER$|FAST_TEST_DB_RUN_ID$|NODE_OPT
 it('examples/typeorm-jest passes under Jest with @swc/jest', async () => {
   const example = join(root, 'examples/typeorm-jest');
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k)));
+  linkExamplesToBuild();
   // Jest finds jest.config.cjs in the example's directory, as a user would run it (`npx jest`).
-  // tsx resolves 'fast-test-db/*' in Jest's main process to the source (the example's tsconfig paths).
   const { stdout, stderr } = await run(join(root, 'node_modules/.bin/jest'), [], {
     cwd: example,
-    env: { ...env, NODE_OPTIONS: '--import tsx', FAST_TEST_DB_PREFIX: 'ftdbex', POINTS_SCALE: '0.01', CI: 'true', FORCE_COLOR: '0' },
+    env: { ...env, FAST_TEST_DB_PREFIX: 'ftdbex', POINTS_SCALE: '0.01', CI: 'true', FORCE_COLOR: '0' },
     timeout: 180_000,
   }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`jest failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);

@@ -1,0 +1,12 @@
+/**
+ * Compiled by `tsc --noEmit -p .`, never run: fast-test-db/playwright's `fixtures` fit the types of
+ * Playwright's `test.extend`, as a TypeScript user writes it.
+ */
+import { test as base } from '@playwright/test';
+import { fixtures, type WorkerDatabase } from '../../src/runners/playwright.js';
+
+export const test = base.extend<{ fastTestDbIsolation: void }, { db: WorkerDatabase }>(fixtures);
+
+test('db is the worker database', async ({ db }) => {
+  db.url.toString();
+});

@@ -1,0 +1,1 @@
+CREATE TABLE "gift" ("id" serial PRIMARY KEY NOT NULL, "name" text NOT NULL);

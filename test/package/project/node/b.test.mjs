@@ -1,0 +1,9 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testDatabase } from 'fast-test-db/node-test';
+import { probe } from '../probe.cjs';
+
+test('b', async () => {
+  await probe('node-test', 'b', process.env.NODE_TEST_WORKER_ID);
+  assert.equal(testDatabase().url, process.env.DATABASE_URL);
+});

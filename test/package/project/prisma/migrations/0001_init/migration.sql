@@ -1,0 +1,1 @@
+CREATE TABLE "Gift" ("id" SERIAL NOT NULL, "name" TEXT NOT NULL, CONSTRAINT "Gift_pkey" PRIMARY KEY ("id"));

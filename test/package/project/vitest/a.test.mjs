@@ -1,0 +1,8 @@
+import { expect, test } from 'vitest';
+import { testDatabase } from 'fast-test-db/vitest';
+import { probe } from '../probe.cjs';
+
+test('a', async () => {
+  await probe('vitest-' + process.env.POOL, 'a', process.env.VITEST_POOL_ID);
+  expect((await testDatabase()).url).toBe(process.env.DATABASE_URL);
+});

