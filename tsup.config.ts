@@ -20,13 +20,16 @@ const dual = {
   'runners/jest-setup': 'src/runners/jest-setup.ts',
   'runners/jest-global-setup': 'src/runners/jest-global-setup.ts',
   'runners/jest-global-teardown': 'src/runners/jest-global-teardown.ts',
-  'runners/vitest-setup': 'src/runners/vitest-setup.ts',
   'runners/vitest-global-setup': 'src/runners/vitest-global-setup.ts',
 };
 
-/** ES modules only: node:test's preload finishes with top-level await, and the CLI is a bin. */
+/**
+ * ES modules only: node:test's preload and Vitest's setup file finish with top-level await (the
+ * database exists before test files load), and the CLI is a bin.
+ */
 const esmOnly = {
   'node-test': 'src/runners/node-test.ts',
+  'runners/vitest-setup': 'src/runners/vitest-setup.ts',
   cli: 'src/cli/index.ts',
 };
 

@@ -2,7 +2,7 @@
  * fast-test-db/playwright: Playwright Test workers carry TEST_PARALLEL_INDEX.
  *
  *   // playwright.config.ts
- *   export default defineConfig({ globalSetup: require.resolve('fast-test-db/playwright') });
+ *   export default defineConfig({ globalSetup: 'fast-test-db/playwright' });   // a module name: works from ESM and CommonJS configs
  *   // a fixtures file, imported by the tests instead of '@playwright/test'
  *   export const test = base.extend(fixtures);   // `db` in every test, isolation applied
  *

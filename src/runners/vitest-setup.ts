@@ -1,11 +1,13 @@
 /**
  * Vitest setup file (`setupFiles`): runs in the worker before each test file. Reads the handoff
  * from `inject` (right in forks and threads alike), exports this worker's URL into the app's env
- * var, and registers the hooks that clone or reset.
+ * var, and makes the worker's database ready before the test file is imported (top-level await),
+ * so that an app which connects or queries at import finds it. Then the hooks that reset.
  */
-import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
+import { afterAll, beforeEach, inject } from 'vitest';
 import { PROVIDE_KEY, requireHandoff, type Handoff } from './handoff.js';
-import { installWorker } from './worker.js';
+import { installWorker, readyForFile } from './worker.js';
 
 const handoff = ((inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined) ?? requireHandoff('vitest');
-installWorker(handoff, { beforeAll, afterAll, beforeEach });
+const target = installWorker(handoff, { afterAll, beforeEach });
+await readyForFile(handoff, target.name);

@@ -110,7 +110,7 @@ export class Resetter {
 
 export type Hook = (fn: () => Promise<unknown>) => void;
 export interface RunnerHooks {
-  beforeAll: Hook;
+  beforeAll?: Hook;
   afterAll: Hook;
   beforeEach: Hook;
 }
@@ -123,8 +123,12 @@ export interface RunnerHooks {
 export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTarget(h)): WorkerTarget {
   exportUrl(h, target.url);
   (globalThis as { [FILE]?: FileState })[FILE] = { name: target.name, cloned: false };
-  if (h.isolation === 'file') hooks.beforeAll(() => readyForFile(h, target.name));
-  else if (!alreadyCloned(h, target.name)) hooks.beforeAll(() => ensureCloned(h, target.name));
+  // Without a beforeAll hook the caller awaits readyForFile() itself, before the test file loads.
+  if (hooks.beforeAll) {
+    const beforeAll = hooks.beforeAll;
+    if (h.isolation === 'file') beforeAll(() => readyForFile(h, target.name));
+    else if (!alreadyCloned(h, target.name)) beforeAll(() => ensureCloned(h, target.name));
+  }
   if (h.isolation === 'test') {
     const resetter = new Resetter(h, target.name);
     hooks.beforeEach(() => resetter.reset());

@@ -1,12 +1,10 @@
-import { createRequire } from 'node:module';
 import { defineConfig } from '@playwright/test';
-
-const require = createRequire(import.meta.url);
 
 export default defineConfig({
   testDir: 'playwright',
   workers: 2,
   fullyParallel: true,
   reporter: 'list',
-  globalSetup: require.resolve('fast-test-db/playwright'),
+  // The form the README shows: a module name, which Playwright resolves from the config's folder.
+  globalSetup: 'fast-test-db/playwright',
 });
