@@ -3,7 +3,7 @@
  * owner's pid. A lock whose owner died (SIGKILL mid-start) is broken by the next process that waits.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 
 export function pidAlive(pid: number | undefined): boolean {
@@ -21,6 +21,11 @@ function tryTake(lockDir: string): boolean {
     mkdirSync(lockDir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // A stopped server's directory is removed by its keeper or `clean`: make it again and retry.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      mkdirSync(dirname(lockDir), { recursive: true });
+      return false;
+    }
     throw e;
   }
   writeFileSync(join(lockDir, 'owner'), String(process.pid));
