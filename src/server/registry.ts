@@ -17,6 +17,7 @@ import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
+import { postgresSegment, removeSegment } from './leftovers.js';
 import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
 
 const log = logger('server');
@@ -243,10 +244,12 @@ async function reapLocked(dir: string): Promise<void> {
   const plan = readJson<KeeperPlan>(files.plan);
   if (status && isKeeperOf(status.keeperPid, dir)) await stopProcesses([status.keeperPid], 'SIGTERM', 20_000);
   const processes = processesIn(dir, [status?.serverPid]);
+  const segments = (plan?.cleanup ?? []).map(postgresSegment).filter((s) => s !== undefined);
   if (processes.length > 0) {
     log('stopping %s left running in %s by a keeper that is gone', processes.join(', '), dir);
     await stopProcesses(processes, plan?.stopSignal ?? 'SIGTERM');
   }
+  for (const seg of segments) if (removeSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
   for (const name of existsSync(dir) ? readdirSync(dir) : []) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });

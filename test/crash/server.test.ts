@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clean } from '../../src/clean.js';
 import { processesIn, running } from '../../src/server/processes.js';
+import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
@@ -73,11 +74,21 @@ function shmSegments(pid: number): string[] {
     .filter((f) => f.startsWith('/dev/shm/PostgreSQL.'));
 }
 
+function sysvSegmentIds(): number[] {
+  return readFileSync('/proc/sysvipc/shm', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((l) => Number(l.trim().split(/\s+/)[1]))
+    .filter((n) => Number.isInteger(n));
+}
+
 /** Runs clean as a user would after a crash, then asserts that nothing of ours is left. */
 async function cleanLeavesNothing(dataRoot: string, segments: string[] = []): Promise<void> {
   const report = await clean({ olderThanMs: 0, dataRoot });
   expect(report.ok).toBe(true);
-  expect(await waitFor(() => processesIn(dataRoot).length === 0, 20_000)).toBe(true);
+  const gone = await waitFor(() => processesIn(dataRoot).length === 0, 20_000);
+  const left = processesIn(dataRoot).map((p) => `${p}: ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200)}`);
+  expect(gone, `still running after clean: ${left.join('\n')}\nclean: ${JSON.stringify(report.servers)}`).toBe(true);
   expect(serverDirs(dataRoot)).toEqual([]);
   for (const s of segments) expect(existsSync(s)).toBe(false);
 }
@@ -160,5 +171,24 @@ for (const engine of ['postgres', 'mysql'] as const) {
       await cleanLeavesNothing(dataRoot);
       expect(running(now.serverPid)).toBe(false);
     });
+
+    if (engine === 'postgres')
+      it('the server itself, with its keeper and client: clean removes its data and the shared memory it held', async () => {
+        const holder = startWorker({ ...env, HOLD: '1' });
+        const { stateDir } = await holder.line;
+        const { keeperPid, serverPid } = status(stateDir);
+        const segment = postgresSegment(join(stateDir, 'data'))!;
+        expect(sysvSegmentIds()).toContain(segment.id);
+        for (const pid of [keeperPid, serverPid, holder.child.pid!]) process.kill(pid, 'SIGKILL');
+        await holder.exited;
+        // The postmaster's children notice its death and exit; the segment stays behind them.
+        expect(await waitFor(() => processesIn(dataRoot).length === 0, 20_000)).toBe(true);
+        expect(sysvSegmentIds()).toContain(segment.id);
+        await cleanLeavesNothing(dataRoot);
+        expect(sysvSegmentIds()).not.toContain(segment.id);
+        const next = startWorker(env);
+        expect((await next.line).tuned).toBe(true);
+        expect(await next.exited).toBe(0);
+      });
   });
 }
