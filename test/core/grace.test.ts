@@ -21,14 +21,14 @@ describe('grace period after the last client', () => {
   it('4 consecutive processes share one server and one template build, then the server stops and leaves nothing', async () => {
     const counter = join(work, 'shared.log');
     const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, MIGRATION_GLOB: migrationFile, WORKER: '1', FAST_TEST_DB_GRACE_MS: '8000' };
-    const results = [];
+    const results: Array<{ url: string; stateDir: string }> = [];
     for (let i = 0; i < 4; i++) results.push(await runWorker(env));
     expect(new Set(results.map((r) => r.url.split('/')[2])).size).toBe(1);
     expect(migrateCount(counter)).toBe(1);
     const [pid] = serverPids(dataRoot);
     expect(alive(pid!)).toBe(true);
     // Grace over (8 s after the last client), the keeper stops it and removes its folder.
-    expect(await waitFor(() => !existsSync(results[0].stateDir), 30_000)).toBe(true);
+    expect(await waitFor(() => !existsSync(results[0]!.stateDir), 30_000)).toBe(true);
   });
 
   it('with graceMs 0 every process starts its own server and builds again', async () => {
