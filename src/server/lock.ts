@@ -6,13 +6,22 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 
+/**
+ * True when `pid` runs. A zombie does not: a process whose parent died (a keeper's client, a
+ * server's keeper) waits for init to reap it, which some containers' init does late or never.
+ */
 export function pidAlive(pid: number | undefined): boolean {
   if (!pid || !Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false; // gone between the two looks
   }
 }
 

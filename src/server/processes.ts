@@ -51,16 +51,8 @@ export function signal(pids: number[], sig: NodeJS.Signals): void {
   }
 }
 
-/** Alive and not a zombie (an orphan's exit may wait for a reaper that some containers lack). */
-export function running(pid: number): boolean {
-  if (!pidAlive(pid)) return false;
-  if (!HAS_PROC) return true;
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+/** Alive and not a zombie. */
+export const running = pidAlive;
 
 /** Sends `sig`, waits up to `ms`, then SIGKILLs whatever is left and waits for it to go. */
 export async function stopProcesses(pids: number[], sig: NodeJS.Signals, ms = 15_000): Promise<void> {

@@ -155,6 +155,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       process.kill(keeperPid, 'SIGKILL');
       holder.child.kill('SIGKILL');
       await holder.exited;
+      expect(await waitFor(() => !running(keeperPid), 10_000)).toBe(true);
       expect(running(serverPid)).toBe(true); // nobody left to stop it
       const next = startWorker({ ...env, HOLD: '1' });
       const second = await next.line;
@@ -167,6 +168,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       next.child.kill('SIGKILL');
       process.kill(now.keeperPid, 'SIGKILL');
       await next.exited;
+      expect(await waitFor(() => !running(now.keeperPid), 10_000)).toBe(true); // a kill takes a moment to land
       // Both killed: clean finds the orphan and removes every trace of it.
       await cleanLeavesNothing(dataRoot);
       expect(running(now.serverPid)).toBe(false);
