@@ -1,21 +1,18 @@
 /**
  * `clean`: drops test databases and templates that carry our marker and are older than asked, and
- * stops servers we started whose keeper died. Safety rests on two checks made on the server itself,
+ * stops servers we started whose keeper died (this project's, or every project's with `all`). Safety rests on two checks made on the server itself,
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Dialect, Marker, SqlClient } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
 import { classifyDriverError, FastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './server/keeper-files.js';
-import { pidAlive, withFileLock } from './server/lock.js';
-import { serversRoot } from './server/registry.js';
-import { parseServerUrl } from './server/resolve.js';
-import type { Engine, ServerInfo, TestDatabaseOptions } from './types.js';
+import { pidAlive } from './server/lock.js';
+import { listOwnedServers, reapServer } from './server/registry.js';
+import { isLoopback, parseServerUrl } from './server/resolve.js';
+import type { Engine, ServerInfo } from './types.js';
 
 const log = logger('clean');
 
@@ -44,106 +41,9 @@ export function formatDuration(ms: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Servers we started (the registry's state directories)
+// Servers we started: their state is decided in one place, the registry, for clean and doctor alike.
 
-export interface OwnedServerEntry {
-  dir: string;
-  engine: Engine | 'unknown';
-  /**
-   * running/starting: keeper alive; orphaned: keeper dead but something is left (a server process or
-   * data); stopped: the keeper stopped it and cleaned up (only small state files remain).
-   */
-  state: 'running' | 'starting' | 'orphaned' | 'stopped';
-  info?: ServerInfo;
-  status?: KeeperStatus;
-  /** Client processes still holding a lease. */
-  leases: number[];
-  /** A server process still alive whose command line names this directory. */
-  serverPid?: number;
-  ageMs: number;
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when `pid` is alive and its command line mentions `dir`: a recycled pid is never mistaken for our server. */
-function processUses(pid: number | undefined, dir: string): boolean {
-  if (!pid || !pidAlive(pid)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
-  } catch {
-    // No /proc (macOS): the pid alone is the best evidence there is.
-    return process.platform !== 'linux';
-  }
-}
-
-/** Every server directory of this user, with what is still alive in it. */
-export function listOwnedServers(options: TestDatabaseOptions = {}): OwnedServerEntry[] {
-  const root = serversRoot(options);
-  if (!existsSync(root)) return [];
-  const out: OwnedServerEntry[] = [];
-  for (const name of readdirSync(root).sort()) {
-    // Only the registry's server directories (engine-hash); anything else there is not a server.
-    if (!/^(postgres|mysql)-[0-9a-f]+$/.test(name)) continue;
-    const dir = join(root, name);
-    let mtime: number;
-    try {
-      if (!statSync(dir).isDirectory()) continue;
-      mtime = statSync(dir).mtimeMs;
-    } catch {
-      continue;
-    }
-    const files = keeperFiles(dir);
-    const status = readJson<KeeperStatus>(files.status);
-    const info = readJson<ServerInfo>(files.state);
-    const leases = (existsSync(files.leases) ? readdirSync(files.leases) : []).map(Number).filter((p) => pidAlive(p));
-    const engine = name.startsWith('postgres-') ? 'postgres' : name.startsWith('mysql-') ? 'mysql' : 'unknown';
-    let statusTime = mtime;
-    try {
-      statusTime = statSync(files.status).mtimeMs;
-    } catch {
-      /* no status yet */
-    }
-    const keeperAlive = pidAlive(status?.keeperPid);
-    const serverPid = processUses(status?.serverPid, dir) ? status?.serverPid : undefined;
-    const plan = readJson<KeeperPlan>(files.plan);
-    const leftovers = serverPid !== undefined || (plan?.cleanup ?? []).some((p) => existsSync(p)) || (!plan && !status);
-    const state: OwnedServerEntry['state'] = keeperAlive ? (status?.phase === 'running' && info ? 'running' : 'starting') : leftovers ? 'orphaned' : 'stopped';
-    out.push({ dir, engine, state, info, status, leases, serverPid, ageMs: Date.now() - statusTime });
-  }
-  return out;
-}
-
-/**
- * Stops a server whose keeper died (signal, then SIGKILL) and removes its directory, under the
- * registry's lock so that no client starts a server in this directory meanwhile.
- */
-async function reapOrphan(entry: OwnedServerEntry): Promise<void> {
-  const files = keeperFiles(entry.dir);
-  await withFileLock(files.lock, async () => {
-    const status = readJson<KeeperStatus>(files.status);
-    if (status && status.keeperPid !== entry.status?.keeperPid && pidAlive(status.keeperPid)) return; // restarted meanwhile
-    await reap(entry);
-  }, 10_000);
-}
-
-async function reap(entry: OwnedServerEntry): Promise<void> {
-  const plan = readJson<KeeperPlan>(keeperFiles(entry.dir).plan);
-  if (entry.serverPid) {
-    process.kill(entry.serverPid, plan?.stopSignal ?? 'SIGTERM');
-    const deadline = Date.now() + 15_000;
-    while (pidAlive(entry.serverPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    if (pidAlive(entry.serverPid)) process.kill(entry.serverPid, 'SIGKILL');
-  }
-  for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
-  // The directory goes too, except its lock, which the caller holds and removes.
-  for (const name of readdirSync(entry.dir)) if (join(entry.dir, name) !== keeperFiles(entry.dir).lock) rmSync(join(entry.dir, name), { recursive: true, force: true });
-}
+export { listOwnedServers, type OwnedServerEntry } from './server/registry.js';
 
 // ---------------------------------------------------------------------------------------------
 // Databases
@@ -164,6 +64,8 @@ export interface CleanOptions {
   force?: boolean;
   /** Also stop and remove servers we started whose keeper is dead. Default true. */
   servers?: boolean;
+  /** Servers of every project of this user, not only this one's (cwd). With `url`, only that server. */
+  all?: boolean;
   /** Where owned servers live (the dataRoot option). */
   dataRoot?: string;
   /** Called before each drop or stop, with how many of how many. */
@@ -273,6 +175,13 @@ async function cleanServer(server: ServerInfo, dialect: Dialect, opts: CleanOpti
   return target;
 }
 
+/** True when an owned server's recorded address is the one a URL names. */
+function sameServer(info: ServerInfo | undefined, url: ServerInfo): boolean {
+  if (!info) return false;
+  if (url.socket) return info.socket === url.socket || `${info.socket}/.s.PGSQL.${info.port}` === url.socket;
+  return info.port === url.port && (info.host === url.host || (isLoopback(info.host) && isLoopback(url.host)));
+}
+
 async function serverFromUrl(url: string, allowRemote: boolean): Promise<ServerInfo> {
   const partial = parseServerUrl(url, allowRemote);
   return { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false };
@@ -281,10 +190,10 @@ async function serverFromUrl(url: string, allowRemote: boolean): Promise<ServerI
 export async function clean(opts: CleanOptions): Promise<CleanReport> {
   const report: CleanReport = { dryRun: Boolean(opts.dryRun), olderThanMs: opts.olderThanMs, targets: [], servers: [], ok: true };
   const counter = { done: 0, total: 0 };
-  const owned = listOwnedServers({ dataRoot: opts.dataRoot });
-  const servers: ServerInfo[] = opts.url
-    ? [await serverFromUrl(opts.url, opts.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1')]
-    : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);
+  const byUrl = opts.url ? await serverFromUrl(opts.url, opts.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1') : undefined;
+  // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
+  const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
+  const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);
   for (const server of servers) {
     const target = await cleanServer(server, await dialectFor(server.engine), opts, counter);
     log('%s: dropped %d, kept %d, failed %d', target.server, target.dropped.length, target.kept.length, target.failed.length);
@@ -293,23 +202,25 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
   if (opts.servers !== false) {
     for (const entry of owned) {
       const base = { dir: entry.dir, engine: entry.engine };
-      if (entry.state === 'stopped') continue;
-      if (entry.state !== 'orphaned') report.servers.push({ ...base, action: 'kept', reason: `keeper ${entry.status?.keeperPid} is running` });
-      else if (entry.leases.length) report.servers.push({ ...base, action: 'kept', reason: `keeper is gone but process ${entry.leases.join(', ')} still uses it` });
-      // A directory without status may be a server being set up this very moment.
-      else if (!entry.status && entry.ageMs < 60_000) report.servers.push({ ...base, action: 'kept', reason: 'being set up' });
-      else if (entry.ageMs < opts.olderThanMs) report.servers.push({ ...base, action: 'kept', reason: `younger than ${formatDuration(opts.olderThanMs)}` });
-      else {
-        const what = entry.serverPid ? 'stop' : 'remove';
-        counter.total++;
-        opts.onProgress?.(++counter.done, counter.total, entry.dir);
-        const reason = entry.serverPid ? `keeper died; server process ${entry.serverPid} left running` : 'keeper died; data left behind';
-        if (opts.dryRun) report.servers.push({ ...base, action: `would ${what}`, reason });
-        else {
-          await reapOrphan(entry);
-          report.servers.push({ ...base, action: what === 'stop' ? 'stopped' : 'removed', reason });
-        }
+      if (entry.state === 'orphaned' && entry.leases.length === 0 && entry.ageMs < opts.olderThanMs) {
+        report.servers.push({ ...base, action: 'kept', reason: `${entry.summary}; younger than ${formatDuration(opts.olderThanMs)}` });
+        continue;
       }
+      // Kept while a keeper owns it, or while clients of a keeperless server still use it (the last one stops it).
+      if (entry.state !== 'stopped' && (entry.state !== 'orphaned' || entry.leases.length > 0)) {
+        report.servers.push({ ...base, action: 'kept', reason: entry.summary });
+        continue;
+      }
+      const stop = entry.processes.length > 0;
+      counter.total++;
+      opts.onProgress?.(++counter.done, counter.total, entry.dir);
+      if (opts.dryRun) {
+        report.servers.push({ ...base, action: stop ? 'would stop' : 'would remove', reason: entry.summary });
+        continue;
+      }
+      const found = await reapServer(entry.dir);
+      if (found.state !== 'orphaned' && found.state !== 'stopped') report.servers.push({ ...base, action: 'kept', reason: found.summary });
+      else report.servers.push({ ...base, action: found.processes.length > 0 ? 'stopped' : 'removed', reason: found.summary });
     }
   }
   report.ok = report.targets.every((t) => !t.error && t.failed.length === 0);

@@ -41,6 +41,8 @@ export interface DoctorOptions extends Pick<TestDatabaseOptions, 'binDir' | 'dat
   url?: string;
   /** Give up on an unreachable server after this long. Default 10 s. */
   connectTimeoutMs?: number;
+  /** List the servers of every project of this user, not only this one's (cwd). */
+  all?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,18 +200,14 @@ function checkTmpfs(options: DoctorOptions): Check {
   return { id: 'tmpfs', status: 'ok', title: `data of our servers goes to ${where}` };
 }
 
+/** Servers we started, in the registry's own words (the same as `clean` prints). */
 function checkOwnedServers(options: DoctorOptions): Check[] {
-  return listOwnedServers(options).filter((s) => s.state !== 'stopped').map((s) => {
+  return listOwnedServers(options, { all: options.all }).filter((s) => s.state !== 'stopped').map((s) => {
     const what = s.info ? `${s.engine} ${s.info.version} on port ${s.info.port}` : s.engine;
-    if (s.state !== 'orphaned')
-      return { id: 'owned-server', status: 'ok' as const, title: `our ${what} server is ${s.state} (${s.leases.length} client${s.leases.length === 1 ? '' : 's'})`, detail: s.dir };
-    return {
-      id: 'owned-server',
-      status: 'warn' as const,
-      title: `our ${what} server lost its keeper${s.serverPid ? ` and still runs as pid ${s.serverPid}` : '; its data is left behind'}`,
-      detail: s.dir,
-      fix: 'fast-test-db clean --older-than 0   (stops it and removes its data)',
-    };
+    const whose = s.project === process.cwd() ? 'this project' : `project ${s.project ?? '(unknown)'}`;
+    const title = `${whose}'s ${what} server: ${s.summary}`;
+    if (s.state !== 'orphaned') return { id: 'owned-server', status: 'ok' as const, title, detail: s.dir };
+    return { id: 'owned-server', status: 'warn' as const, title, detail: s.dir, fix: `fast-test-db clean --older-than 0${options.all ? ' --all' : ''}   (stops it and removes its data)` };
   });
 }
 

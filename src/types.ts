@@ -112,6 +112,11 @@ export interface TestDatabaseOptions {
   /** Keep an owned server alive across runs; it stops itself after `idleTimeoutMs` with no client. Env: FAST_TEST_DB_REUSE=1. */
   reuse?: boolean;
   idleTimeoutMs?: number;
+  /**
+   * How long a server we started (and do not reuse) outlives its last client, so that the next test
+   * file or a watch re-run joins it and its template. Default 5000. Env: FAST_TEST_DB_GRACE_MS.
+   */
+  graceMs?: number;
   /** Directory with the server binaries (postgres/initdb, or mysqld/mariadbd). Env: FAST_TEST_DB_BIN_DIR. */
   binDir?: string;
   /** Where owned servers keep their data. Default /dev/shm, else the OS temp dir. Env: FAST_TEST_DB_DATA_ROOT. */

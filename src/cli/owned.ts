@@ -3,10 +3,7 @@
  * the server a test run in this directory joins (the request comes from server/resolve.ts),
  * optionally on a port of the user's choosing.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { keeperFiles, type KeeperStatus } from '../server/keeper-files.js';
-import { pidAlive } from '../server/lock.js';
-import { acquireOwnedServer, type OwnedServerRequest, serverDir } from '../server/registry.js';
+import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
 import { embeddedRequest } from '../server/resolve.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from './output.js';
@@ -25,23 +22,12 @@ export async function ownedRequest(engine: Engine, options: TestDatabaseOptions,
 
 /** True when a keeper already runs this server (so acquiring joins it rather than starting it). */
 export function alreadyRunning(dir: string): boolean {
-  const files = keeperFiles(dir);
-  if (!existsSync(files.status) || !existsSync(files.state)) return false;
-  try {
-    const status = JSON.parse(readFileSync(files.status, 'utf8')) as KeeperStatus;
-    return status.phase === 'running' && pidAlive(status.keeperPid);
-  } catch {
-    return false;
-  }
+  return serverState(dir).state === 'running';
 }
 
+/** The keeper of a server this command started or joined is still running it. */
 export function keeperAlive(dir: string): boolean {
-  try {
-    const status = JSON.parse(readFileSync(keeperFiles(dir).status, 'utf8')) as KeeperStatus;
-    return pidAlive(status.keeperPid) && status.phase === 'running';
-  } catch {
-    return false;
-  }
+  return serverState(dir).state === 'running';
 }
 
 /** Starts or joins the server behind a status line; `done` words the outcome. */

@@ -1,10 +1,15 @@
 /** The files through which the registry, the keeper and `clean` talk about one server. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchPlan } from './launch.js';
 
 export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cleanup' | 'snapshot' | 'initCache'> & {
   reuse: boolean;
   idleTimeoutMs: number;
+  /** How long the server outlives its last client when not reused: the next test file may want it. */
+  graceMs: number;
+  /** The project directory (cwd) that started it: `clean` and `doctor` keep to their own project. */
+  project: string;
 };
 
 export interface KeeperStatus {
@@ -22,3 +27,12 @@ export const keeperFiles = (dir: string) => ({
   leases: join(dir, 'leases'),
   lock: join(dir, 'lock'),
 });
+
+/** A JSON file another process may be writing or removing: undefined when absent or unreadable. */
+export function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}

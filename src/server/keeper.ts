@@ -1,14 +1,16 @@
 /**
  * The keeper: a small detached process that owns one server. It runs the plan's init commands,
- * starts the server, and stops it (then removes its data) once no client process holds a lease,
- * or, for reused servers, once none has for `idleTimeoutMs`. Clients are plain pids, so a client
+ * starts the server, and stops it (then removes its data and its directory) once no client process
+ * has held a lease for `graceMs` (a few seconds, so that the next test file joins it), or, for
+ * reused servers, for `idleTimeoutMs`. Clients are plain pids, so a client
  * killed with SIGKILL is noticed on the next poll and leaves no server behind.
  *
  * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
@@ -56,12 +58,20 @@ async function main(dir: string): Promise<void> {
   const logFd = openSync(files.log, 'a');
   const status = (s: Omit<KeeperStatus, 'keeperPid'>) => writeFileSync(files.status, JSON.stringify({ ...s, keeperPid: process.pid }));
   let server: ChildProcess | undefined;
+  /** The init command running now: a stop during init must not leave it writing the data directory. */
+  let initChild: ChildProcess | undefined;
   let stopping = false;
 
   const finish = async (code: number) => {
     if (stopping) return;
     stopping = true;
     status({ phase: 'stopping', serverPid: server?.pid });
+    pauseHere('keeper-stopping');
+    if (initChild && initChild.exitCode === null && initChild.signalCode === null) {
+      const exited = new Promise((r) => initChild!.once('exit', r));
+      initChild.kill('SIGKILL');
+      await exited;
+    }
     let clean = false;
     if (server && server.exitCode === null && server.signalCode === null) {
       const exited = new Promise<number | null>((r) => server!.once('exit', (c) => r(c)));
@@ -73,7 +83,15 @@ async function main(dir: string): Promise<void> {
     if (clean && plan.snapshot) saveSnapshot(plan.snapshot);
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
     rmSync(files.state, { force: true });
-    status({ phase: 'stopped' });
+    // A stopped server leaves nothing: no client joins while the status says stopping, and one
+    // waiting for this keeper to exit makes the directory again under its lock.
+    for (const name of existsSync(dir) ? readdirSync(dir) : []) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+    try {
+      rmdirSync(dir);
+      rmdirSync(dirname(dir));
+    } catch {
+      /* a client holds the lock, or another server lives next to this one */
+    }
     process.exit(code);
   };
   process.on('SIGTERM', () => void finish(0));
@@ -82,8 +100,11 @@ async function main(dir: string): Promise<void> {
 
   status({ phase: 'init' });
   for (const cmd of plan.init) {
-    const child = run(cmd, logFd);
+    const child = (initChild = run(cmd, logFd));
+    pauseHere('keeper-init');
     const code = await new Promise<number | null>((r) => child.once('exit', r));
+    initChild = undefined;
+    if (stopping) return;
     if (code !== 0) {
       status({ phase: 'failed', error: `${cmd.command} exited with ${code}` });
       for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
@@ -100,6 +121,7 @@ async function main(dir: string): Promise<void> {
     process.exit(1);
   });
   status({ phase: 'running', serverPid: server.pid });
+  pauseHere('keeper-running');
 
   let idleSince = Date.now();
   for (;;) {
@@ -109,7 +131,7 @@ async function main(dir: string): Promise<void> {
       idleSince = Date.now();
       continue;
     }
-    const grace = plan.reuse ? plan.idleTimeoutMs : 0;
+    const grace = plan.reuse ? plan.idleTimeoutMs : (plan.graceMs ?? 0);
     if (Date.now() - idleSince < grace) continue;
     // Decide under the registry's lock, so that no client joins a server that is about to stop.
     const stop = await withFileLock(files.lock, async () => {

@@ -3,17 +3,26 @@
  * owner's pid. A lock whose owner died (SIGKILL mid-start) is broken by the next process that waits.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
-import { pidAliveFromProbe } from './platform.js';
+import { hasProcCmdline, pidAliveFromProbe } from './platform.js';
 
+/**
+ * True when `pid` runs. A zombie does not: a process whose parent died (a keeper's client, a
+ * server's keeper) waits for init to reap it, which some containers' init does late or never.
+ */
 export function pidAlive(pid: number | undefined): boolean {
   if (!pid || !Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return pidAliveFromProbe(process.platform, e as NodeJS.ErrnoException);
+    if (!pidAliveFromProbe(process.platform, e as NodeJS.ErrnoException)) return false;
+  }
+  if (!hasProcCmdline(process.platform)) return true; // no /proc to tell a zombie by
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false; // gone between the two looks
   }
 }
 
@@ -22,6 +31,11 @@ function tryTake(lockDir: string): boolean {
     mkdirSync(lockDir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // A stopped server's directory is removed by its keeper or `clean`: make it again and retry.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      mkdirSync(dirname(lockDir), { recursive: true });
+      return false;
+    }
     throw e;
   }
   writeFileSync(join(lockDir, 'owner'), String(process.pid));

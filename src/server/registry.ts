@@ -5,22 +5,32 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pauseHere } from '../debug-pause.js';
 import { here } from '../here.js';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
-import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
+import { postgresSegment, removeSegment } from './leftovers.js';
 import { defaultDataRoot } from './platform.js';
+import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
 
 const log = logger('server');
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
+/**
+ * How long a server that is not reused outlives its last client, so that the next test file, or a
+ * watch re-run, joins it and its template instead of starting both again. bench/grace.ts: 4 test
+ * processes one after another took 5.8 s with 4 starts and 4 builds, 2.6 s with one of each; a new
+ * process takes about 1 s to reach the library here, so 5 s leaves room on a loaded machine.
+ */
+export const DEFAULT_GRACE_MS = 5_000;
 
 /** Where owned servers live: tmpfs when the machine has one. */
 export function dataRoot(options: TestDatabaseOptions): { root: string; tmpfs: boolean } {
@@ -72,18 +82,39 @@ export function takeLease(dir: string, pid = process.pid): void {
   mkdirSync(leases, { recursive: true });
   const file = join(leases, String(pid));
   writeFileSync(file, '');
-  if (pid === process.pid && !leased.has(file)) {
-    leased.add(file);
-    if (leased.size === 1) process.once('exit', () => leased.forEach((f) => rmSync(f, { force: true })));
+  if (pid === process.pid && !leased.has(dir)) {
+    leased.add(dir);
+    if (leased.size === 1)
+      process.once('exit', () => {
+        for (const d of leased) {
+          rmSync(join(keeperFiles(d).leases, String(process.pid)), { force: true });
+          stopIfAbandoned(d);
+        }
+      });
   }
 }
 
-function readJson<T>(file: string): T | undefined {
+/**
+ * Run by a client as it exits: when the server's keeper was killed and no other client is left,
+ * nobody else would stop the server, so the last client does (a signal, which needs no waiting).
+ * What the server leaves on disk goes with the next run in this directory, or `clean`.
+ */
+function stopIfAbandoned(dir: string): void {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
+    const files = keeperFiles(dir);
+    const status = readJson<KeeperStatus>(files.status);
+    if (!status || isKeeperOf(status.keeperPid, dir)) return;
+    if (liveLeases(dir).length > 0) return;
+    const plan = readJson<KeeperPlan>(files.plan);
+    signal(processesIn(dir, [status.serverPid]), plan?.stopSignal ?? 'SIGTERM');
   } catch {
-    return undefined;
+    /* exiting anyway: the next run or clean finds what is left */
   }
+}
+
+function liveLeases(dir: string): number[] {
+  const leases = keeperFiles(dir).leases;
+  return (existsSync(leases) ? readdirSync(leases) : []).map(Number).filter((p) => p !== process.pid && pidAlive(p));
 }
 
 export interface OwnedServerRequest {
@@ -99,6 +130,159 @@ export function serverDir(req: Pick<OwnedServerRequest, 'engine' | 'identity' | 
   return join(serversRoot(req.options), `${req.engine}-${key}`);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The state of one server directory: the one definition the registry, `clean` and `doctor` share.
+
+export type ServerStateName = 'starting' | 'running' | 'stopping' | 'orphaned' | 'stopped';
+
+export interface OwnedServerEntry {
+  dir: string;
+  engine: Engine | 'unknown';
+  /**
+   * starting/running/stopping: a live keeper owns it (or a live process is setting it up);
+   * orphaned: its keeper is gone and a server process or data is left;
+   * stopped: nothing is left but bookkeeping files.
+   */
+  state: ServerStateName;
+  /** The state in words, the same in `doctor`, `clean --dry-run` and `clean`. */
+  summary: string;
+  /** The project directory that started it (undefined for a directory without a plan). */
+  project?: string;
+  info?: ServerInfo;
+  status?: KeeperStatus;
+  /** Client processes still holding a lease. */
+  leases: number[];
+  /** Live processes of ours working in it (server, init commands), verified through /proc. */
+  processes: number[];
+  /** The server process, when it is among `processes`. */
+  serverPid?: number;
+  /** Since the last change of its status. */
+  ageMs: number;
+}
+
+function lockOwner(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(keeperFiles(dir).lock, 'owner'), 'utf8'));
+    return pid !== process.pid && pidAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** What is alive and what is left in one server directory. */
+export function serverState(dir: string): OwnedServerEntry {
+  const files = keeperFiles(dir);
+  const status = readJson<KeeperStatus>(files.status);
+  const info = readJson<ServerInfo>(files.state);
+  const plan = readJson<KeeperPlan>(files.plan);
+  const name = basename(dir);
+  const engine = name.startsWith('postgres-') ? 'postgres' : name.startsWith('mysql-') ? 'mysql' : 'unknown';
+  let changed = Date.now();
+  for (const f of [files.status, dir]) {
+    try {
+      changed = statSync(f).mtimeMs;
+      break;
+    } catch {
+      /* try the next */
+    }
+  }
+  const leases = existsSync(files.leases) ? readdirSync(files.leases).map(Number).filter((p) => pidAlive(p)) : [];
+  const base = { dir, engine, project: plan?.project, info, status, leases, ageMs: Date.now() - changed } as const;
+  const clients = plural(leases.length, 'client');
+  if (status && isKeeperOf(status.keeperPid, dir)) {
+    const phase = status.phase === 'running' && info ? 'running' : status.phase === 'stopping' ? 'stopping' : 'starting';
+    const processes = status.serverPid && pidAlive(status.serverPid) ? [status.serverPid] : [];
+    return { ...base, state: phase, processes, serverPid: processes[0], summary: `${phase} (keeper ${status.keeperPid}, ${clients})` };
+  }
+  const setter = lockOwner(dir);
+  if (setter !== undefined && (!status || status.phase === 'stopped'))
+    return { ...base, state: 'starting', processes: [], summary: `being set up by process ${setter}` };
+  const processes = processesIn(dir, [status?.serverPid]);
+  const serverPid = status?.serverPid !== undefined && processes.includes(status.serverPid) ? status.serverPid : undefined;
+  const dataLeft = (plan?.cleanup ?? []).some((p) => existsSync(p));
+  if (processes.length > 0) {
+    const what = serverPid ? `server process ${serverPid} still runs` : `process ${processes.join(', ')} still runs in it`;
+    return { ...base, state: 'orphaned', processes, serverPid, summary: `lost its keeper; ${what}${leases.length ? `, used by ${clients}` : ''}` };
+  }
+  if (dataLeft) return { ...base, state: 'orphaned', processes, summary: 'lost its keeper; its data was left behind' };
+  return { ...base, state: 'stopped', processes, summary: 'stopped; only its bookkeeping files are left' };
+}
+
+/** Every server directory of this user; only this project's (cwd) unless `all`. */
+export function listOwnedServers(options: TestDatabaseOptions = {}, scope: { all?: boolean; project?: string } = {}): OwnedServerEntry[] {
+  const root = serversRoot(options);
+  if (!existsSync(root)) return [];
+  const project = scope.project ?? process.cwd();
+  const out: OwnedServerEntry[] = [];
+  for (const name of readdirSync(root).sort()) {
+    // Only the registry's server directories (engine-hash); anything else there is not a server.
+    if (!/^(postgres|mysql)-[0-9a-f]+$/.test(name)) continue;
+    const dir = join(root, name);
+    try {
+      if (!statSync(dir).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    const entry = serverState(dir);
+    // A directory without a plan names no project: only `all` sees it.
+    if (!scope.all && entry.project !== project) continue;
+    out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * Stops whatever a dead keeper left in `dir` (its server, an init command) and removes its data.
+ * The caller holds the directory's lock. A live keeper is asked to stop first (SIGTERM), and
+ * killed if it does not: after this, nothing runs in `dir`, so no second server can ever share it.
+ */
+async function reapLocked(dir: string): Promise<void> {
+  const files = keeperFiles(dir);
+  const status = readJson<KeeperStatus>(files.status);
+  const plan = readJson<KeeperPlan>(files.plan);
+  if (status && isKeeperOf(status.keeperPid, dir)) await stopProcesses([status.keeperPid], 'SIGTERM', 20_000);
+  const processes = processesIn(dir, [status?.serverPid]);
+  const segments = (plan?.cleanup ?? []).map(postgresSegment).filter((s) => s !== undefined);
+  if (processes.length > 0) {
+    log('stopping %s left running in %s by a keeper that is gone', processes.join(', '), dir);
+    await stopProcesses(processes, plan?.stopSignal ?? 'SIGTERM');
+  }
+  for (const seg of segments) if (removeSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
+  for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
+  // Everything else goes too, except the lock the caller holds.
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
+/**
+ * Removes a server directory whose keeper is gone: stops what it left running, removes its data and
+ * then the directory itself. Re-reads the state under the lock; returns what it found there, so
+ * that a server restarted meanwhile is left alone.
+ */
+export async function reapServer(dir: string): Promise<OwnedServerEntry> {
+  const files = keeperFiles(dir);
+  const entry = await withFileLock(files.lock, async () => {
+    const now = serverState(dir);
+    if (now.state === 'orphaned' || now.state === 'stopped') await reapLocked(dir);
+    return now;
+  }, 30_000);
+  removeEmptyDir(dir);
+  return entry;
+}
+
+/** rmdir of a directory that may have been taken again meanwhile: only empty ones go. */
+export function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+    rmdirSync(dirname(dir)); // the user's folder too, once no server is left in it
+  } catch {
+    /* not empty: someone uses it */
+  }
+}
+
 /** Joins the running server of this project, or starts one. The lease lasts until this process exits. */
 export async function acquireOwnedServer(req: OwnedServerRequest): Promise<ServerInfo> {
   const dir = serverDir(req);
@@ -109,18 +293,35 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
   return withFileLock(files.lock, async () => {
     const state = readJson<ServerInfo>(files.state);
     const status = readJson<KeeperStatus>(files.status);
-    if (state && status?.phase === 'running' && pidAlive(status.keeperPid)) {
+    if (state && status?.phase === 'running' && isKeeperOf(status.keeperPid, dir)) {
       takeLease(dir);
       log('joined %s server in %s', state.engine, dir);
       return state;
     }
-    if (status && pidAlive(status.keeperPid)) {
-      // A keeper still stopping an old server: let it finish before starting anew.
+    if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
+      // A keeper stopping its server: let it finish before starting anew.
       const deadline = Date.now() + 20_000;
-      while (pidAlive(status.keeperPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     }
+    // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
+    // still writing) is stopped before this folder is touched: never two servers on one data directory.
+    await reapLocked(dir);
     return start(req, dir);
   });
+}
+
+/** How long a server outlives its last client when not reused: options, env, default. */
+export function resolveGraceMs(options: TestDatabaseOptions): number {
+  if (options.graceMs !== undefined) {
+    if (!Number.isFinite(options.graceMs) || options.graceMs < 0)
+      throw new FastTestDbError('BAD_OPTION', `graceMs must be a number of milliseconds >= 0, not ${String(options.graceMs)}`, 'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends');
+    return options.graceMs;
+  }
+  const env = process.env.FAST_TEST_DB_GRACE_MS;
+  if (env === undefined || env === '') return DEFAULT_GRACE_MS;
+  if (!/^\d+$/.test(env.trim()))
+    throw new FastTestDbError('BAD_OPTION', `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`, 'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends');
+  return Number(env);
 }
 
 async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> {
@@ -141,11 +342,14 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       initCache: plan.initCache,
       reuse,
       idleTimeoutMs: req.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      graceMs: resolveGraceMs(req.options),
+      project: process.cwd(),
     };
     writeFileSync(files.plan, JSON.stringify(keeperPlan));
     takeLease(dir);
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore', env: { ...process.env, FAST_TEST_DB_KEEPER: '1' } });
     keeper.unref();
+    pauseHere('client-server-start');
     const keeperAlive = () => {
       const st = readJson<KeeperStatus>(files.status);
       return pidAlive(keeper.pid) && st?.phase !== 'failed' && st?.phase !== 'stopped';
@@ -157,7 +361,8 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       log('started %s %s in %d ms (dir %s)', info.engine, info.version, Date.now() - began, dir);
       return { ...info, stateDir: dir };
     } catch (e) {
-      if (keeper.pid && pidAlive(keeper.pid)) process.kill(keeper.pid, 'SIGTERM');
+      // Whatever this attempt left (a keeper, a half-started server) goes before the next one.
+      await reapLocked(dir);
       if (e instanceof FastTestDbError && e.code === 'PORT_IN_USE' && attempt < 3) continue;
       if (plan.restoredFrom && attempt < 3) {
         log('start from the cached data directory failed; discarding it and starting afresh: %s', (e as Error).message);
@@ -172,7 +377,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
 /** Stops an owned server now (CLI `stop`, runner teardown), whatever leases remain. */
 export async function stopOwnedServer(stateDir: string, timeoutMs = 20_000): Promise<boolean> {
   const status = readJson<KeeperStatus>(keeperFiles(stateDir).status);
-  if (!status || !pidAlive(status.keeperPid)) return false;
+  if (!status || !isKeeperOf(status.keeperPid, stateDir)) return false;
   process.kill(status.keeperPid, 'SIGTERM');
   const deadline = Date.now() + timeoutMs;
   while (pidAlive(status.keeperPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -187,9 +392,10 @@ export async function stopOwnedServer(stateDir: string, timeoutMs = 20_000): Pro
 export async function releaseOwnedServer(stateDir: string): Promise<'stopped' | 'shared' | 'not-running'> {
   const files = keeperFiles(stateDir);
   rmSync(join(files.leases, String(process.pid)), { force: true });
-  return withFileLock(files.lock, async () => {
-    const others = existsSync(files.leases) ? readdirSync(files.leases).filter((p) => pidAlive(Number(p))) : [];
-    if (others.length > 0) return 'shared';
-    return (await stopOwnedServer(stateDir)) ? 'stopped' : 'not-running';
+  const result = await withFileLock(files.lock, async () => {
+    if (liveLeases(stateDir).length > 0) return 'shared' as const;
+    return (await stopOwnedServer(stateDir)) ? ('stopped' as const) : ('not-running' as const);
   });
+  if (result !== 'shared') removeEmptyDir(stateDir);
+  return result;
 }

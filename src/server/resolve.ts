@@ -19,6 +19,17 @@ export function engineOfUrl(url: string): Engine {
 
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[?::1\]?)$/i;
 
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+/**
+ * URL parameters through which a driver may be sent elsewhere than the URL's host: PostgreSQL's
+ * `host` (libpq, pg) and `socket`; mysql2's `socketPath` and `host`. An absolute path is a Unix
+ * socket on this machine; anything else is a host name, checked like the URL's own.
+ */
+const HOST_PARAMS = ['host', 'socket', 'socketPath', 'hostaddr'];
+
 export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerInfo, 'version' | 'major' | 'tuned' | 'flavor'> {
   let u: URL;
   try {
@@ -27,10 +38,21 @@ export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerIn
     throw new FastTestDbError('BAD_OPTION', `the server URL is not a valid URL`, 'use the form postgres://user:password@host:port/database', { cause: e });
   }
   const engine = engineOfUrl(url);
-  const socket = u.searchParams.get('host') ?? u.searchParams.get('socket') ?? undefined;
-  const host = decodeURIComponent(u.hostname) || 'localhost';
-  if (!socket && !LOOPBACK.test(host) && !allowRemote)
-    throw new FastTestDbError('REMOTE_REFUSED', `refusing to create and drop databases on ${host}, which is not this machine`, 'pass allowRemote: true (or FAST_TEST_DB_ALLOW_REMOTE=1) if that server really is a test server');
+  let host = decodeURIComponent(u.hostname) || 'localhost';
+  let socket: string | undefined;
+  for (const name of HOST_PARAMS) {
+    for (const value of u.searchParams.getAll(name)) {
+      // libpq takes a comma-separated list of hosts: every one of them must pass.
+      for (const part of value.split(',')) {
+        if (part.startsWith('/')) socket ??= part;
+        else if (part !== '') {
+          if (!isLoopback(part) && !allowRemote) throw remoteRefused(part, `the ${name}= parameter of the URL`);
+          host = part;
+        }
+      }
+    }
+  }
+  if (!socket && !isLoopback(host) && !allowRemote) throw remoteRefused(host, 'the URL');
   return {
     engine,
     provider: 'external',
@@ -42,6 +64,14 @@ export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerIn
     password: decodeURIComponent(u.password) || (engine === 'postgres' ? process.env.PGPASSWORD ?? '' : ''),
     adminDatabase: decodeURIComponent(u.pathname.slice(1)) || (engine === 'postgres' ? 'postgres' : 'mysql'),
   };
+}
+
+function remoteRefused(host: string, where: string): FastTestDbError {
+  return new FastTestDbError(
+    'REMOTE_REFUSED',
+    `refusing to create and drop databases on ${host} (from ${where}), which is not this machine`,
+    'pass allowRemote: true (or FAST_TEST_DB_ALLOW_REMOTE=1) if that server really is a test server',
+  );
 }
 
 async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
@@ -67,7 +97,7 @@ export async function resolveServer(options: TestDatabaseOptions, engine: Engine
   }
   const handed = process.env[SERVER_ENV];
   if (handed && mode === 'auto') {
-    const info = (JSON.parse(handed) as ServerInfo[]).find((s) => s.engine === engine);
+    const info = handedServers(handed).find((s) => s.engine === engine);
     if (info) return info;
   }
   if (mode === 'container') {
@@ -77,6 +107,23 @@ export async function resolveServer(options: TestDatabaseOptions, engine: Engine
   if (mode !== 'auto' && mode !== 'embedded')
     throw new FastTestDbError('BAD_OPTION', `unknown server mode "${mode}"`, "use 'auto', 'embedded', 'external' or 'container'");
   return acquireOwnedServer((await embeddedRequest(engine, options)).request);
+}
+
+/** The servers a runner's global setup handed down; anything else in the variable is refused clearly. */
+export function handedServers(raw: string): ServerInfo[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    list = undefined;
+  }
+  if (!Array.isArray(list) || !list.every((s) => s && typeof s === 'object' && typeof s.engine === 'string' && typeof s.port === 'number'))
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `${SERVER_ENV} does not hold the server list a runner's global setup writes (it starts with ${JSON.stringify(raw.slice(0, 40))})`,
+      `unset ${SERVER_ENV}: the runner integrations set it for their workers; to use a server of your own, set TEST_DATABASE_URL instead`,
+    );
+  return list as ServerInfo[];
 }
 
 /**

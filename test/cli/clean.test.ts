@@ -9,8 +9,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeMarker, type Marker } from '../../src/dialect/dialect.js';
 import { pidAlive } from '../../src/server/lock.js';
+import { waitFor } from '../core/helpers.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
-import { isolatedEnv, jsonLines, runCli, runFixture } from './cli.js';
+import { isolatedEnv, jsonLines, REPO, runCli, runFixture } from './cli.js';
 
 const iso = isolatedEnv('cli-clean');
 const env = iso.env;
@@ -120,31 +121,53 @@ describe('clean on a shared server', () => {
 });
 
 describe('servers we started', () => {
-  test('a running server is kept; one whose keeper was killed is stopped and its data removed', async () => {
+  test('doctor, clean --dry-run and clean describe a server in the same words; a killed keeper\'s server is stopped', async () => {
     const url = await runCli(['url', '--idle-timeout', '5m'], env);
     expect(url.code).toBe(0);
     const entry = JSON.parse((await runCli(['doctor', '--json'], env)).stdout).checks.find((c: { id: string }) => c.id === 'owned-server');
     const dir: string = entry.detail;
     const status = JSON.parse(readFileSync(join(dir, 'status.json'), 'utf8')) as { keeperPid: number; serverPid: number };
     expect(pidAlive(status.serverPid)).toBe(true);
+    expect(entry.title).toContain(`running (keeper ${status.keeperPid}, `);
 
     const running = await runCli(['clean', '--older-than', '0'], env);
     expect(running.code).toBe(0);
-    expect(running.stdout).toContain(`server ${dir}: kept (keeper ${status.keeperPid} is running)`);
+    expect(running.stdout).toContain(`server ${dir}: kept (running (keeper ${status.keeperPid}, `);
     expect(pidAlive(status.serverPid)).toBe(true);
 
     // A keeper killed with SIGKILL leaves PostgreSQL running with nobody to stop it.
     process.kill(status.keeperPid, 'SIGKILL');
     while (pidAlive(status.keeperPid)) await new Promise((r) => setTimeout(r, 20));
     expect(pidAlive(status.serverPid)).toBe(true);
+    const words = `lost its keeper; server process ${status.serverPid} still runs`;
     const doctor = await runCli(['doctor'], env);
-    expect(doctor.stdout).toContain(`lost its keeper and still runs as pid ${status.serverPid}`);
+    expect(doctor.stdout).toContain(`this project's postgres`);
+    expect(doctor.stdout).toContain(words);
+    const dry = await runCli(['clean', '--older-than', '0', '--dry-run'], env);
+    expect(dry.stdout).toContain(`server ${dir}: would stop (${words})`);
+    expect(pidAlive(status.serverPid)).toBe(true);
+
+    // Another project's clean (another cwd) does not see it, nor does a clean of another server's URL.
+    const elsewhere = await runCli(['clean', '--older-than', '0'], env, { cwd: join(REPO, 'test') });
+    expect(elsewhere.stdout).not.toContain(dir);
+    const plain = await startPlainPostgres();
+    try {
+      const other = await runCli(['clean', '--older-than', '0', plain.url], env);
+      expect(other.code).toBe(0);
+      expect(other.stdout).not.toContain(dir);
+      expect(pidAlive(status.serverPid)).toBe(true);
+    } finally {
+      await plain.stop();
+    }
+    const everyProject = await runCli(['clean', '--older-than', '0', '--all', '--dry-run'], env, { cwd: join(REPO, 'test') });
+    expect(everyProject.stdout).toContain(`server ${dir}: would stop (${words})`);
 
     const reaped = await runCli(['clean', '--older-than', '0'], env);
     expect(reaped.code).toBe(0);
-    expect(reaped.stdout).toContain(`server ${dir}: stopped (keeper died; server process ${status.serverPid} left running)`);
-    expect(pidAlive(status.serverPid)).toBe(false);
-    expect(existsSync(join(dir, 'data'))).toBe(false);
-    expect(existsSync(join(dir, 'state.json'))).toBe(false);
+    expect(reaped.stdout).toContain(`server ${dir}: stopped (${words})`);
+    // Stopped; the pid stays a zombie until this machine's init reaps it.
+    expect(await waitFor(() => !pidAlive(status.serverPid), 10_000)).toBe(true);
+    // Nothing of it is left: not its data, not its bookkeeping, not its folder.
+    expect(existsSync(dir)).toBe(false);
   });
 });

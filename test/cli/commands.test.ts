@@ -149,7 +149,7 @@ describe('start, url, monitor on the tuned server', () => {
       expect(JSON.parse(worker)).toMatchObject({ port: ready.server.port, owned: true, built: true });
       const listed = JSON.parse((await runCli(['doctor', '--json'], env)).stdout).checks.filter((c: { id: string }) => c.id === 'owned-server');
       expect(listed).toHaveLength(1);
-      expect(listed[0].title).toContain(`on port ${ready.server.port} server is running`);
+      expect(listed[0].title).toContain(`on port ${ready.server.port} server: running (keeper `);
 
       const doctor = await runCli(['doctor', ready.url], env);
       expect(doctor.code).toBe(0);

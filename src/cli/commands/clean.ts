@@ -12,8 +12,10 @@ export const cleanCommand: Command = {
 Drops the test databases and templates that fast-test-db created (each carries a marker, read
 back from the server before every drop) and that are older than D. A database without our
 marker is never touched, nor one whose creating process is still running on this machine.
-Also stops servers we started whose keeper process died, and removes their data.
-Cleans the server at URL (default: TEST_DATABASE_URL, else every running server we started).
+Also stops servers this project started whose keeper process died, and removes their data
+(--all: every project's). With a URL, only that server is cleaned (and, when it is one we
+started, only that one is stopped or removed). Without one: TEST_DATABASE_URL, else every
+running server this project started.
 
 Options:
   --older-than D    required: e.g. 2h, 30m, 1d; 0 means everything of ours nobody is using
@@ -23,6 +25,7 @@ Options:
   --dry-run         print what would be dropped or stopped, change nothing
   --force           terminate connections still open to a stale database first
   --databases-only  leave servers alone
+  --all             servers of every project of this user, not only this one's (cwd)
 ${COMMON_HELP}
 
 Examples:
@@ -37,6 +40,7 @@ Examples:
     'dry-run': { type: 'boolean' },
     force: { type: 'boolean' },
     'databases-only': { type: 'boolean' },
+    all: { type: 'boolean' },
   },
   maxPositionals: 1,
   async run({ values, positionals, out, io }: CommandContext) {
@@ -54,6 +58,7 @@ Examples:
       dryRun,
       force: Boolean(values.force),
       servers: !values['databases-only'],
+      all: Boolean(values.all),
       onProgress(done, total, what) {
         status ??= out.status(dryRun ? 'checking' : 'cleaning', total);
         status.update(done, what);

@@ -9,7 +9,7 @@ export const doctorCommand: Command = {
   help: `Usage: fast-test-db doctor [URL] [options]
 
 Finds PostgreSQL and MySQL/MariaDB server binaries, a Docker engine and tmpfs, lists servers we
-started, and checks the server at URL (default: TEST_DATABASE_URL): reachable? tuned (durability
+started for this project, and checks the server at URL (default: TEST_DATABASE_URL): reachable? tuned (durability
 off)? on this machine? data in memory? For each problem it prints the exact flags to change.
 Exit code: 0 when nothing is wrong, 1 when a check failed.
 
@@ -18,20 +18,21 @@ Options:
   --bin-dir DIR     where to look for server binaries
   --data-root DIR   where our servers keep their data (default /dev/shm)
   --timeout D       give up connecting after this long, e.g. 5s (default 10s)
+  --all             list the servers we started for every project, not only this one's
 ${COMMON_HELP}
 
 Examples:
   fast-test-db doctor
   fast-test-db doctor postgres://postgres@localhost:5432/postgres
   fast-test-db doctor mysql://root@127.0.0.1:3306 --json`,
-  options: { ...COMMON_OPTIONS, url: { type: 'string' }, 'bin-dir': { type: 'string' }, 'data-root': { type: 'string' }, timeout: { type: 'string' } },
+  options: { ...COMMON_OPTIONS, url: { type: 'string' }, 'bin-dir': { type: 'string' }, 'data-root': { type: 'string' }, timeout: { type: 'string' }, all: { type: 'boolean' } },
   maxPositionals: 1,
   async run({ values, positionals, out, io }) {
     const url = positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL;
     const { parseDuration } = await import('../../clean.js');
     const timeout = str(values.timeout);
     const status = out.status(url ? 'checking this machine and the server' : 'checking this machine');
-    const report = await doctor({ url, binDir: str(values['bin-dir']), dataRoot: str(values['data-root']), connectTimeoutMs: timeout ? parseDuration(timeout) : undefined });
+    const report = await doctor({ url, binDir: str(values['bin-dir']), dataRoot: str(values['data-root']), connectTimeoutMs: timeout ? parseDuration(timeout) : undefined, all: Boolean(values.all) });
     status.succeed('checked');
     out.data(report);
     for (const c of report.checks) printCheck(out, c);

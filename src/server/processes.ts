@@ -1,0 +1,66 @@
+/**
+ * Which processes belong to one of our server directories. A pid read from a file is never trusted
+ * alone (pids are recycled): on Linux a process counts as ours only when its command line names a
+ * path inside the directory (the keeper's, the server's data directory, initdb's), read from /proc.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { pidAlive } from './lock.js';
+
+const HAS_PROC = process.platform === 'linux';
+
+function argsOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `pid` is alive and is the keeper of `dir` (its last argument is the directory). */
+export function isKeeperOf(pid: number | undefined, dir: string): boolean {
+  if (!pidAlive(pid)) return false;
+  if (!HAS_PROC) return true;
+  const args = argsOf(pid!);
+  return args !== undefined && args.includes(dir);
+}
+
+/**
+ * Live processes whose command line names a path inside `dir`: the server, or an init command
+ * (initdb, mariadbd --bootstrap) that a killed keeper left running. Without /proc, the recorded
+ * server pid is the best evidence there is.
+ */
+export function processesIn(dir: string, recorded: Array<number | undefined> = []): number[] {
+  if (!HAS_PROC) return recorded.filter((p): p is number => pidAlive(p));
+  const inside = dir.endsWith('/') ? dir : `${dir}/`;
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    if (argsOf(pid)?.some((a) => a.includes(inside))) found.push(pid);
+  }
+  return found;
+}
+
+export function signal(pids: number[], sig: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Alive and not a zombie. */
+export const running = pidAlive;
+
+/** Sends `sig`, waits up to `ms`, then SIGKILLs whatever is left and waits for it to go. */
+export async function stopProcesses(pids: number[], sig: NodeJS.Signals, ms = 15_000): Promise<void> {
+  signal(pids, sig);
+  const deadline = Date.now() + ms;
+  while (pids.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const left = pids.filter(running);
+  signal(left, 'SIGKILL');
+  const killDeadline = Date.now() + 5000;
+  while (left.some(running) && Date.now() < killDeadline) await new Promise((r) => setTimeout(r, 20));
+}

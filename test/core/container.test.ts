@@ -1,0 +1,106 @@
+/**
+ * Containers we start are stopped and removed when their run ends. There is no Docker engine on
+ * most test machines, so the ownership wiring is tested through the container runner interface,
+ * with a runner whose "container" is a real embedded server (the library connects to it and reads
+ * its settings back as it would a container's). The real-container test runs only where a Docker
+ * engine answers.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/test-database.js';
+import { dockerLikelyAvailable, ownedContainerCount, startDefinedContainer, stopOwnedContainers, type ContainerRunner } from '../../src/server/container.js';
+import { postgresContainerDefinition } from '../../src/server/container-postgres.js';
+import { freePort } from '../../src/server/registry.js';
+import type { ServerInfo } from '../../src/types.js';
+import { privateDataRoot, removeDataRoot, ROOT } from './helpers.js';
+
+const dataRoot = privateDataRoot('container');
+const work = mkdtempSync(join('/tmp', 'ftdb-container-'));
+let server: ServerInfo;
+
+beforeAll(async () => {
+  server = await startServer({ dataRoot });
+});
+afterAll(async () => {
+  await removeDataRoot(dataRoot);
+  rmSync(work, { recursive: true, force: true });
+});
+
+function runnerAt(host: string, port: number, stops: string[]): ContainerRunner {
+  let n = 0;
+  return {
+    async start() {
+      const id = `fake-${++n}`;
+      return { id, host, port, stop: async () => void stops.push(id) };
+    },
+  };
+}
+
+describe('containers we start', () => {
+  it('are owned until stopOwnedContainers() stops and removes each of them once', async () => {
+    const stops: string[] = [];
+    const runner = runnerAt(server.host, server.port, stops);
+    const info = await startDefinedContainer(postgresContainerDefinition({}), runner);
+    expect(info.provider).toBe('container');
+    expect(info.owned).toBe(true);
+    expect(info.tuned).toBe(true); // read back from the server, not assumed
+    await startDefinedContainer(postgresContainerDefinition({}), runner);
+    expect(ownedContainerCount()).toBe(2);
+    expect(await stopOwnedContainers()).toBe(2);
+    expect(stops.sort()).toEqual(['fake-1', 'fake-2']);
+    expect(await stopOwnedContainers()).toBe(0);
+    expect(stops).toHaveLength(2);
+  });
+
+  it('one that never answers is removed at once, and the error says why', async () => {
+    const stops: string[] = [];
+    const port = await freePort(); // nothing listens there
+    await expect(startDefinedContainer(postgresContainerDefinition({}), runnerAt('127.0.0.1', port, stops))).rejects.toMatchObject({ code: 'UNREACHABLE' });
+    expect(stops).toEqual(['fake-1']);
+    expect(ownedContainerCount()).toBe(0);
+  });
+
+  it('a runner that cannot start one gives DOCKER_UNAVAILABLE', async () => {
+    const failing: ContainerRunner = { start: async () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) };
+    await expect(startDefinedContainer(postgresContainerDefinition({}), failing)).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
+  });
+
+  for (const end of ['natural', 'sigterm'] as const) {
+    it(`are stopped when the process that started them ends (${end})`, async () => {
+      const stopLog = join(work, `${end}.log`);
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/core/container-owner.mts')], {
+        cwd: ROOT,
+        env: { ...process.env, HOST: server.host, PORT: String(server.port), STOP_LOG: stopLog, END: end },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      while (!out.includes('\n')) {
+        if (child.exitCode !== null) throw new Error(`fixture exited: ${err}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(JSON.parse(out).provider).toBe('container');
+      if (end === 'sigterm') child.kill('SIGTERM');
+      await exited;
+      expect(existsSync(stopLog) ? readFileSync(stopLog, 'utf8') : '').toBe('stopped c1\n');
+    });
+  }
+});
+
+// Needs a Docker engine: skipped (and named so) where none answers, which is every machine without Docker.
+describe.skipIf(!dockerLikelyAvailable())('a real container (runs only where a Docker engine answers)', () => {
+  it('is gone after stopOwnedContainers()', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const info = await startDefinedContainer(postgresContainerDefinition({}));
+    expect(info.tuned).toBe(true);
+    const before = execFileSync('docker', ['ps', '-aq'], { encoding: 'utf8' });
+    expect(await stopOwnedContainers()).toBe(1);
+    const after = execFileSync('docker', ['ps', '-aq'], { encoding: 'utf8' });
+    expect(after.split('\n').filter(Boolean).length).toBe(before.split('\n').filter(Boolean).length - 1);
+  });
+});
