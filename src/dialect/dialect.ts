@@ -77,6 +77,13 @@ export interface Dialect {
   listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
   /** Every database named by stagingName(), marked or not (a creation killed before its marker was written). */
   listStaging(admin: SqlClient): Promise<string[]>;
+  /**
+   * On a server we own only: a login `user` with `password` that may create databases, made or
+   * updated, for apps whose credentials are fixed (`fast-test-db start --user … --password …`).
+   */
+  createLogin(admin: SqlClient, user: string, password: string): Promise<void>;
+  /** Hands database `name` to `user` (PostgreSQL: its owner, so it may create tables in it). */
+  grantDatabase(admin: SqlClient, name: string, user: string): Promise<void>;
   /** Per-database, reversible speed settings for servers we do not own. */
   tuneDatabase(admin: SqlClient, name: string): Promise<void>;
   /**

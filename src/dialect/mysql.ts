@@ -223,6 +223,16 @@ async function createEmpty(admin: SqlClient, name: string, marker: Marker): Prom
   }
 }
 
+/** Over TCP a client matches '%', over the socket 'localhost': the login gets both, with every right. */
+async function createLogin(admin: SqlClient, user: string, password: string): Promise<void> {
+  for (const host of ['%', 'localhost']) {
+    const account = `${lit(user)}@${lit(host)}`;
+    await admin.query(`CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${lit(password)}`);
+    await admin.query(`ALTER USER ${account} IDENTIFIED BY ${lit(password)}`);
+    await admin.query(`GRANT ALL PRIVILEGES ON *.* TO ${account}`);
+  }
+}
+
 async function drop(admin: SqlClient, name: string, opts: { force?: boolean }): Promise<void> {
   if (opts.force) {
     const rows = await admin.query<{ id: number | string }>(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`, [name]);
@@ -683,6 +693,8 @@ export const mysqlDialect: Dialect = {
   readMarker,
   listOurs,
   tuneDatabase,
+  createLogin,
+  grantDatabase: async () => undefined, // createLogin already grants every database
   reset,
   describe,
 };

@@ -224,6 +224,15 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
     });
   },
 
+  async createLogin(admin, user, password) {
+    const exists = (await admin.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [user])).length > 0;
+    await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${id(user)} LOGIN CREATEDB PASSWORD ${lit(password)}`);
+  },
+
+  async grantDatabase(admin, name, user) {
+    await admin.query(`ALTER DATABASE ${id(name)} OWNER TO ${id(user)}`);
+  },
+
   async tuneDatabase(admin, name) {
     for (const [k, v] of Object.entries(POSTGRES_PER_DATABASE)) await admin.query(`ALTER DATABASE ${id(name)} SET ${id(k)} = ${lit(v)}`);
   },

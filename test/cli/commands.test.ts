@@ -129,9 +129,11 @@ describe('start, url, monitor on the tuned server', () => {
     const start = spawnCli(['start', '--json'], env);
     try {
       await waitForOutput(start, (o) => o.includes('"event":"ready"'));
-      const ready = jsonLines<{ event: string; url: string; joined: boolean; tuned: boolean; server: { port: number; stateDir: string }; settings: Record<string, string> }>(start.out())[0]!;
+      const ready = jsonLines<{ event: string; url: string; adminUrl: string; joined: boolean; tuned: boolean; server: { port: number; stateDir: string }; settings: Record<string, string> }>(start.out())[0]!;
       expect(ready).toMatchObject({ event: 'ready', joined: false, tuned: true, settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } });
-      expect(ready.url).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/postgres`);
+      // The app's URL names an empty database of its own, never the server's own `postgres`.
+      expect(ready.url).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/test`);
+      expect(ready.adminUrl).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/postgres`);
       expect(start.err()).toMatch(/✓ started PostgreSQL \d+/);
       const dataDir = join(ready.server.stateDir, 'data');
       expect(existsSync(dataDir)).toBe(true);
@@ -139,7 +141,7 @@ describe('start, url, monitor on the tuned server', () => {
       // `url` prints just the URL of that same server (progress goes to stderr).
       const url = await runCli(['url'], env);
       expect(url.code).toBe(0);
-      expect(url.stdout).toBe(ready.url + '\n');
+      expect(url.stdout).toBe(ready.adminUrl + '\n');
       // It only joins that server, and says so.
       expect(url.stderr).toContain('joining PostgreSQL');
       expect(url.stderr).not.toContain('starting');
@@ -184,7 +186,8 @@ describe('start, url, monitor on the tuned server', () => {
     };
     const first = await startOnce();
     expect(first.worker.built).toBe(true);
-    expect(first.stderr).toContain('dropped 1 test database(s) so that the saved data holds templates only');
+    // The worker's clone and the empty database start handed out.
+    expect(first.stderr).toContain('dropped 2 test database(s) so that the saved data holds templates only');
     expect(first.stderr).toContain('✓ stopped; data saved for the next start');
     // The full data directory; the initdb copy beside it (postgres-*-initdb) is always kept.
     const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-') && !d.endsWith('-initdb'));

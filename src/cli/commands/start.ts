@@ -9,6 +9,7 @@ import { FastTestDbError } from '../../errors.js';
 import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
+import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
 import { acquire, keeperAlive, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
 
@@ -18,13 +19,16 @@ export const startCommand: Command = {
   help: `Usage: fast-test-db start [options]
 
 Starts the project's own server: PostgreSQL (or MySQL/MariaDB) with durability off and its data on
-tmpfs, the same server a test run in this directory joins. Prints its URL and stays in the
-foreground. Ctrl-C stops it and removes its data. When the server was already running (a test run
+tmpfs, the same server a test run in this directory joins. Prints the URL of a fresh, empty
+database on it (never a system database) and stays in the foreground. Ctrl-C stops it and removes its data. When the server was already running (a test run
 or another start), this joins it and Ctrl-C only lets go of it.
 
 Options:
 ${SERVER_HELP}
   -p, --port N      listen on this port (default: a free one)
+  --database NAME   the empty database the URL names (default ${DEFAULT_HANDED_OUT})
+  --user NAME       a login for it that may create databases (default: the server's admin)
+  --password PW     that login's password (default empty)
   --reuse           let the server outlive this command: Ctrl-C lets go of it and it stops by
                     itself after --idle-timeout without clients (test runs and \`url\` reuse it)
   --idle-timeout D  with --reuse, e.g. 30m (default 15m)
@@ -40,11 +44,15 @@ ${COMMON_HELP}
 Examples:
   fast-test-db start
   fast-test-db start --engine mysql --port 3307
+  fast-test-db start --port 5432 --user test --password test --database test   # in place of a compose service
   fast-test-db start --reuse --json      # CI: read the URL from the first line`,
   options: {
     ...COMMON_OPTIONS,
     ...SERVER_OPTIONS,
     port: { type: 'string', short: 'p' },
+    database: { type: 'string' },
+    user: { type: 'string' },
+    password: { type: 'string' },
     reuse: { type: 'boolean' },
     'idle-timeout': { type: 'string' },
     'data-cache': { type: 'boolean' },
@@ -66,14 +74,20 @@ Examples:
       cacheDataDir: values['data-cache'] ? true : base.cacheDataDir,
       cacheDir: str(values['cache-dir']) ?? base.cacheDir,
     };
+    handOutName(options.engine, str(values.database));
     if (values['data-cache'] && options.engine !== 'postgres')
       throw new FastTestDbError('BAD_OPTION', '--data-cache is for the embedded PostgreSQL only', 'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly');
     const req = await ownedRequest(options.engine, options, port);
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const dialect = await dialectFor(server.engine);
-    const url = dialect.url(server, server.adminDatabase);
+    // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
+    const adminUrl = dialect.url(server, server.adminDatabase);
     const admin = await dialect.connect(server);
-    const report = await dialect.describe(admin, server).finally(() => admin.close());
+    const { report, handed } = await (async () => ({
+      report: await dialect.describe(admin, server),
+      handed: await handOutDatabase(dialect, admin, server, { database: str(values.database), user: str(values.user), password: str(values.password) }),
+    }))().finally(() => admin.close());
+    const url = handed.url;
     if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
     let template: { name: string; built: boolean } | undefined;
     if (schema) {
@@ -88,11 +102,12 @@ Examples:
         throw explainEngineMismatch(e, server.engine);
       }
     }
-    out.data({ event: 'ready', url, joined, server, tuned: report.tuned, settings: report.settings, template });
+    out.data({ event: 'ready', url, adminUrl, database: handed.database, user: handed.user, joined, server, tuned: report.tuned, settings: report.settings, template });
     out.line(`${out.c.bold(url)}`);
     out.line(`  ${req.label}, ${describeTuning(report)}, data in ${server.stateDir}`);
     if (template) out.line(`  template ${template.name}${template.built ? ' (built now)' : ''}`);
-    out.line(`  export TEST_DATABASE_URL=${url}`);
+    out.line(`  an empty database ${handed.database}${handed.created ? '' : ' (made by an earlier start: kept as it is)'}, login ${handed.user}`);
+    out.line(`  export TEST_DATABASE_URL=${adminUrl}   # for fast-test-db itself: clones per worker on this server`);
     const leaving = joined || options.reuse ? 'Ctrl-C lets go of it' : 'Ctrl-C stops it and removes its data';
     out.line(out.c.dim(`  ${leaving}`));
 

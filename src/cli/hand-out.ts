@@ -1,0 +1,56 @@
+/**
+ * The database `fast-test-db start` hands out: a fresh, empty database of ours on our own server,
+ * never a system one, optionally with the fixed login an app already uses (a drop-in for the
+ * database service of a docker-compose file: `--port 5432 --user test --password test --database test`).
+ */
+import type { Dialect, SqlClient } from '../dialect/dialect.js';
+import { newMarker } from '../dialect/dialect.js';
+import { FastTestDbError } from '../errors.js';
+import type { Engine, ServerInfo } from '../types.js';
+
+/** What apps and the server itself keep in these databases: never handed out, never created by us. */
+const SYSTEM_DATABASES: Record<Engine, readonly string[]> = {
+  postgres: ['postgres', 'template0', 'template1'],
+  mysql: ['mysql', 'information_schema', 'performance_schema', 'sys'],
+};
+
+export const DEFAULT_HANDED_OUT = 'test';
+
+export interface HandOutRequest {
+  database?: string;
+  user?: string;
+  password?: string;
+}
+
+export interface HandedOut {
+  url: string;
+  database: string;
+  user: string;
+  /** False when an earlier `start` on this server made it (a joined server keeps its data). */
+  created: boolean;
+}
+
+/** Refuses a system database by name, before any server starts. */
+export function handOutName(engine: Engine, database = DEFAULT_HANDED_OUT): string {
+  if (SYSTEM_DATABASES[engine].includes(database.toLowerCase()))
+    throw new FastTestDbError('BAD_OPTION', `--database ${database} is one of the server's own databases`, `name the database your app uses, e.g. --database ${DEFAULT_HANDED_OUT}`);
+  return database;
+}
+
+export async function handOutDatabase(dialect: Dialect, admin: SqlClient, server: ServerInfo, req: HandOutRequest): Promise<HandedOut> {
+  const database = handOutName(server.engine, req.database);
+  const user = req.user ?? server.user;
+  const password = req.password ?? (user === server.user ? server.password : '');
+  if (user === server.user && password !== server.password)
+    throw new FastTestDbError('BAD_OPTION', `--user ${user} is the server's admin account, whose password fast-test-db keeps as it is`, `use another user name, e.g. --user test --password ${password || 'test'}`);
+
+  const marker = await dialect.readMarker(admin, database);
+  if (marker === null)
+    throw new FastTestDbError('NOT_OURS', `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`, 'choose another --database, or remove that database yourself');
+  if (marker === undefined) await dialect.createEmpty(admin, database, newMarker('database', { run: 'start' }));
+  if (user !== server.user) {
+    await dialect.createLogin(admin, user, password);
+    await dialect.grantDatabase(admin, database, user);
+  }
+  return { url: dialect.url({ ...server, user, password }, database), database, user, created: marker === undefined };
+}
