@@ -19,6 +19,7 @@ import type { Flavor } from '../../src/types.js';
 import { buildContext } from './context.js';
 import { mariadbDriverOn, pgDriverOn, type PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './fast-insert.js';
+import { clientAdapter } from './runtime-model.js';
 
 /** Our own pool closes this long after the last fastInsert call on it. */
 const IDLE_MS = 1000;
@@ -72,7 +73,7 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
   if (client[lowerFirst(model)] !== delegate) {
     throw refuse(`${name} belongs to an $extends() client; its query extensions would not run on rows fastInsert writes`, `pass the delegate of the client you extended (base.${lowerFirst(model)}), if the rows do not depend on those extensions`);
   }
-  const factory = (client._engineConfig as { adapter?: AdapterFactory } | undefined)?.adapter;
+  const factory = clientAdapter(client) as AdapterFactory | undefined;
   const adapterName = factory?.adapterName;
   if (adapterName !== '@prisma/adapter-pg' && adapterName !== '@prisma/adapter-mariadb') {
     throw refuse(

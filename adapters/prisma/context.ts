@@ -1,22 +1,24 @@
 /**
- * What fastInsert needs besides a driver: the schema (the one embedded in the generated client,
- * else the file given), Prisma's Decimal, and pg's text-array parser.
+ * What fastInsert needs besides a driver: the schema (the client's runtime data model, completed
+ * by the schema text it embeds, else by the file given), Prisma's Decimal, and pg's text-array parser.
  */
 import { FastTestDbError } from '../../src/errors.js';
 import { loadPeer } from '../../src/peer.js';
 import type { PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './fast-insert.js';
-import { parsePrismaSchema, type PrismaSchema } from './schema.js';
+import { clientSchema, runtimeDataModel } from './runtime-model.js';
+import type { PrismaSchemaText } from './schema.js';
 import type { DecimalCtor } from './values.js';
 
-export function inlineSchema(prisma: object): PrismaSchema | undefined {
-  const inline = (prisma as { _engineConfig?: { inlineSchema?: string } })._engineConfig?.inlineSchema;
-  return inline ? parsePrismaSchema(inline) : undefined;
+/** The client's models by name, as its runtime data model lists them (to register its delegates). */
+export function inlineSchema(prisma: object): { models: Map<string, unknown> } | undefined {
+  const runtime = runtimeDataModel(prisma);
+  return runtime && { models: new Map(Object.entries(runtime.models)) };
 }
 
 /** Prefers the schema the client was generated from (it is embedded in the client). */
-export async function buildContext(prisma: object, fromFile: PrismaSchema | undefined, driver: PrismaDriver): Promise<FastInsertContext> {
-  const schema = inlineSchema(prisma) ?? fromFile;
+export async function buildContext(prisma: object, fromFile: PrismaSchemaText | undefined, driver: PrismaDriver): Promise<FastInsertContext> {
+  const schema = clientSchema(prisma, fromFile);
   if (!schema) throw new FastTestDbError('BAD_OPTION', 'fastInsert found no Prisma schema: this client embeds none and none was given', 'pass schema: the path of schema.prisma to prismaClient()');
   const runtime = await loadPeer<{ Decimal: DecimalCtor }>('@prisma/client/runtime/client', 'fastInsert (Prisma Decimal values)');
   let parseTextArray: (s: string) => Array<string | null> = () => {

@@ -27,10 +27,10 @@ import { buildContext, inlineSchema } from './context.js';
 import { openDriver, openScriptRunner } from './driver.js';
 import { insertRows, type FastInsertContext } from './fast-insert.js';
 import { applyMigrations, lockedProvider, readMigrations } from './migrations.js';
-import { parsePrismaSchema, type PrismaSchema } from './schema.js';
+import { parsePrismaSchema, type PrismaSchemaText } from './schema.js';
 
 export { applyMigrations, readMigrations, MIGRATIONS_TABLE_DDL, type PrismaMigration } from './migrations.js';
-export { parsePrismaSchema, type PrismaSchema, type PrismaModel, type PrismaField } from './schema.js';
+export { parsePrismaSchema, type PrismaSchema, type PrismaSchemaText, type PrismaModel, type PrismaField } from './schema.js';
 
 /**
  * How the template gets its schema:
@@ -228,7 +228,7 @@ async function openClient<C extends object>(
   connection: ConnectionOptions,
   flavor: Flavor,
   options: Pick<PrismaClientOptions<C>, 'client' | 'factory' | 'poolSize'>,
-  fromFile: PrismaSchema | undefined,
+  fromFile: PrismaSchemaText | undefined,
 ): Promise<PrismaClientHandle<C>> {
   const driver = await openDriver(connection, flavor, { max: options.poolSize });
   let prisma: C;

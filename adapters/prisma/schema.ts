@@ -1,9 +1,11 @@
 /**
- * Reads the parts of a Prisma schema that decide what an INSERT writes. Prisma 7's runtime data
- * model only carries field names, kinds and @map names; defaults, @id, @updatedAt, lists, native
- * types and enum value mappings live only in the schema text (which the generated client embeds
- * as `inlineSchema`). This is a reader for that text, not a validator: the schema has already
- * passed `prisma generate`.
+ * Reads what a Prisma schema says about an INSERT and a generated client does not tell at run
+ * time: @id/@@id, @default, @updatedAt, optional and list markers, native types, enum value @map
+ * names, @@schema for Prisma 6, and the datasource provider (needed before any client exists, to
+ * start the right server). Names, kinds, types and @map/@@map/@@schema come from the client's runtime data model
+ * (runtime-model.ts). Prisma's own reader (getDMMF) is not installed with `prisma` or
+ * `@prisma/client`: test/prisma/runtime-model.test.ts pins that. This is a reader for schema text,
+ * not a validator: the schema has already passed `prisma generate`.
  */
 import { FastTestDbError } from '../../src/errors.js';
 
@@ -13,13 +15,8 @@ export type DefaultSpec =
 
 export type DefaultArg = string | number | boolean | { ident: string } | DefaultArg[] | { call: string; args: DefaultArg[] };
 
-export interface PrismaField {
-  name: string;
-  /** Column name (@map) or the field name. */
-  dbName: string;
-  /** Scalar type (Int, String, ...), enum name, or related model name. */
-  type: string;
-  kind: 'scalar' | 'enum' | 'object' | 'unsupported';
+/** A field's attributes, as only the schema text says them. */
+export interface FieldAttributes {
   optional: boolean;
   list: boolean;
   isId: boolean;
@@ -27,6 +24,15 @@ export interface PrismaField {
   default?: DefaultSpec;
   /** `@db.X(args)` without the `@db.` prefix, e.g. `Timestamptz(3)`. */
   nativeType?: string;
+}
+
+export interface PrismaField extends FieldAttributes {
+  name: string;
+  /** Column name (@map) or the field name. */
+  dbName: string;
+  /** Scalar type (Int, String, ...), enum name, or related model name. */
+  type: string;
+  kind: 'scalar' | 'enum' | 'object' | 'unsupported';
 }
 
 export interface PrismaModel {
@@ -41,19 +47,30 @@ export interface PrismaModel {
 
 export interface PrismaEnum {
   name: string;
-  dbName: string;
-  schema?: string;
   /** value name -> database value (@map). */
   values: Map<string, string>;
 }
 
+/** The schema fastInsert plans from: the client's runtime data model completed by the text. */
 export interface PrismaSchema {
   provider: string;
   models: Map<string, PrismaModel>;
   enums: Map<string, PrismaEnum>;
 }
 
-const SCALARS = new Set(['String', 'Boolean', 'Int', 'BigInt', 'Float', 'Decimal', 'DateTime', 'Json', 'Bytes']);
+export interface ModelText {
+  primaryKey: string[];
+  /** @@schema is read here too: Prisma 6's runtime data model (engineType "client") drops it. */
+  schema?: string;
+  fields: Map<string, FieldAttributes>;
+}
+
+/** What the schema text alone contributes (see runtime-model.ts for the rest). */
+export interface PrismaSchemaText {
+  provider: string;
+  models: Map<string, ModelText>;
+  enums: Map<string, PrismaEnum>;
+}
 
 /** Drops `//` comments that are not inside a string literal. */
 function stripComment(line: string): string {
@@ -210,8 +227,8 @@ function toDefault(v: DefaultArg): DefaultSpec {
   return { kind: 'value', value: v };
 }
 
-export function parsePrismaSchema(text: string): PrismaSchema {
-  const schema: PrismaSchema = { provider: '', models: new Map(), enums: new Map() };
+export function parsePrismaSchema(text: string): PrismaSchemaText {
+  const schema: PrismaSchemaText = { provider: '', models: new Map(), enums: new Map() };
   const lines = logicalLines(text);
   type Block = { type: string; name: string; body: string[] };
   const blocks: Block[] = [];
@@ -227,7 +244,6 @@ export function parsePrismaSchema(text: string): PrismaSchema {
       current = undefined;
     } else current.body.push(line);
   }
-  const enumNames = new Set(blocks.filter((b) => b.type === 'enum').map((b) => b.name));
   for (const b of blocks) {
     try {
       if (b.type === 'datasource') {
@@ -236,15 +252,9 @@ export function parsePrismaSchema(text: string): PrismaSchema {
           if (m) schema.provider = m[1]!;
         }
       } else if (b.type === 'enum') {
-        const en: PrismaEnum = { name: b.name, dbName: b.name, values: new Map() };
+        const en: PrismaEnum = { name: b.name, values: new Map() };
         for (const l of b.body) {
-          if (l.startsWith('@@')) {
-            for (const a of readAttributes(l)) {
-              if (a.name === 'map') en.dbName = str(a.args[0]?.value) ?? en.dbName;
-              if (a.name === 'schema') en.schema = str(a.args[0]?.value);
-            }
-            continue;
-          }
+          if (l.startsWith('@@')) continue;
           const m = /^(\w+)\s*(.*)$/.exec(l);
           if (!m) continue;
           const map = readAttributes(m[2]!).find((a) => a.name === 'map');
@@ -252,12 +262,11 @@ export function parsePrismaSchema(text: string): PrismaSchema {
         }
         schema.enums.set(en.name, en);
       } else if (b.type === 'model' || b.type === 'view') {
-        const model: PrismaModel = { name: b.name, dbName: b.name, fields: [], primaryKey: [] };
+        const model: ModelText = { primaryKey: [], fields: new Map() };
         for (const l of b.body) {
           if (l.startsWith('@@')) {
             for (const a of readAttributes(l)) {
-              if (a.name === 'map') model.dbName = str(a.args[0]?.value) ?? model.dbName;
-              else if (a.name === 'schema') model.schema = str(a.args[0]?.value);
+              if (a.name === 'schema') model.schema = str(a.args[0]?.value);
               else if (a.name === 'id') {
                 const fields = a.args.find((x) => x.name === undefined || x.name === 'fields')?.value;
                 if (Array.isArray(fields)) model.primaryKey = fields.map((f) => (typeof f === 'object' && f && 'ident' in f ? f.ident : typeof f === 'object' && f && 'call' in f ? f.call : String(f)));
@@ -267,24 +276,20 @@ export function parsePrismaSchema(text: string): PrismaSchema {
           }
           const m = /^(\w+)\s+(Unsupported\("(?:[^"\\]|\\.)*"\)|[\w.]+)(\[\])?(\?)?\s*(.*)$/.exec(l);
           if (!m) continue;
-          const [, name, type, list, opt, rest] = m;
-          const attrs = readAttributes(rest!);
-          const kind: PrismaField['kind'] = type!.startsWith('Unsupported') ? 'unsupported' : SCALARS.has(type!) ? 'scalar' : enumNames.has(type!) ? 'enum' : 'object';
-          const field: PrismaField = { name: name!, dbName: name!, type: type!, kind, optional: !!opt, list: !!list, isId: false, updatedAt: false };
-          for (const a of attrs) {
-            if (a.name === 'map') field.dbName = str(a.args[0]?.value) ?? field.dbName;
-            else if (a.name === 'id') field.isId = true;
+          const [, name, , list, opt, rest] = m;
+          const field: FieldAttributes = { optional: !!opt, list: !!list, isId: false, updatedAt: false };
+          for (const a of readAttributes(rest!)) {
+            if (a.name === 'id') field.isId = true;
             else if (a.name === 'updatedAt') field.updatedAt = true;
             else if (a.name === 'default') {
               const v = a.args.find((x) => x.name === undefined || x.name === 'value')?.value;
               if (v !== undefined) field.default = toDefault(v);
             } else if (a.name.startsWith('db.')) field.nativeType = a.name.slice(3) + (a.raw ? `(${a.raw})` : '');
           }
-          if (field.isId) model.primaryKey = [field.name];
-          // @ignore fields are not in the generated client; the database fills them.
-          if (!attrs.some((a) => a.name === 'ignore')) model.fields.push(field);
+          if (field.isId) model.primaryKey = [name!];
+          model.fields.set(name!, field);
         }
-        schema.models.set(model.name, model);
+        schema.models.set(b.name, model);
       }
     } catch (e) {
       throw new FastTestDbError('UNSUPPORTED', `could not read ${b.type} ${b.name} of the Prisma schema: ${(e as Error).message}`, 'please report the schema lines; meanwhile use prisma.<model>.create() for this model', { cause: e });

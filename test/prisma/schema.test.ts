@@ -1,6 +1,7 @@
-/** The schema reader and the id generators: no database needed. */
+/** The schema reader, its merge with a client's runtime data model, and the id generators: no database needed. */
 import { describe, expect, it } from 'vitest';
 import { cuid1, cuid2, nanoid, ulid, uuid4, uuid7 } from '../../adapters/prisma/generators.js';
+import { mergeSchema, type RuntimeDataModel } from '../../adapters/prisma/runtime-model.js';
 import { parsePrismaSchema } from '../../adapters/prisma/schema.js';
 
 const SCHEMA = `
@@ -46,13 +47,12 @@ enum Kind {
 describe('Prisma schema reader', () => {
   const s = parsePrismaSchema(SCHEMA);
   const a = s.models.get('A')!;
-  const field = (n: string) => a.fields.find((f) => f.name === n)!;
+  const field = (n: string) => a.fields.get(n)!;
 
-  it('reads provider, @@map, @@schema and composite ids', () => {
+  it('reads provider, single and composite ids, and @@schema', () => {
     expect(s.provider).toBe('postgresql');
-    expect(a.dbName).toBe('aa');
     expect(a.primaryKey).toEqual(['id']);
-    expect(s.models.get('B')).toMatchObject({ dbName: 'B', schema: 'other', primaryKey: ['a', 'b'] });
+    expect(s.models.get('B')).toMatchObject({ primaryKey: ['a', 'b'], schema: 'other' });
   });
 
   it('reads defaults with strings, escapes, lists, enum values and functions', () => {
@@ -61,21 +61,44 @@ describe('Prisma schema reader', () => {
     expect(field('s').nativeType).toBe('VarChar(20)');
     expect(field('j').default).toEqual({ kind: 'value', value: '{"k": [1, 2]}' });
     expect(field('l')).toMatchObject({ list: true, default: { kind: 'value', value: [1, 2] } });
-    expect(field('e')).toMatchObject({ kind: 'enum', dbName: 'e_col', default: { kind: 'value', value: { ident: 'SECOND' } } });
+    expect(field('e')).toMatchObject({ default: { kind: 'value', value: { ident: 'SECOND' } } });
     expect(field('at')).toMatchObject({ updatedAt: true, nativeType: 'Timestamptz(6)' });
+    expect(field('u')).toMatchObject({ optional: true, list: false });
   });
 
-  it('keeps relation fields as objects, Unsupported as unsupported, and drops @ignore fields', () => {
-    expect(field('bs').kind).toBe('object');
-    expect(s.models.get('B')!.fields.find((f) => f.name === 'rel')!.kind).toBe('object');
-    expect(field('u')).toMatchObject({ kind: 'unsupported', optional: true });
-    expect(a.fields.some((f) => f.name === 'ig')).toBe(false);
+  it('reads enum value @map', () => {
+    expect([...s.enums.get('Kind')!.values]).toEqual([['FIRST', 'FIRST'], ['SECOND', 'second']]);
+  });
+});
+
+describe('the schema fastInsert plans from', () => {
+  // What a generated client carries for A and B: @ignore and Unsupported fields are not in it.
+  const runtime: RuntimeDataModel = {
+    models: {
+      A: { dbName: 'aa', schema: null, fields: [{ name: 'id', kind: 'scalar', type: 'Int' }, { name: 'e', kind: 'enum', type: 'Kind', dbName: 'e_col' }, { name: 'bs', kind: 'object', type: 'B', relationName: 'AToB' }] },
+      B: { dbName: null, schema: 'other', fields: [{ name: 'a', kind: 'scalar', type: 'Int' }, { name: 'b', kind: 'scalar', type: 'Int' }] },
+    },
+    enums: {},
+    types: {},
+  };
+  const merged = mergeSchema(runtime, parsePrismaSchema(SCHEMA), 'the test schema');
+
+  it('takes names, kinds, types, @map, @@map and @@schema from the client, attributes from the text', () => {
+    const a = merged.models.get('A')!;
+    expect(a).toMatchObject({ dbName: 'aa', schema: undefined, primaryKey: ['id'] });
+    expect(a.fields.map((f) => [f.name, f.kind, f.dbName])).toEqual([['id', 'scalar', 'id'], ['e', 'enum', 'e_col'], ['bs', 'object', 'bs']]);
+    expect(a.fields[1]).toMatchObject({ type: 'Kind', default: { kind: 'value', value: { ident: 'SECOND' } } });
+    expect(merged.models.get('B')).toMatchObject({ dbName: 'B', schema: 'other', primaryKey: ['a', 'b'] });
   });
 
-  it('reads enum value @map and enum @@map', () => {
-    const k = s.enums.get('Kind')!;
-    expect(k.dbName).toBe('kinds');
-    expect([...k.values]).toEqual([['FIRST', 'FIRST'], ['SECOND', 'second']]);
+  it("takes @@schema from the text when the client's runtime data model has none (Prisma 6)", () => {
+    const six = { ...runtime, models: { ...runtime.models, B: { dbName: null, fields: runtime.models.B!.fields } } };
+    expect(mergeSchema(six, parsePrismaSchema(SCHEMA), 'the test schema').models.get('B')!.schema).toBe('other');
+  });
+
+  it('refuses a client whose models the schema text does not have', () => {
+    const other = { ...runtime, models: { ...runtime.models, Z: { dbName: null, fields: [] } } };
+    expect(() => mergeSchema(other, parsePrismaSchema(SCHEMA), 'the test schema')).toThrow(/model Z .*not in the test schema/);
   });
 });
 

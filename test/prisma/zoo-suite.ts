@@ -10,6 +10,7 @@ import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastInsert, prismaClient, prismaTestDb, type PrismaTestDb } from '../../adapters/prisma/index.js';
+import { runtimeDataModel } from '../../adapters/prisma/runtime-model.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import { ensureGenerated, prisma6Schema, type PrismaCli } from './generate.js';
 
@@ -123,6 +124,16 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
       it(`the adapter runs on Prisma ${under.version}`, () => {
         expect(prisma._clientVersion).toBe(under.version);
         if (pg) expect(prisma._engineConfig.adapter).toBeInstanceOf(under.PrismaPg);
+      });
+
+      it(`gap: the runtime data model of a Prisma ${under.version} client carries no @default, @id, @updatedAt, list, optional or native type`, () => {
+        // What the schema text must supply (adapters/prisma/runtime-model.ts); fails when Prisma ships it.
+        const model = runtimeDataModel(prisma)!.models.Account!;
+        expect(model.fields.find((f) => f.name === 'createdAt')).toEqual({ name: 'createdAt', kind: 'scalar', type: 'DateTime', dbName: 'created_at' });
+        for (const f of model.fields) expect(Object.keys(f).filter((k) => !['name', 'kind', 'type', 'dbName', 'relationName'].includes(k)), f.name).toEqual([]);
+        // Prisma 6 drops @@schema too (the schema text supplies it); Prisma 7 keeps it.
+        expect(Object.keys(model).sort()).toEqual(under.major6 ? ['dbName', 'fields'] : ['dbName', 'fields', 'schema']);
+        expect(runtimeDataModel(prisma)!.enums).toEqual({});
       });
 
       /** Each case: model, primary key fields, and data made unique by a suffix. */
