@@ -2,10 +2,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
-import { postgresDialect } from '../../src/dialect/postgres.js';
+import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
 import { ensureTemplate } from '../../src/template.js';
 import { quoteLiteral } from '../../src/quote.js';
+
+const postgresDialect = createPostgresDialect();
 
 async function sql(url: string, text: string, values?: unknown[]) {
   const client = new pg.Client(url);

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
-import { mysqlDialect } from '../../src/dialect/mysql.js';
+import { createMysqlDialect } from '../../src/dialect/mysql/dialect.js';
 import { monitorMysql, type MysqlMonitorSample } from '../../src/monitor-mysql.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
+
+const mysqlDialect = createMysqlDialect();
 
 const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8').split('\n').filter((l) => l && !l.startsWith('--'));
 let migrations = 0;
