@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
 import type { Dialect } from '../../src/dialect/dialect.js';
 import { dialectFor } from '../../src/dialect/index.js';
-import { quoteIdent, quoteLiteral } from '../../src/quote.js';
+import { MAX_NAME_BYTES, quoteIdent, quoteLiteral } from '../../src/quote.js';
 import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 
@@ -26,6 +26,8 @@ interface EngineCase {
   foreign(name: string): { create: string[]; drop: string };
   /** Makes a foreign database carry something that looks like our marker but is not one. */
   lookalike(name: string): string;
+  /** The server's own database, which a hostile name must not reach. */
+  systemDatabase: string;
   /** Statements that advance the engine's standalone counters; `next` reads the next value (1 after a reset). */
   counter?: { bump: string[]; next: string };
 }
@@ -57,6 +59,7 @@ const engines: EngineCase[] = [
   {
     engine: 'postgres',
     run: pgRun,
+    systemDatabase: 'postgres',
     privateRoot: false,
     schema: [
       'CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL)',
@@ -76,6 +79,7 @@ const engines: EngineCase[] = [
   {
     engine: 'mysql',
     run: mysqlRun,
+    systemDatabase: 'mysql',
     privateRoot: true,
     schema: [
       'CREATE TABLE author (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(100) NOT NULL)',
@@ -218,6 +222,24 @@ describe.each(engines)('dialect contract on $engine', (c) => {
       const ours = (await dialect.listOurs(client, PREFIX)).map((o) => o.name);
       expect(ours).toEqual(expect.arrayContaining([db.name, db.template.name]));
     });
+  });
+
+  it('quotes a hostile worker id into a plain name that fits every engine\'s limit', async () => {
+    const hostile = `x"\`; DROP DATABASE ${c.systemDatabase}; --'` + 'y'.repeat(100);
+    const one = await createTestDatabase({ ...base, worker: hostile });
+    try {
+      expect(one.name).toMatch(/^[a-z0-9_]+$/);
+      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(MAX_NAME_BYTES[dialect.family]);
+      const again = await createTestDatabase({ ...base, worker: hostile, suffix: 'b' });
+      expect(again.name).not.toBe(one.name);
+      await again.destroy();
+      await admin(async (client) => {
+        expect(await dialect.readMarker(client, one.name)).toMatchObject({ kind: 'database' });
+        expect(await dialect.readMarker(client, c.systemDatabase)).toBeNull(); // still there, and not ours
+      });
+    } finally {
+      await one.destroy();
+    }
   });
 
   it('never clones over, resets or drops a foreign database, even one with a look-alike marker', async () => {

@@ -90,17 +90,6 @@ describe('embedded MariaDB/MySQL', () => {
     expect(migrations).toBe(1);
   });
 
-  it('quotes a hostile worker id', async () => {
-    const hostile = await createTestDatabase({ ...base, worker: "x`; DROP DATABASE mysql; -- '" });
-    try {
-      expect(hostile.name).toMatch(/^[a-z0-9_]+$/);
-      expect((await rows(admin, 'SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [hostile.name]))).toHaveLength(1);
-      expect((await rows(admin, "SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'mysql'"))).toHaveLength(1);
-    } finally {
-      await hostile.destroy();
-    }
-  });
-
   it('reset empties dirty tables, restarts AUTO_INCREMENT, restores changed seed rows, keeps the rest', async () => {
     await user.query("INSERT INTO t05 (name) VALUES ('a'), ('b')");
     await user.query("INSERT INTO t06 (name) VALUES ('a')");
