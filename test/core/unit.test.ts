@@ -10,7 +10,8 @@ import { postgresContainerDefinition } from '../../src/server/container-postgres
 import { postgresSettings } from '../../src/tuning.js';
 import { detectRun, detectWorker } from '../../src/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/dialect/dialect.js';
-import { classifyDriverError, driverErrorKind, type DriverErrorKind } from '../../src/errors.js';
+import { classifyDriverError, driverErrorKind, isFastTestDbError, type DriverErrorKind } from '../../src/errors.js';
+import { runnerFile } from '../../src/runners/paths.js';
 
 describe('quoting', () => {
   it('doubles the quote character of each family', () => {
@@ -153,5 +154,15 @@ describe('driver errors', () => {
     }
     expect(driverErrorKind(new Error('no code'))).toBe('other');
     expect(driverErrorKind(undefined)).toBe('other');
+  });
+
+  it('a file missing from the installed package says to reinstall, not that a server binary is missing', () => {
+    let error: unknown;
+    try {
+      runnerFile('no-such-runner-file');
+    } catch (e) {
+      error = e;
+    }
+    expect(isFastTestDbError(error, 'PACKAGE_BROKEN'), String(error)).toBe(true);
   });
 });

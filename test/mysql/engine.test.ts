@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
+import { newMarker } from '../../src/dialect/dialect.js';
 import { createMysqlDialect } from '../../src/dialect/mysql/dialect.js';
 import { monitorMysql, type MysqlMonitorSample } from '../../src/monitor-mysql.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
@@ -127,6 +128,16 @@ describe('embedded MariaDB/MySQL', () => {
     console.log(`reset, 3 dirty of 30 tables: median ${ms[4]!.toFixed(1)} ms, min ${ms[0]!.toFixed(1)} ms`);
     // 4-7 ms measured on an idle machine (target 10 ms); truncating all 30 tables took 11.6 ms there.
     expect(ms[4]).toBeLessThan(100);
+  });
+
+  it('a clone of a template without its capture fails as TEMPLATE_BROKEN and creates nothing', async () => {
+    const client = await mysqlDialect.connect(db.server);
+    try {
+      await expect(mysqlDialect.clone(client, db.server, 'ftmye_tpl_gone', 'ftmye_wgone', newMarker('database'))).rejects.toMatchObject({ code: 'TEMPLATE_BROKEN' });
+      expect(await mysqlDialect.readMarker(client, 'ftmye_wgone')).toBeUndefined();
+    } finally {
+      await client.close();
+    }
   });
 });
 
