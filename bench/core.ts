@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { newMarker } from '../src/dialect/dialect.js';
-import { postgresDialect } from '../src/dialect/postgres.js';
+import { createPostgresDialect } from '../src/dialect/postgres/dialect.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
 import { quoteIdent } from '../src/quote.js';
 import { stopOwnedServer } from '../src/server/registry.js';
@@ -113,23 +113,20 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     const prevDataRoot = process.env.FAST_TEST_DB_DATA_ROOT;
     process.env.FAST_TEST_DB_DATA_ROOT = warmRoot;
     const prepared = await prepareTemplate({ cacheKey: `${key}-clone`, migrate: migrate30 });
-    const admin = await postgresDialect.connect(server);
+    const dialects = { file_copy: createPostgresDialect({ cloneStrategy: 'file_copy' }), wal_log: createPostgresDialect({ cloneStrategy: 'wal_log' }) };
+    const admin = await dialects.file_copy.connect(server);
     const clone = { file_copy: [] as number[], wal_log: [] as number[] };
-    const prevStrategy = process.env.FAST_TEST_DB_CLONE_STRATEGY;
     try {
       for (let i = 0; i < opts.repeats * opts.samples; i++) {
         for (const strategy of ['file_copy', 'wal_log'] as const) {
-          process.env.FAST_TEST_DB_CLONE_STRATEGY = strategy;
           const name = `ftdb_bench_clone_${process.pid}`;
           const t = performance.now();
-          await postgresDialect.clone(admin, server, prepared.template.name, name, newMarker('database', {}));
+          await dialects[strategy].clone(admin, server, prepared.template.name, name, newMarker('database', {}));
           clone[strategy].push(performance.now() - t);
           await admin.query(`DROP DATABASE ${quoteIdent('postgres', name)}`);
         }
       }
     } finally {
-      if (prevStrategy === undefined) delete process.env.FAST_TEST_DB_CLONE_STRATEGY;
-      else process.env.FAST_TEST_DB_CLONE_STRATEGY = prevStrategy;
       await admin.close();
     }
     rows.push(row('clone-file-copy', 'clone 30 tables, STRATEGY FILE_COPY (default)', clone.file_copy, { note: 'target <= 15 ms' }));

@@ -20,6 +20,10 @@ export type ErrorCode =
   | 'LOCK_TIMEOUT'
   | 'DOCKER_UNAVAILABLE'
   | 'UNSUPPORTED'
+  /** A template exists but lacks what clones need (MySQL: its capture): it is rebuilt on the next run. */
+  | 'TEMPLATE_BROKEN'
+  /** A file the installed package ships (a runner file, the keeper script) is missing: reinstall. */
+  | 'PACKAGE_BROKEN'
   | 'QUERY_FAILED';
 
 export class FastTestDbError extends Error {
@@ -53,6 +57,61 @@ function engineOfCode(code: string): EngineName | undefined {
   return undefined;
 }
 
+/**
+ * What a driver or socket error means, whatever the engine. The core decides on this, never on
+ * a raw SQLSTATE or ER_* name.
+ */
+export type DriverErrorKind =
+  | 'unreachable'
+  | 'auth'
+  | 'permission'
+  | 'too-many-connections'
+  | 'in-use'
+  | 'disk-full'
+  | 'database-exists'
+  | 'database-missing'
+  | 'other';
+
+const KINDS: Record<string, DriverErrorKind> = {
+  ECONNREFUSED: 'unreachable',
+  ENOTFOUND: 'unreachable',
+  EHOSTUNREACH: 'unreachable',
+  ETIMEDOUT: 'unreachable',
+  ENOENT: 'unreachable',
+  '28P01': 'auth',
+  '28000': 'auth',
+  ER_ACCESS_DENIED_ERROR: 'auth',
+  ER_ACCESS_DENIED_NO_PASSWORD_ERROR: 'auth',
+  '42501': 'permission',
+  ER_DBACCESS_DENIED_ERROR: 'permission',
+  ER_SPECIFIC_ACCESS_DENIED_ERROR: 'permission',
+  '53300': 'too-many-connections',
+  ER_CON_COUNT_ERROR: 'too-many-connections',
+  ER_TOO_MANY_USER_CONNECTIONS: 'too-many-connections',
+  '55006': 'in-use',
+  ER_LOCK_WAIT_TIMEOUT: 'in-use',
+  '53100': 'disk-full',
+  ENOSPC: 'disk-full',
+  ER_RECORD_FILE_FULL: 'disk-full',
+  ER_DISK_FULL: 'disk-full',
+  '42P04': 'database-exists',
+  ER_DB_CREATE_EXISTS: 'database-exists',
+  '3D000': 'database-missing',
+  ER_BAD_DB_ERROR: 'database-missing',
+};
+
+/** The driver's own code of `e`, or of the driver error a FastTestDbError wraps. */
+function driverCode(e: unknown): string {
+  const err = e as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = e instanceof FastTestDbError ? err?.cause?.code : err?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** Classifies a driver error (bare, or wrapped by classifyDriverError) into what it means. */
+export function driverErrorKind(e: unknown): DriverErrorKind {
+  return Object.hasOwn(KINDS, driverCode(e)) ? KINDS[driverCode(e)]! : 'other';
+}
+
 /** Fixes that differ by engine; `undefined` engine (a socket error before any reply) names both. */
 const FIXES: Record<'auth' | 'permission' | 'connections' | 'inUse', Record<EngineName | 'any', string>> = {
   auth: {
@@ -84,22 +143,23 @@ const FIXES: Record<'auth' | 'permission' | 'connections' | 'inUse', Record<Engi
  */
 export function classifyDriverError(e: unknown, context: string, engine?: EngineName): FastTestDbError {
   if (e instanceof FastTestDbError) return e;
-  const err = e as { code?: string; errno?: number; message?: string };
-  const code = String(err?.code ?? '');
   const msg = messageOf(e);
-  const which = engine ?? engineOfCode(code) ?? 'any';
+  const which = engine ?? engineOfCode(driverCode(e)) ?? 'any';
   const say = (c: ErrorCode, fix: string) => new FastTestDbError(c, `${context}: ${msg}`, fix, { cause: e });
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' || code === 'ENOENT')
-    return say('UNREACHABLE', 'check that the server is running and that host, port or socket in the URL are right');
-  if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR')
-    return say('AUTH_FAILED', FIXES.auth[which]);
-  if (code === '42501' || code === 'ER_DBACCESS_DENIED_ERROR' || code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR')
-    return say('PERMISSION_DENIED', FIXES.permission[which]);
-  if (code === '53300' || code === 'ER_CON_COUNT_ERROR' || code === 'ER_TOO_MANY_USER_CONNECTIONS')
-    return say('TOO_MANY_CONNECTIONS', FIXES.connections[which]);
-  if (code === '55006' || code === 'ER_LOCK_WAIT_TIMEOUT')
-    return say('DATABASE_IN_USE', FIXES.inUse[which]);
-  if (code === '53100' || code === 'ENOSPC' || code === 'ER_RECORD_FILE_FULL' || code === 'ER_DISK_FULL')
-    return say('TMPFS_FULL', 'the tmpfs holding the data is full: free space in /dev/shm (or the dataRoot option), or point dataRoot at a larger disk');
-  return say('QUERY_FAILED', 'see the cause above; set DEBUG=fast-test-db:* for every statement we ran');
+  switch (driverErrorKind(e)) {
+    case 'unreachable':
+      return say('UNREACHABLE', 'check that the server is running and that host, port or socket in the URL are right');
+    case 'auth':
+      return say('AUTH_FAILED', FIXES.auth[which]);
+    case 'permission':
+      return say('PERMISSION_DENIED', FIXES.permission[which]);
+    case 'too-many-connections':
+      return say('TOO_MANY_CONNECTIONS', FIXES.connections[which]);
+    case 'in-use':
+      return say('DATABASE_IN_USE', FIXES.inUse[which]);
+    case 'disk-full':
+      return say('TMPFS_FULL', 'the tmpfs holding the data is full: free space in /dev/shm (or the dataRoot option), or point dataRoot at a larger disk');
+    default:
+      return say('QUERY_FAILED', 'see the cause above; set DEBUG=fast-test-db:* for every statement we ran');
+  }
 }

@@ -2,7 +2,7 @@
 import type { Dialect, SqlClient } from './dialect/dialect.js';
 import { newMarker, ownerGone } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
-import { FastTestDbError } from './errors.js';
+import { driverErrorKind, FastTestDbError } from './errors.js';
 import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
@@ -145,7 +145,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
  * a previous test file), never a database that is not ours. With `force`, connections still open
  * to our leftover are ended first.
  */
-export async function cloneInto(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
+export async function cloneInto<C extends SqlClient>(dialect: Dialect<C>, admin: C, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
   let existing = await dialect.readMarker(admin, name);
   if (existing === null) {
     // A database is created before its marker is written: look again before calling it foreign.
@@ -160,8 +160,7 @@ export async function cloneInto(dialect: Dialect, admin: SqlClient, server: Serv
   if (existing) await dialect.drop(admin, name, { force: force || ownerGone(existing, pidAlive) });
   const attempt = () =>
     dialect.clone(admin, server, template, name, newMarker('database', { run })).catch((e) => {
-      const code = (e as { cause?: { code?: string } }).cause?.code;
-      throw code === '42P04' || code === 'ER_DB_CREATE_EXISTS' ? sharedWorkerId(name) : e;
+      throw driverErrorKind(e) === 'database-exists' ? sharedWorkerId(name) : e;
     });
   // A leftover under the staging name (a clone killed before its rename) is looked for only when
   // the clone fails, so that the common case pays nothing for it.
@@ -192,11 +191,11 @@ class WorkerDatabase implements TestDatabase {
   async reset(): Promise<ResetReport> {
     this.resetClient ??= this.dialect.connect(this.server, this.name);
     const client = await this.resetClient;
-    holdProcess(client, true);
+    client.hold(true);
     try {
       return await this.dialect.reset(client, this.name, this.seeded);
     } finally {
-      holdProcess(client, false);
+      client.hold(false);
     }
   }
 
@@ -205,7 +204,7 @@ class WorkerDatabase implements TestDatabase {
     this.resetClient = undefined;
     if (!client) return;
     const c = await client;
-    holdProcess(c, true);
+    c.hold(true);
     await c.close();
   }
 
@@ -240,13 +239,4 @@ class WorkerDatabase implements TestDatabase {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.destroy();
   }
-}
-
-/** The idle reset connection must not keep a test process alive on its own; a running reset must. */
-function holdProcess(client: SqlClient, hold: boolean): void {
-  type Stream = { ref?: () => void; unref?: () => void };
-  const raw = (client as { raw?: { connection?: { stream?: Stream }; stream?: Stream } }).raw;
-  const stream = raw?.connection?.stream ?? raw?.stream;
-  if (hold) stream?.ref?.();
-  else stream?.unref?.();
 }

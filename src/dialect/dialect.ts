@@ -1,16 +1,25 @@
 /**
  * The contract every engine implements. The core (template cache, test databases, cleanup)
- * speaks only to this interface; an engine file holds all of its SQL.
+ * speaks only to this interface; an engine's folder (postgres/, mysql/) holds all of its SQL,
+ * one file per role, and index.ts builds the dialect for an engine.
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { SqlFamily } from '../quote.js';
 import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
 
-/** The little we need from a driver connection; each engine wraps its driver into this. */
+/**
+ * The little the core needs from a driver connection; each engine wraps its driver into its own
+ * client type (postgres/client.ts, mysql/client.ts), which adds what that engine's SQL needs.
+ */
 export interface SqlClient {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
+  /**
+   * Whether this connection keeps the process alive. An idle reset connection must not keep a
+   * test process running on its own; one in the middle of a reset must.
+   */
+  hold(on: boolean): void;
 }
 
 /** What we write next to every database we create, and check before anything destructive. */
@@ -45,7 +54,12 @@ export interface Marker {
  */
 export type TemplateState = 'missing' | 'unmarked' | 'incomplete' | 'complete';
 
-export interface Dialect {
+/**
+ * One engine. `C` is the client its connect() returns and every other method takes: a dialect
+ * is only ever given connections it opened itself. The core holds a `Dialect` (any client) and
+ * passes back what connect() gave it.
+ */
+export interface Dialect<C extends SqlClient = SqlClient> {
   readonly engine: Engine;
   readonly family: SqlFamily;
   /**
@@ -54,44 +68,44 @@ export interface Dialect {
    */
   readonly staged: boolean;
   /** Opens a connection; `database` defaults to the server's admin database. */
-  connect(server: ServerInfo, database?: string): Promise<SqlClient>;
+  connect(server: ServerInfo, database?: string): Promise<C>;
   /** A URL a user's driver or ORM accepts for `database`. */
   url(server: ServerInfo, database: string): string;
   /** Runs `fn` holding a server-wide lock named `key`, so racing processes build a template once. */
-  withLock<T>(admin: SqlClient, key: string, fn: () => Promise<T>): Promise<T>;
-  templateState(admin: SqlClient, name: string): Promise<TemplateState>;
+  withLock<T>(admin: C, key: string, fn: () => Promise<T>): Promise<T>;
+  templateState(admin: C, name: string): Promise<TemplateState>;
   /** An empty database carrying `marker`, ready for migrations. */
-  createEmpty(admin: SqlClient, name: string, marker: Marker): Promise<void>;
+  createEmpty(admin: C, name: string, marker: Marker): Promise<void>;
   /**
    * After migrations: optional UNLOGGED conversion, capture what clones need, record the tables that
    * have rows as `seeded` in the template's marker, then mark it complete.
    */
-  completeTemplate(admin: SqlClient, server: ServerInfo, name: string, opts: { unlogged: boolean }): Promise<void>;
+  completeTemplate(admin: C, server: ServerInfo, name: string, opts: { unlogged: boolean }): Promise<void>;
   /** A new database `name` with the template's schema and rows; `name` never exists without `marker`. */
-  clone(admin: SqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
+  clone(admin: C, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
   /** Drops `name`. Callers check the marker first. */
-  drop(admin: SqlClient, name: string, opts: { force?: boolean }): Promise<void>;
+  drop(admin: C, name: string, opts: { force?: boolean }): Promise<void>;
   /** undefined: no such database; null: it exists and is not ours. */
-  readMarker(admin: SqlClient, name: string): Promise<Marker | null | undefined>;
+  readMarker(admin: C, name: string): Promise<Marker | null | undefined>;
   /** Every database carrying our marker whose name starts with `prefix`. */
-  listOurs(admin: SqlClient, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
+  listOurs(admin: C, prefix: string): Promise<Array<{ name: string; marker: Marker }>>;
   /** Every database named by stagingName(), marked or not (a creation killed before its marker was written). */
-  listStaging(admin: SqlClient): Promise<string[]>;
+  listStaging(admin: C): Promise<string[]>;
   /**
    * On a server we own only: a login `user` with `password` that may create databases, made or
    * updated, for apps whose credentials are fixed (`fast-test-db start --user … --password …`).
    */
-  createLogin(admin: SqlClient, user: string, password: string): Promise<void>;
+  createLogin(admin: C, user: string, password: string): Promise<void>;
   /** Hands database `name` to `user` (PostgreSQL: its owner, so it may create tables in it). */
-  grantDatabase(admin: SqlClient, name: string, user: string): Promise<void>;
+  grantDatabase(admin: C, name: string, user: string): Promise<void>;
   /** Per-database, reversible speed settings for servers we do not own. */
-  tuneDatabase(admin: SqlClient, name: string): Promise<void>;
+  tuneDatabase(admin: C, name: string): Promise<void>;
   /**
    * Empties tables with rows and restarts counters; `db` is connected to database `name`.
    * Tables in `keep` (the template's seeded tables) are left as they are.
    */
-  reset(db: SqlClient, name: string, keep: readonly string[]): Promise<ResetReport>;
-  describe(admin: SqlClient, server: ServerInfo): Promise<DescribeReport>;
+  reset(db: C, name: string, keep: readonly string[]): Promise<ResetReport>;
+  describe(admin: C, server: ServerInfo): Promise<DescribeReport>;
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {

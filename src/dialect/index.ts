@@ -1,8 +1,24 @@
+/** Builds the dialect of an engine, loading that engine's code only when it is used. */
 import type { Engine } from '../types.js';
 import type { Dialect } from './dialect.js';
 
-/** Loads one engine's code only when it is used. */
-export async function dialectFor(engine: Engine): Promise<Dialect> {
-  if (engine === 'postgres') return (await import('./postgres.js')).postgresDialect;
-  return (await import('./mysql.js')).mysqlDialect;
+const built = new Map<Engine, Promise<Dialect>>();
+
+/** One dialect per engine and process: the MySQL dialect caches template captures on itself. */
+export function dialectFor(engine: Engine): Promise<Dialect> {
+  let dialect = built.get(engine);
+  if (!dialect) {
+    dialect = create(engine);
+    built.set(engine, dialect);
+  }
+  return dialect;
+}
+
+async function create(engine: Engine): Promise<Dialect> {
+  if (engine === 'postgres') {
+    const { createPostgresDialect } = await import('./postgres/dialect.js');
+    return createPostgresDialect({ cloneStrategy: process.env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'wal_log' : 'file_copy' });
+  }
+  const { createMysqlDialect } = await import('./mysql/dialect.js');
+  return createMysqlDialect();
 }

@@ -17,5 +17,5 @@ export function runnerFile(base: string, prefer: readonly string[] = ['.cjs', '.
       const p = join(d, base + ext);
       if (existsSync(p)) return p;
     }
-  throw new FastTestDbError('BINARY_NOT_FOUND', `the runner file ${base} is missing next to ${dir}`, 'reinstall fast-test-db');
+  throw new FastTestDbError('PACKAGE_BROKEN', `the runner file ${base} is missing next to ${dir}`, 'reinstall fast-test-db');
 }

@@ -197,7 +197,7 @@ function startFailure(logText: string, dir: string): FastTestDbError {
 
 
 async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
-  const { mysqlDialect } = await import('../dialect/mysql.js');
+  const mysqlDialect = await (await import('../dialect/index.js')).dialectFor('mysql');
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -356,7 +356,7 @@ function startFailure(logText: string, dir: string): FastTestDbError {
 
 
 async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
-  const { postgresDialect } = await import('../dialect/postgres.js');
+  const postgresDialect = await (await import('../dialect/index.js')).dialectFor('postgres');
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {

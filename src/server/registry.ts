@@ -68,7 +68,7 @@ function keeperCommand(): string[] {
   }
   const src = join(dir, 'server', 'keeper.ts');
   if (existsSync(src)) return ['--import', 'tsx', src];
-  throw new FastTestDbError('BINARY_NOT_FOUND', `the keeper script is missing next to ${dir}`, 'reinstall fast-test-db');
+  throw new FastTestDbError('PACKAGE_BROKEN', `the keeper script is missing next to ${dir}`, 'reinstall fast-test-db');
 }
 
 const leased = new Set<string>();

@@ -1,11 +1,13 @@
-/** The PostgreSQL path against a real embedded server started by the library. */
+/** What only PostgreSQL does, against a real embedded server started by the library. What both engines share is in test/contract. */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
-import { postgresDialect } from '../../src/dialect/postgres.js';
+import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
 import { ensureTemplate } from '../../src/template.js';
 import { quoteLiteral } from '../../src/quote.js';
+
+const postgresDialect = createPostgresDialect();
 
 async function sql(url: string, text: string, values?: unknown[]) {
   const client = new pg.Client(url);
@@ -43,111 +45,9 @@ describe('embedded PostgreSQL', () => {
     const [row] = await sql(db.url, 'SELECT current_database() AS name, count(*)::int AS n FROM country');
     expect(row).toEqual({ name: db.name, n: 2 });
   });
-
-  it('reset() empties every table with rows, restarts sequences, and keeps the template\'s seeded rows', async () => {
-    await sql(db.url, `INSERT INTO author (name) VALUES ('a'), ('b'); INSERT INTO book (author_id, title) VALUES (1, 'x');
-      INSERT INTO tag (parent_id) VALUES (NULL); INSERT INTO tag (parent_id) VALUES (1); SELECT nextval('invoice_no'); SELECT nextval('invoice_no');`);
-    const report = await db.reset();
-    expect(report.emptied.sort()).toEqual(['author', 'book', 'tag']);
-    const counts = await sql(db.url, `SELECT (SELECT count(*) FROM author)::int a, (SELECT count(*) FROM book)::int b, (SELECT count(*) FROM tag)::int t, (SELECT count(*) FROM country)::int c`);
-    expect(counts[0]).toEqual({ a: 0, b: 0, t: 0, c: 2 });
-    const ids = await sql(db.url, `INSERT INTO author (name) VALUES ('again') RETURNING id; `);
-    expect(ids[0].id).toBe(1);
-    const [{ n }] = await sql(db.url, `SELECT nextval('invoice_no')::int AS n`);
-    expect(n).toBe(1);
-    const [{ id }] = await sql(db.url, `INSERT INTO book (author_id, title) VALUES (1, 'y') RETURNING id`);
-    expect(Number(id)).toBe(1);
-  });
-
-  it('reset() on a clean database empties nothing', async () => {
-    await db.reset();
-    const report = await db.reset();
-    expect(report.emptied).toEqual([]);
-  });
-
-  it('recreate() gives a fresh clone of the template', async () => {
-    await sql(db.url, `DELETE FROM country`);
-    await db.recreate();
-    const [{ n }] = await sql(db.url, `SELECT count(*)::int AS n FROM country`);
-    expect(n).toBe(2);
-  });
-
-  it('a second database of the same fingerprint does not migrate again', async () => {
-    let ran = 0;
-    const other = await createTestDatabase({ worker: 'core2', cacheKey: 'core-schema-1', migrate: async () => void ran++ });
-    try {
-      expect(ran).toBe(0);
-      expect(other.template.built).toBe(false);
-      expect(other.template.name).toBe(db.template.name);
-      expect(other.name).not.toBe(db.name);
-    } finally {
-      await other.destroy();
-    }
-  });
-});
-
-describe('names from hostile input', () => {
-  it('quotes a hostile worker id and keeps the name within 63 bytes', async () => {
-    const hostile = `x"; DROP DATABASE postgres; --'` + 'y'.repeat(100);
-    const db = await createTestDatabase({ worker: hostile });
-    try {
-      expect(Buffer.byteLength(db.name)).toBeLessThanOrEqual(63);
-      expect(db.name).toMatch(/^[a-z0-9_]+$/);
-      const admin = await postgresDialect.connect(db.server);
-      const rows = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname IN ('postgres', $1)`, [db.name]);
-      await admin.close();
-      expect(rows.map((r) => r.datname).sort()).toEqual([db.name, 'postgres'].sort());
-      const again = await createTestDatabase({ worker: hostile, suffix: 'b' });
-      expect(again.name).not.toBe(db.name);
-      await again.destroy();
-    } finally {
-      await db.destroy();
-    }
-  });
 });
 
 describe('safety', () => {
-  it('never drops or resets a database it did not create', async () => {
-    const probe = await createTestDatabase({ worker: 'probe' });
-    const admin = await postgresDialect.connect(probe.server);
-    await admin.query(`DROP DATABASE IF EXISTS ftdb_wvictim`);
-    await admin.query(`CREATE DATABASE ftdb_wvictim`);
-    const victimUrl = probe.url.replace(/\/[^/]+$/, '/ftdb_wvictim');
-    await sql(victimUrl, `CREATE TABLE precious (v int); INSERT INTO precious VALUES (42)`);
-    try {
-      const attempt = createTestDatabase({ worker: 'victim' });
-      await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
-      const [{ v }] = await sql(victimUrl, `SELECT v FROM precious`);
-      expect(v).toBe(42);
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ftdb_wvictim`);
-      await admin.close();
-      await probe.destroy();
-    }
-  });
-
-  it('refuses a foreign database that holds a template name, and leaves it untouched', async () => {
-    const cacheKey = `squatted-${Date.now()}`;
-    const first = await createTestDatabase({ worker: 'squat', cacheKey });
-    const templateName = first.template.name;
-    await first.destroy();
-    const admin = await postgresDialect.connect(first.server);
-    try {
-      // Replace our template with somebody else's database of the same name.
-      await admin.query(`ALTER DATABASE ${templateName} IS_TEMPLATE false`);
-      await admin.query(`DROP DATABASE ${templateName}`);
-      await admin.query(`CREATE DATABASE ${templateName}`);
-      const foreignUrl = first.url.replace(/\/[^/]+$/, `/${templateName}`);
-      await sql(foreignUrl, `CREATE TABLE precious (v int); INSERT INTO precious VALUES (7)`);
-      const attempt = createTestDatabase({ worker: 'squat', cacheKey });
-      await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
-      expect((await sql(foreignUrl, `SELECT v FROM precious`))[0].v).toBe(7);
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${templateName}`);
-      await admin.close();
-    }
-  });
-
   it('a template caught between CREATE DATABASE and its marker is waited for, not called foreign', async () => {
     const probe = await createTestDatabase({ worker: 'race-probe' });
     const name = `ftdb_tpl_race${Date.now()}`;

@@ -5,8 +5,10 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { postgresDialect } from '../../src/dialect/postgres.js';
+import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { createTestDatabase, FastTestDbError, prepareTemplate } from '../../src/index.js';
+
+const postgresDialect = createPostgresDialect();
 
 async function sql(url: string, text: string) {
   const client = new pg.Client(url);

@@ -10,7 +10,8 @@ import { postgresContainerDefinition } from '../../src/server/container-postgres
 import { postgresSettings } from '../../src/tuning.js';
 import { detectRun, detectWorker } from '../../src/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/dialect/dialect.js';
-import { classifyDriverError } from '../../src/errors.js';
+import { classifyDriverError, driverErrorKind, isFastTestDbError, type DriverErrorKind } from '../../src/errors.js';
+import { runnerFile } from '../../src/runners/paths.js';
 
 describe('quoting', () => {
   it('doubles the quote character of each family', () => {
@@ -133,5 +134,35 @@ describe('driver errors', () => {
       expect(e.message).toContain('doing a thing: driver said no');
       expect(e.fix).toBeTruthy();
     }
+  });
+
+  it('are classified by meaning, bare or wrapped, the same on both engines', () => {
+    const cases: Array<[string, DriverErrorKind]> = [
+      ['42P04', 'database-exists'],
+      ['ER_DB_CREATE_EXISTS', 'database-exists'],
+      ['3D000', 'database-missing'],
+      ['ER_BAD_DB_ERROR', 'database-missing'],
+      ['55006', 'in-use'],
+      ['ER_LOCK_WAIT_TIMEOUT', 'in-use'],
+      ['XX000', 'other'],
+      ['toString', 'other'],
+    ];
+    for (const [code, kind] of cases) {
+      const driver = Object.assign(new Error('driver said no'), { code });
+      expect(driverErrorKind(driver)).toBe(kind);
+      expect(driverErrorKind(classifyDriverError(driver, 'doing a thing'))).toBe(kind);
+    }
+    expect(driverErrorKind(new Error('no code'))).toBe('other');
+    expect(driverErrorKind(undefined)).toBe('other');
+  });
+
+  it('a file missing from the installed package says to reinstall, not that a server binary is missing', () => {
+    let error: unknown;
+    try {
+      runnerFile('no-such-runner-file');
+    } catch (e) {
+      error = e;
+    }
+    expect(isFastTestDbError(error, 'PACKAGE_BROKEN'), String(error)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/dialect/mysql.js';
+import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/dialect/mysql/capture.js';
 import { imageFlavor, mysqlContainerDefinition } from '../../src/server/container-mysql.js';
 import { parseVersionLine } from '../../src/server/embedded-mysql.js';
 import { mysqlServerFlags, parseSize } from '../../src/tuning.js';

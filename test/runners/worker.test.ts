@@ -3,9 +3,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
-import { postgresDialect } from '../../src/dialect/postgres.js';
+import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import type { Handoff } from '../../src/runners/handoff.js';
 import { cloneFresh } from '../../src/runners/worker.js';
+
+const postgresDialect = createPostgresDialect();
 
 it('clones even when another node:test child removed the run directory a moment before', async () => {
   const probe = await createTestDatabase({ worker: 'note-probe' });

@@ -20,7 +20,7 @@ import type { TestDatabase } from '../../src/types.js';
 const run = promisify(execFile);
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
-const engines: Array<'postgres' | 'mysql'> = ['postgres', ...(existsSync(join(root, 'src/dialect/mysql.ts')) ? (['mysql'] as const) : [])];
+const engines: Array<'postgres' | 'mysql'> = ['postgres', ...(existsSync(join(root, 'src/dialect/mysql/dialect.ts')) ? (['mysql'] as const) : [])];
 const opened: Array<{ dataSource: DataSource; db: TestDatabase }> = [];
 
 afterAll(async () => {

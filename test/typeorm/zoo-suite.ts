@@ -19,7 +19,7 @@ import { dumpTable } from './compare.js';
 import { AddWidgetColor1700000000001, CreateWidgets1700000000000 } from './fixtures/migrations.js';
 import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
 
-const engines: ZooEngine[] = ['postgres', ...(existsSync(new URL('../../src/dialect/mysql.ts', import.meta.url)) ? (['mysql'] as const) : [])];
+const engines: ZooEngine[] = ['postgres', ...(existsSync(new URL('../../src/dialect/mysql/dialect.ts', import.meta.url)) ? (['mysql'] as const) : [])];
 
 /**
  * `version` names the TypeORM under test: it goes into test names, database names and the cache

@@ -18,11 +18,12 @@
  * (pg_temp), whose plans PL/pgSQL caches; each call checks a catalog signature first and asks
  * for a new plan when the schema changed under it.
  */
-import { FastTestDbError } from '../errors.js';
-import { pausePoint } from '../debug-pause.js';
-import { quoteLiteral } from '../quote.js';
-import type { ResetReport } from '../types.js';
-import type { SqlClient } from './dialect.js';
+import { FastTestDbError } from '../../errors.js';
+import { pausePoint } from '../../debug-pause.js';
+import { quoteLiteral } from '../../quote.js';
+import type { ResetReport } from '../../types.js';
+import type { PgClient } from './client.js';
+import { readOwnMarker } from './marker.js';
 
 const lit = (value: string) => quoteLiteral('postgres', value);
 
@@ -58,7 +59,7 @@ interface Catalog {
   columns: Map<string, string[]>;
 }
 
-async function readCatalog(db: SqlClient): Promise<Catalog> {
+async function readCatalog(db: PgClient): Promise<Catalog> {
   // One connection runs one query at a time: read the catalog in sequence.
   const tables = await db.query<{ oid: number; name: string }>(`
       SELECT c.oid::int AS oid, c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -185,9 +186,24 @@ BEGIN
 END $ftdb$`;
 }
 
-const compiled = new WeakMap<SqlClient, true>();
+const compiled = new WeakMap<PgClient, true>();
 
-export async function resetPostgres(db: SqlClient, template: TemplateState): Promise<ResetReport> {
+/** What each reset connection's database must go back to, read from its marker once. */
+const templateStates = new WeakMap<PgClient, TemplateState>();
+
+/** reset() of the dialect: `db` is connected to the database to reset; `keep` serves markers that name no seeded tables. */
+export async function resetDatabase(db: PgClient, keep: readonly string[]): Promise<ResetReport> {
+  let state = templateStates.get(db);
+  if (!state) {
+    const marker = await readOwnMarker(db);
+    if (!marker) throw new FastTestDbError('NOT_OURS', 'reset refused: this database was not created by fast-test-db', 'reset only databases that createTestDatabase() returned');
+    state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {}, seedRows: marker.seedRows, seedXid: marker.seedXid };
+    templateStates.set(db, state);
+  }
+  return resetPostgres(db, state);
+}
+
+async function resetPostgres(db: PgClient, template: TemplateState): Promise<ResetReport> {
   const started = performance.now();
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!compiled.has(db)) {
@@ -203,7 +219,7 @@ export async function resetPostgres(db: SqlClient, template: TemplateState): Pro
 }
 
 /** What a template holds that reset() must give back: its seeded tables and its sequences' values. */
-export async function readTemplateState(db: SqlClient): Promise<TemplateState> {
+export async function readTemplateState(db: PgClient): Promise<TemplateState> {
   const tables = await db.query<{ name: string }>(`
     SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence <> 't' AND ${USER_SCHEMAS}`);
@@ -219,7 +235,7 @@ export async function readTemplateState(db: SqlClient): Promise<TemplateState> {
  * Copies of the seeded tables inside the template (cloned with it), their row counts, and a
  * transaction id newer than all their rows: what reset() needs to put them back.
  */
-export async function snapshotSeeded(db: SqlClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<TemplateState, 'seedRows' | 'seedXid'>> {
+export async function snapshotSeeded(db: PgClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<TemplateState, 'seedRows' | 'seedXid'>> {
   if (seeded.length === 0) return {};
   const table = unlogged ? 'UNLOGGED TABLE' : 'TABLE';
   await db.query(`CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`);
