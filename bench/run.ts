@@ -3,12 +3,13 @@
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm]
- *                    [--steps id,id] [--name NAME] [--out DIR] [--readme]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel]
+ *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
  * --rows is rows per 10,000 of the TypeORM workload (full: 10000, i.e. 70,000 inserts).
  * --steps limits the TypeORM and MariaDB workloads to those step ids (their baselines always run).
+ * --small-files is the small suite's number of test files (default 50); small-suite and parallel run only when named.
  * --readme rewrites bench/README.md with this run's table and chart.
  */
 import { writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { fullTable, machineLine, writeResult, type BenchResult } from './lib/rep
 import type { Section } from './lib/stats.js';
 import { runTypeormJest } from './typeorm-jest/steps.js';
 import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
+import { runSmallSuite } from './small-suite/steps.js';
 import { WORKER_ENV_VARS } from '../src/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -37,6 +39,7 @@ const { values: args } = parseArgs({
     name: { type: 'string' },
     out: { type: 'string' },
     readme: { type: 'boolean', default: false },
+    'small-files': { type: 'string' },
   },
 });
 
@@ -93,6 +96,11 @@ async function main(): Promise<void> {
     const r = await runCore({ repeats: coreRepeats, samples: quick ? 5 : 20, insertRows: quick ? 500 : 5000, log });
     out.push(...r.sections);
     servers.postgres ??= r.version;
+  }
+  if (sections.has('small-suite')) {
+    const r = await runSmallSuite({ files: Number(args['small-files'] ?? 50), workers: 2, repeats, log });
+    out.push(...r.sections);
+    serverSettings['small-suite'] = r.servers;
   }
   // The ORM benches run in their quick mode: their full mode alone would take longer than the rest.
   if (sections.has('orm')) out.push(await runOrmBenches({ quick: true, log }));
