@@ -25,6 +25,7 @@ import type { Section } from './lib/stats.js';
 import { runTypeormJest } from './typeorm-jest/steps.js';
 import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
 import { runSmallSuite } from './small-suite/steps.js';
+import { runParallel } from './parallel.js';
 import { WORKER_ENV_VARS } from '../src/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -101,6 +102,11 @@ async function main(): Promise<void> {
     const r = await runSmallSuite({ files: Number(args['small-files'] ?? 50), workers: 2, repeats, log });
     out.push(...r.sections);
     serverSettings['small-suite'] = r.servers;
+  }
+  if (sections.has('parallel')) {
+    const r = await runParallel({ classes: quick ? 8 : 32, testsPerClass: quick ? 5 : 10, rowsPerTest: quick ? 30 : 60, repeats, log });
+    out.push(...r.sections);
+    servers.mariadb ??= r.version;
   }
   // The ORM benches run in their quick mode: their full mode alone would take longer than the rest.
   if (sections.has('orm')) out.push(await runOrmBenches({ quick: true, log }));
