@@ -150,7 +150,7 @@ each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${
 ${table.split('\n').slice(1).join('\n')}
 Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
 (a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of the TypeORM workload),
-\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm\`, \`--steps id,...\`.
+\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel\`, \`--steps id,...\`, \`--small-files N\`.
 
 How each figure is taken:
 - **TypeORM on PostgreSQL** (\`typeorm-jest\`): four Jest files insert \`Point\` rows one at a time
@@ -163,6 +163,16 @@ How each figure is taken:
 - **Core**: cold start (fresh process, no server) and warm start (server up, template cached) to the
   first query; \`CREATE DATABASE ... TEMPLATE\` of a 30-table schema by strategy; \`reset()\` with 3 of 30
   tables dirty; per-row INSERT on a durable server against the tuned one.
+- **Small suite** (\`small-suite\`, run only when named): 50 Vitest files (forks, 2 workers), each
+  building a small app module (a 3,000-product catalog, two services over a pg pool) and running 8
+  queries. Whole run and spawn-to-first-test (the earliest wall clock any file's first test wrote
+  down), on a default PostgreSQL on disk started before the timed run (the suite's global setup
+  makes a database per worker, each file TRUNCATEs), and on fast-test-db: first run (no server, no
+  template, no initdb cache), second run with default settings, and a run with FAST_TEST_DB_REUSE=1.
+- **Parallel efficiency** (\`parallel\`, run only when named): the MariaDB class workload with 1 and 2
+  worker processes on fast-test-db's server, with the CPU seconds of the runner, the workers and the
+  server from /proc; the 2-worker wall time is set against total CPU seconds / cores, the fastest
+  those cores allow.
 `;
 }
 
