@@ -3,12 +3,13 @@
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm]
- *                    [--steps id,id] [--name NAME] [--out DIR] [--readme]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel]
+ *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
  * --rows is rows per 10,000 of the TypeORM workload (full: 10000, i.e. 70,000 inserts).
  * --steps limits the TypeORM and MariaDB workloads to those step ids (their baselines always run).
+ * --small-files is the small suite's number of test files (default 50); small-suite and parallel run only when named.
  * --readme rewrites bench/README.md with this run's table and chart.
  */
 import { writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ import { fullTable, machineLine, writeResult, type BenchResult } from './lib/rep
 import type { Section } from './lib/stats.js';
 import { runTypeormJest } from './typeorm-jest/steps.js';
 import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
+import { runSmallSuite } from './small-suite/steps.js';
+import { runParallel } from './parallel.js';
 import { WORKER_ENV_VARS } from '../src/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -37,6 +40,7 @@ const { values: args } = parseArgs({
     name: { type: 'string' },
     out: { type: 'string' },
     readme: { type: 'boolean', default: false },
+    'small-files': { type: 'string' },
   },
 });
 
@@ -94,6 +98,16 @@ async function main(): Promise<void> {
     out.push(...r.sections);
     servers.postgres ??= r.version;
   }
+  if (sections.has('small-suite')) {
+    const r = await runSmallSuite({ files: Number(args['small-files'] ?? 50), workers: 2, repeats, log });
+    out.push(...r.sections);
+    serverSettings['small-suite'] = r.servers;
+  }
+  if (sections.has('parallel')) {
+    const r = await runParallel({ classes: quick ? 8 : 32, testsPerClass: quick ? 5 : 10, rowsPerTest: quick ? 30 : 60, repeats, log });
+    out.push(...r.sections);
+    servers.mariadb ??= r.version;
+  }
   // The ORM benches run in their quick mode: their full mode alone would take longer than the rest.
   if (sections.has('orm')) out.push(await runOrmBenches({ quick: true, log }));
 
@@ -136,7 +150,7 @@ each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${
 ${table.split('\n').slice(1).join('\n')}
 Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
 (a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of the TypeORM workload),
-\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm\`, \`--steps id,...\`.
+\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel\`, \`--steps id,...\`, \`--small-files N\`.
 
 How each figure is taken:
 - **TypeORM on PostgreSQL** (\`typeorm-jest\`): four Jest files insert \`Point\` rows one at a time
@@ -149,6 +163,16 @@ How each figure is taken:
 - **Core**: cold start (fresh process, no server) and warm start (server up, template cached) to the
   first query; \`CREATE DATABASE ... TEMPLATE\` of a 30-table schema by strategy; \`reset()\` with 3 of 30
   tables dirty; per-row INSERT on a durable server against the tuned one.
+- **Small suite** (\`small-suite\`, run only when named): 50 Vitest files (forks, 2 workers), each
+  building a small app module (a 3,000-product catalog, two services over a pg pool) and running 8
+  queries. Whole run and spawn-to-first-test (the earliest wall clock any file's first test wrote
+  down), on a default PostgreSQL on disk started before the timed run (the suite's global setup
+  makes a database per worker, each file TRUNCATEs), and on fast-test-db: first run (no server, no
+  template, no initdb cache), second run with default settings, and a run with FAST_TEST_DB_REUSE=1.
+- **Parallel efficiency** (\`parallel\`, run only when named): the MariaDB class workload with 1 and 2
+  worker processes on fast-test-db's server, with the CPU seconds of the runner, the workers and the
+  server from /proc; the 2-worker wall time is set against total CPU seconds / cores, the fastest
+  those cores allow.
 `;
 }
 

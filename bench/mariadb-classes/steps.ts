@@ -44,7 +44,7 @@ export interface MariadbClassesOptions {
   log: (line: string) => void;
 }
 
-function runWorker(cfg: SuiteConfig, env: Record<string, string>): Promise<{ ms: number; statements: number }> {
+export function runWorker(cfg: SuiteConfig, env: Record<string, string>): Promise<{ ms: number; statements: number }> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/mariadb-classes/suite.ts')], {
       cwd: ROOT,
@@ -63,7 +63,7 @@ function runWorker(cfg: SuiteConfig, env: Record<string, string>): Promise<{ ms:
 }
 
 /** Splits `total` classes over `workers` as evenly as whole classes allow. */
-function share(total: number, workers: number, i: number): number {
+export function share(total: number, workers: number, i: number): number {
   return Math.floor(total / workers) + (i < total % workers ? 1 : 0);
 }
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
 
 export interface FileStats {
   file: string;
@@ -38,6 +39,8 @@ export interface Analysis {
   heapGrowth: Array<{ pid: number; files: number; fromMb: number; toMb: number }>;
   outliers: string[];
   overheadNote?: string;
+  /** The database's share of the run and the run's estimated time on a default server (see gain.ts). */
+  database?: DatabaseGain;
 }
 
 type History = Record<string, number[]>;
@@ -85,7 +88,8 @@ export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heap
   return out;
 }
 
-export function analyse(files: FileStats[], root: string, opts: ReporterOptions = {}): Analysis {
+/** `runMs`: the whole run's wall time as the reporter saw it; without it, the sum of the files' times. */
+export function analyse(files: FileStats[], root: string, opts: ReporterOptions = {}, runMs?: number): Analysis {
   const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(root));
   const history = historyFile ? readHistory(historyFile) : {};
   const growth = heapGrowth(files, opts.heapGrowthMb ?? 50);
@@ -119,7 +123,8 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
       /* a read-only checkout just has no history */
     }
   }
-  return { files: result, heapGrowth: growth, outliers };
+  const database = databaseGain(files, runMs ?? files.reduce((s, f) => s + f.wallMs, 0));
+  return { files: result, heapGrowth: growth, outliers, ...(database ? { database } : {}) };
 }
 
 const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0)} MB`);
@@ -142,5 +147,6 @@ export function formatAnalysis(a: Analysis, root: string, paint: { yellow(s: str
   for (const g of a.heapGrowth)
     lines.push(paint.yellow(`! heap kept growing in worker ${g.pid}: ${g.fromMb.toFixed(0)} MB -> ${g.toMb.toFixed(0)} MB over ${g.files} files. Something holds on to memory between files (on Jest with Node >= 16.11, try --workerIdleMemoryLimit or a newer Node; close pools and data sources in afterAll).`));
   if (a.outliers.length) lines.push(paint.yellow(`! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`));
+  if (a.database) lines.push(paint.bold(`fast-test-db: ${formatGain(a.database)}`));
   return lines.join('\n');
 }

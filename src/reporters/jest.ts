@@ -21,6 +21,8 @@ export default class FastTestDbJestReporter {
   private readonly dir: string;
   private readonly root: string;
   private readonly files: FileStats[] = [];
+  // The run's start as near as a reporter sees it: it is made before any worker starts.
+  private readonly startedAt = performance.now();
 
   constructor(
     globalConfig: { rootDir?: string },
@@ -46,7 +48,7 @@ export default class FastTestDbJestReporter {
   }
 
   onRunComplete(): void {
-    finish(this.files, this.root, this.options);
+    finish(this.files, this.root, this.options, performance.now() - this.startedAt);
     closeReportDir(this.dir);
   }
 

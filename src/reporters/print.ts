@@ -2,9 +2,10 @@
 import { writeFileSync } from 'node:fs';
 import { analyse, formatAnalysis, type FileStats, type ReporterOptions } from './analysis.js';
 
-export function finish(files: FileStats[], root: string, opts: ReporterOptions, write: (text: string) => void = (t) => process.stderr.write(t)): void {
+/** `runMs`: the run's wall time from the reporter's start, for the database line's estimate. */
+export function finish(files: FileStats[], root: string, opts: ReporterOptions, runMs?: number, write: (text: string) => void = (t) => process.stderr.write(t)): void {
   if (files.length === 0) return;
-  const analysis = analyse(files, root, opts);
+  const analysis = analyse(files, root, opts, runMs);
   if (opts.outputFile) writeFileSync(opts.outputFile, JSON.stringify(analysis, null, 2));
   if (opts.silent) return;
   const tty = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;

@@ -22,6 +22,8 @@ export default class FastTestDbVitestReporter {
   private readonly dir: string;
   private root = process.cwd();
   private readonly files: FileStats[] = [];
+  // The run's start as near as a reporter sees it: made with the config, reset when a run starts.
+  private startedAt = performance.now();
 
   constructor(private readonly options: ReporterOptions = {}) {
     this.dir = openReportDir();
@@ -29,6 +31,10 @@ export default class FastTestDbVitestReporter {
 
   onInit(vitest: { config: { root: string } }): void {
     this.root = vitest.config.root;
+  }
+
+  onTestRunStart(): void {
+    this.startedAt = performance.now();
   }
 
   onTestModuleEnd(module: TestModuleLike): void {
@@ -47,7 +53,7 @@ export default class FastTestDbVitestReporter {
   }
 
   onTestRunEnd(): void {
-    finish(this.files, this.root, this.options);
+    finish(this.files, this.root, this.options, performance.now() - this.startedAt);
     closeReportDir(this.dir);
   }
 }

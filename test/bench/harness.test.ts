@@ -93,4 +93,29 @@ describe('bench harness', () => {
     expect(existsSync(dirs![1]!)).toBe(false);
     expect(existsSync(dirs![2]!)).toBe(false);
   });
+
+  // The small suite is left out: even at 2 files it is four whole Vitest runs and a server start
+  // (over 30 s here). The parallel section at its quick scale takes seconds.
+  it('measures 1 vs 2 workers with the CPU seconds of each part', { timeout: 300_000 }, async () => {
+    const r = await runBench(['--quick', '--sections', 'parallel', '--repeats', '1', '--name', 'parallel', '--out', out]);
+    expect(r.stderr + r.stdout).not.toMatch(/bench failed/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/### Parallel efficiency: MariaDB, 8 test classes/);
+    expect(r.stdout).toMatch(/2 workers ran at \d+\.\d\dx the speed of 1; their CPU seconds allow \d+\.\d\dx on \d+ cores, so they reach \d+% of the CPU limit/);
+    const json = readdirSync(out).find((f) => /^\d{4}-\d{2}-\d{2}-parallel\.json$/.test(f))!;
+    const result = JSON.parse(readFileSync(join(out, json), 'utf8')) as Json;
+    expect(result.sections.map((s) => s.id)).toEqual(['parallel', 'parallel-cpu']);
+    const wall = result.sections[0]!;
+    expect(wall.rows.map((x) => x.id)).toEqual(['wall-1', 'wall-2', 'bound-2']);
+    for (const row of wall.rows) expect(row.median, row.id).toBeGreaterThan(0);
+    const cpu = new Map(result.sections[1]!.rows.map((x) => [x.id, x.median]));
+    // Workers and the server did real work; the parts add up to the total.
+    for (const w of [1, 2]) {
+      expect(cpu.get(`cpu-${w}-workers`)).toBeGreaterThan(0);
+      expect(cpu.get(`cpu-${w}-server`)).toBeGreaterThan(0);
+      expect(cpu.get(`cpu-${w}-total`)).toBeCloseTo(cpu.get(`cpu-${w}-runner`)! + cpu.get(`cpu-${w}-workers`)! + cpu.get(`cpu-${w}-server`)!, 0);
+    }
+    // The bound is the 2-worker run's CPU seconds over the cores.
+    expect(wall.rows[2]!.median).toBeCloseTo(cpu.get('cpu-2-total')! / result.machine.cores, 0);
+  });
 });

@@ -32,6 +32,7 @@ interface Report {
   files: Array<{ file: string; wallMs: number; dbMs?: number; queries?: number; heapUsed?: number; flags: string[] }>;
   heapGrowth: Array<{ pid: number; files: number; fromMb: number; toMb: number }>;
   outliers: string[];
+  database?: { filesMs: number; dbMs: number; share: number; runMs: number; estimatedDurableMs: number; factor: number };
 }
 
 function run(command: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
@@ -85,6 +86,27 @@ describe.each(['vitest', 'jest'] as const)('%s reporter on the fixture suite', (
     expect(out).toContain('1 file(s) far slower than their own history');
     expect(history['c-slow.spec.ts']).toHaveLength(6);
     expect(history['a-db.spec.ts']).toHaveLength(1);
+
+    // The closing line: the database's share of the run, from the per-file figures above, and the
+    // estimate on a durable server scaled by the bench's measured latency ratio.
+    const d = report.database!;
+    expect(d).toBeDefined();
+    const sumDb = report.files.reduce((s, f) => s + (f.dbMs ?? 0), 0);
+    const sumWall = report.files.reduce((s, f) => s + f.wallMs, 0);
+    expect(d.dbMs).toBeCloseTo(sumDb, 3);
+    expect(d.filesMs).toBeCloseTo(sumWall, 3);
+    expect(d.share).toBeGreaterThan(0);
+    expect(d.share).toBeLessThan(1);
+    expect(d.share).toBeCloseTo(sumDb / sumWall, 6);
+    expect(d.factor).toBeGreaterThan(1);
+    expect(d.runMs).toBeGreaterThan(0);
+    expect(d.estimatedDurableMs).toBeCloseTo(d.runMs * (1 + d.share * (d.factor - 1)), 3);
+    const line = /fast-test-db: the database was (\d+)% of this run \(.*\)(: a faster database cannot make it much faster)?; on a default durable server it would take about ([\d.]+) s instead of ([\d.]+) s/.exec(out);
+    expect(line, out).not.toBeNull();
+    expect(Number(line![1])).toBe(Math.round(d.share * 100));
+    // Only a small share gets the plain warning (c-slow's 1.5 s with no query keeps it small here).
+    expect(Boolean(line![2])).toBe(d.share < 0.2);
+    expect(Number(line![3])).toBeGreaterThanOrEqual(Number(line![4]));
   });
 });
 
