@@ -217,7 +217,11 @@ export class Database implements TestDatabase {
   }
 
   async reset(): Promise<ResetReport> {
-    this.resetClient ??= this.dialect.connect(this.server, this.name);
+    // A failed connect is not kept: the next reset() tries again, and close() has nothing to end.
+    this.resetClient ??= this.dialect.connect(this.server, this.name).catch((e: unknown) => {
+      this.resetClient = undefined;
+      throw e;
+    });
     const client = await this.resetClient;
     holdProcess(client, true);
     try {
