@@ -1,7 +1,7 @@
 /**
  * Prisma 7 insert paths, per row and in arrays of 1,000, on the tuned servers fast-test-db starts:
  * create(), createMany(), createManyAndReturn() (PostgreSQL), fastInsert with and without returned
- * rows, and the raw driver running the same INSERT as a prepared statement on the same pool.
+ * rows, and the raw driver running the same INSERT as a prepared statement on a pool of the same size.
  * Prints microseconds per row and ratios to raw; writes bench/results/prisma-insert.json.
  *
  *   npx tsx bench/prisma-insert.ts [--quick] [--engine postgres|mysql]
@@ -9,6 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { openDriver } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick } from './lib/args.js';
@@ -48,7 +49,9 @@ async function bench(engine: Engine): Promise<Result[]> {
   await prisma.$connect();
   const family = engine;
   const pg = engine === 'postgres';
-  const pool = t.pool as any;
+  // The raw path's own pool, of one connection too: the client's pool is the client's business.
+  const raw = await openDriver(t.database.connection, t.database.server.flavor, { max: 1 });
+  const pool = raw.pool as any;
 
   // The raw statement writes what create() and fastInsert write for these rows: the given
   // columns plus the defaults Prisma fills in (role, created_at, updated_at, balance, active).
@@ -109,7 +112,7 @@ async function bench(engine: Engine): Promise<Result[]> {
     for (const [, fn] of paths) await warm(fn);
     const best = paths.map(() => Infinity);
     for (let r = 0; r < ROUNDS; r++) {
-      await t.db.reset();
+      await t.database.reset();
       for (const [i, [, fn]] of paths.entries()) best[i] = Math.min(best[i]!, await round(fn));
     }
     const mine: Result[] = paths.map(([path, , baseline], i) => ({ engine, path, shape, usPerRow: Math.round(best[i]! * 10) / 10, baseline }));
@@ -120,6 +123,7 @@ async function bench(engine: Engine): Promise<Result[]> {
     for (let i = 0; i < WARMUP; i++) await fn(row());
   });
   await measure(arrays, `array of ${ARRAY}`, arrayRound, (fn) => fn(Array.from({ length: ARRAY }, row)));
+  await raw.end();
   await t[Symbol.asyncDispose]();
   return results;
 }

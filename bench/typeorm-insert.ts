@@ -95,7 +95,7 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     ['fastInsert', (r) => fastInsert(repo, r)],
     ...(engine === 'postgres' ? [['fastInsert, returning: false', (r: Row) => fastInsert(repo, r, { returning: false })] as [string, (r: Row) => Promise<unknown>]] : []),
   ];
-  await t.db.reset();
+  await t.database.reset();
   for (const [path, m] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', m);
   const arrays: Array<[string, (rows: Row[]) => Promise<unknown>]> = [
     ['raw driver, prepared', (rows) => raw(many, 'raw_many')(flat(rows))],
@@ -105,11 +105,11 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     ['fastInsert', (rows) => fastInsert(repo, rows)],
     ...(engine === 'postgres' ? [['fastInsert, returning: false', (rows: Row[]) => fastInsert(repo, rows, { returning: false })] as [string, (rows: Row[]) => Promise<unknown>]] : []),
   ];
-  await t.db.reset();
+  await t.database.reset();
   const batch = () => Array.from({ length: ARRAY }, (_, i) => row(i));
   for (const [path, m] of await interleaved(arrays, batch, ARRAY_REPEAT, ARRAY)) add(path, `array of ${ARRAY}`, m);
   await t.dataSource.destroy();
-  await t.db.destroy();
+  await t.database.destroy();
 
   for (const r of results) {
     const base = results.find((b) => b.shape === r.shape && b.path === 'raw driver, prepared');

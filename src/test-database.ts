@@ -137,7 +137,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   }
   const { template, seeded } = prepared;
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
-  return new WorkerDatabase(dialect, server, name, template, seeded, names.run);
+  return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
 }
 
 /**
@@ -171,35 +171,66 @@ export async function cloneInto<C extends SqlClient>(dialect: Dialect<C>, admin:
   if (!server.owned) await dialect.tuneDatabase(admin, name);
 }
 
-class WorkerDatabase implements TestDatabase {
+/** What a Database handle is made of; the runners build one from their handoff. */
+export interface DatabaseSpec {
+  dialect: Dialect;
+  server: ServerInfo;
+  name: string;
+  /** Default: the dialect's URL for `name`. */
+  url?: string;
+  template: TestDatabase['template'];
+  /** Tables with rows in the template; reset() refills them when a test changed them. */
+  seeded: string[];
+  run?: string;
+  /**
+   * 'self': the handle's own database, dropped when the handle is disposed. 'runner': the
+   * runner's worker database, shared by the worker's files and dropped by the runner at the end
+   * of the run; disposing the handle only closes it, and recreate() ends connections a previous
+   * file left open.
+   */
+  owner: 'self' | 'runner';
+  /** After recreate() cloned the database again (a runner notes that this run has it). */
+  onCloned?: () => void;
+  /** After destroy() dropped it (a runner forgets its note, so that the next file clones again). */
+  onDropped?: () => void;
+}
+
+/** The one TestDatabase implementation, with the one connection that reset() keeps. */
+export class Database implements TestDatabase {
+  readonly name: string;
   readonly url: string;
   readonly connection: ConnectionOptions;
+  readonly server: ServerInfo;
+  readonly template: TestDatabase['template'];
+  private readonly dialect: Dialect;
   private resetClient?: Promise<SqlClient>;
 
-  constructor(
-    private readonly dialect: Dialect,
-    readonly server: ServerInfo,
-    readonly name: string,
-    readonly template: TestDatabase['template'],
-    private readonly seeded: string[],
-    private readonly run?: string,
-  ) {
-    this.url = dialect.url(server, name);
+  constructor(private readonly spec: DatabaseSpec) {
+    const { dialect, server, name } = spec;
+    this.dialect = dialect;
+    this.server = server;
+    this.name = name;
+    this.template = spec.template;
+    this.url = spec.url ?? dialect.url(server, name);
     this.connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
   }
 
   async reset(): Promise<ResetReport> {
-    this.resetClient ??= this.dialect.connect(this.server, this.name);
+    // A failed connect is not kept: the next reset() tries again, and close() has nothing to end.
+    this.resetClient ??= this.dialect.connect(this.server, this.name).catch((e: unknown) => {
+      this.resetClient = undefined;
+      throw e;
+    });
     const client = await this.resetClient;
     client.hold(true);
     try {
-      return await this.dialect.reset(client, this.name, this.seeded);
+      return await this.dialect.reset(client, this.name, this.spec.seeded);
     } finally {
       client.hold(false);
     }
   }
 
-  private async closeResetClient(): Promise<void> {
+  async close(): Promise<void> {
     const client = this.resetClient;
     this.resetClient = undefined;
     if (!client) return;
@@ -218,18 +249,21 @@ class WorkerDatabase implements TestDatabase {
   }
 
   async recreate(opts: { force?: boolean } = {}): Promise<void> {
-    await this.closeResetClient();
-    await this.withAdmin((admin) => cloneInto(this.dialect, admin, this.server, this.template.name, this.name, this.run, opts.force));
+    await this.close();
+    const force = opts.force ?? this.spec.owner === 'runner';
+    await this.withAdmin((admin) => cloneInto(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force));
+    this.spec.onCloned?.();
   }
 
   async destroy(opts: { force?: boolean } = {}): Promise<void> {
-    await this.closeResetClient();
+    await this.close();
     await this.withAdmin(async (admin) => {
       const marker = await this.dialect.readMarker(admin, this.name);
       if (marker === undefined) return;
       if (marker === null) throw new FastTestDbError('NOT_OURS', `${this.name} was not created by fast-test-db; left untouched`, 'remove it yourself if you mean to');
       await this.dialect.drop(admin, this.name, opts);
     });
+    this.spec.onDropped?.();
   }
 
   describe() {
@@ -237,6 +271,7 @@ class WorkerDatabase implements TestDatabase {
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    await this.destroy();
+    if (this.spec.owner === 'self') await this.destroy();
+    else await this.close();
   }
 }

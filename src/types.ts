@@ -63,6 +63,16 @@ export interface DescribeReport {
   untuned: Record<string, { expected: string; actual: string }>;
 }
 
+/**
+ * One test database, whoever made it: createTestDatabase(), a runner's testDatabase(), or an ORM
+ * adapter (as its `database`).
+ *
+ * Disposal releases what this handle owns: `await using db = await createTestDatabase()` drops
+ * the database at the end of the scope, because that database is the handle's own. A runner's
+ * worker database belongs to the runner (every file of the worker uses it, and the runner drops
+ * it when the run ends), so disposing its handle only closes the connections the handle holds,
+ * as close() does.
+ */
 export interface TestDatabase extends AsyncDisposable {
   readonly name: string;
   readonly url: string;
@@ -78,6 +88,8 @@ export interface TestDatabase extends AsyncDisposable {
   destroy(opts?: { force?: boolean }): Promise<void>;
   /** Reads the server's settings back and says whether it is really tuned. */
   describe(): Promise<DescribeReport>;
+  /** Closes the connection reset() keeps; the database stays. */
+  close(): Promise<void>;
 }
 
 export type MigrateFn = (url: string, ctx: { database: string; server: ServerInfo; connection: ConnectionOptions }) => Promise<void>;

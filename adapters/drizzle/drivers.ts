@@ -2,10 +2,7 @@
  * Opens the user's chosen driver on a database and wraps it in Drizzle. Drivers and Drizzle's
  * driver modules load lazily: a project using postgres.js needs no `pg` installed, and the reverse.
  */
-import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
-import type { ConnectionOptions, Engine } from '../../src/types.js';
-import { logger } from '../../src/log.js';
+import { FastTestDbError, loadPeer, logger, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
 import type { Casing } from './schema-ddl.js';
 
 const log = logger('drizzle');

@@ -5,7 +5,8 @@
 export { drizzleTestDb } from './test-db.js';
 export type { DrizzleTestDb, DrizzleTestDbOptions, DrizzleDbFor } from './test-db.js';
 export { drizzleTemplate } from './template.js';
-export type { DrizzleTemplate, DrizzleTemplateOptions } from './template.js';
+export type { DrizzleTemplateOptions } from './template.js';
+export type { TemplateSource } from '../../src/adapter-kit.js';
 export { fastInsert } from './fast-insert.js';
 export type { FastInsertOptions, MySqlInsertedId } from './fast-insert.js';
 export type { DrizzleDriver } from './drivers.js';

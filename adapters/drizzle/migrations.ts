@@ -4,8 +4,7 @@
  * that `__drizzle_migrations` holds exactly what drizzle-kit and the app's migrate() expect.
  */
 import { createHash } from 'node:crypto';
-import { FastTestDbError, messageOf } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
+import { FastTestDbError, loadPeer, messageOf } from '../../src/adapter-kit.js';
 
 export interface MigratorConfig {
   migrationsFolder: string;

@@ -3,11 +3,9 @@
  * Drizzle's query builder but reading results back the way Drizzle's own session does
  * (same type parsers), so that returned rows match `db.insert(...).returning()`.
  */
-import type { SqlFamily } from '../../src/quote.js';
+import { FastTestDbError, loadPeer, type SqlFamily } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
-import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
 import { kindOf } from './meta.js';
 
 export interface InsertResult {

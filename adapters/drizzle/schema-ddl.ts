@@ -3,9 +3,7 @@
  * drizzle-kit/api diffs an empty snapshot against the schema's snapshot. Used when there is no
  * migrations folder, both to build the template and as its fingerprint.
  */
-import { FastTestDbError, messageOf } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
-import type { SqlFamily } from '../../src/quote.js';
+import { FastTestDbError, loadPeer, messageOf, type SqlFamily } from '../../src/adapter-kit.js';
 
 export type Casing = 'snake_case' | 'camelCase';
 

@@ -5,10 +5,7 @@
  * `adapter: () => drizzleTemplate({ ... })`.
  */
 import { createHash } from 'node:crypto';
-import type { TemplateSource } from '../../src/config.js';
-import { FastTestDbError } from '../../src/errors.js';
-import { logger } from '../../src/log.js';
-import type { Engine, MigrateFn } from '../../src/types.js';
+import { FastTestDbError, logger, type Engine, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { DRIVER_ENGINE, DRIZZLE_MODULE, openDrizzle, type DrizzleDriver } from './drivers.js';
 import { isKind } from './meta.js';
 import { migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
@@ -30,13 +27,6 @@ export interface DrizzleTemplateOptions<TDriver extends DrizzleDriver | undefine
   casing?: Casing;
   /** Default: from the driver, else from the schema's tables (pgTable / mysqlTable), else 'postgres'. */
   engine?: Engine;
-}
-
-export interface DrizzleTemplate extends TemplateSource {
-  migrate: MigrateFn;
-  cacheKey: string;
-  engine: Engine;
-  driver: DrizzleDriver;
 }
 
 /** Engine of the schema's tables, when they say. */
@@ -66,7 +56,8 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
   return { engine, driver: options.driver ?? (engine === 'mysql' ? 'mysql2' : 'pg') };
 }
 
-export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<DrizzleTemplate> {
+/** The template half of drizzleTestDb, for runner integrations: `adapter: () => drizzleTemplate({ schema })`. */
+export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<TemplateSource> {
   const { engine, driver } = resolveEngine(options);
   const { schema, migrationsFolder, migrationsTable, migrationsSchema, casing } = options;
   const migrator: MigratorConfig | undefined = migrationsFolder ? { migrationsFolder, migrationsTable, migrationsSchema } : undefined;
@@ -95,5 +86,5 @@ export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<
       await opened.close();
     }
   };
-  return { migrate, cacheKey, engine, driver };
+  return { migrate, cacheKey, engine };
 }

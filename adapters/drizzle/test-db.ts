@@ -5,10 +5,9 @@
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import { adapterDatabase } from '../../src/runners/compose.js';
-import type { MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import { adapterDatabase, type MigrateFn, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
 import { openDrizzle, type DrizzleDriver } from './drivers.js';
-import { drizzleTemplate, type DrizzleTemplateOptions } from './template.js';
+import { drizzleTemplate, resolveEngine, type DrizzleTemplateOptions } from './template.js';
 
 export interface DrizzleTestDbOptions<TSchema extends Record<string, unknown>, TDriver extends DrizzleDriver | undefined = undefined>
   extends TestDatabaseOptions,
@@ -32,9 +31,9 @@ export type DrizzleDbFor<TDriver, TSchema extends Record<string, unknown>> = TDr
 export interface DrizzleTestDb<TDb> extends AsyncDisposable {
   /** Drizzle bound to this worker's database; `db.$client` is the driver's pool. */
   db: TDb;
+  /** This worker's test database: reset(), recreate(), destroy(), url, connection. */
   database: TestDatabase;
-  driver: DrizzleDriver;
-  /** Ends the pool. Call it before database.recreate() or destroy(). */
+  /** Ends the pool and closes the database's own connection; the database stays. Call it before database.recreate() or destroy(). */
   close(): Promise<void>;
 }
 
@@ -42,23 +41,24 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
   options: DrizzleTestDbOptions<TSchema, TDriver>,
 ): Promise<DrizzleTestDb<DrizzleDbFor<TDriver, TSchema>>> {
   const { schema, migrationsFolder, migrationsTable, migrationsSchema, driver: chosen, casing, logger: drizzleLogger, poolSize, migrate: seed, ...core } = options;
-  const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver: chosen, casing, engine: core.engine });
+  const { engine, driver } = resolveEngine({ schema, driver: chosen, engine: core.engine });
+  const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver, casing, engine });
   const migrate: MigrateFn = async (url, ctx) => {
-    await template.migrate(url, ctx);
+    await template.migrate?.(url, ctx);
     if (seed) await seed(url, ctx);
   };
   const database = await adapterDatabase({
     ...core,
-    engine: template.engine,
+    engine,
     migrate,
     // The seed function is code we cannot hash: a cacheKey the caller gives covers it.
     cacheKey: [core.cacheKey, template.cacheKey].filter(Boolean).join('|'),
   });
   let opened;
   try {
-    opened = await openDrizzle(template.driver, database.connection, { schema, casing, logger: drizzleLogger, max: poolSize });
+    opened = await openDrizzle(driver, database.connection, { schema, casing, logger: drizzleLogger, max: poolSize });
   } catch (e) {
-    await database.destroy().catch(() => {});
+    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => {});
     throw e;
   }
   const pool = opened;
@@ -67,15 +67,15 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     if (closed) return;
     closed = true;
     await pool.close();
+    await database.close();
   };
   return {
     db: pool.db,
     database,
-    driver: template.driver,
     close,
     async [Symbol.asyncDispose]() {
       await close();
-      await database.destroy();
+      await database[Symbol.asyncDispose]();
     },
   };
 }

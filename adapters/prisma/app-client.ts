@@ -13,9 +13,7 @@
  * would run outside that transaction) and of `$extends()` clients (their query extensions would not
  * run), and Prisma 6 on MySQL/MariaDB (untested: its adapter cannot share a pool with prismaTestDb).
  */
-import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
-import type { Flavor } from '../../src/types.js';
+import { FastTestDbError, loadPeer, type Flavor } from '../../src/adapter-kit.js';
 import { buildContext } from './context.js';
 import { mariadbDriverOn, pgDriverOn, type PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './fast-insert.js';

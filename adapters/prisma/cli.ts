@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { FastTestDbError } from '../../src/errors.js';
-import { logger } from '../../src/log.js';
+import { FastTestDbError, logger } from '../../src/adapter-kit.js';
 
 const log = logger('prisma');
 

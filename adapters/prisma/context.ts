@@ -2,8 +2,7 @@
  * What fastInsert needs besides a driver: the schema (the client's runtime data model, completed
  * by the schema text it embeds, else by the file given), Prisma's Decimal, and pg's text-array parser.
  */
-import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
+import { FastTestDbError, loadPeer } from '../../src/adapter-kit.js';
 import type { PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './fast-insert.js';
 import { clientSchema, runtimeDataModel } from './runtime-model.js';

@@ -4,12 +4,9 @@
  * migrations can use the very same pool without going through Prisma's query pipeline.
  */
 import { dirname, join } from 'node:path';
-import { loadPeer } from '../../src/peer.js';
-import { classifyDriverError } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
+import { classifyDriverError, loadPeer, type ConnectionOptions, type Flavor, type SqlFamily } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
-import type { ConnectionOptions, Flavor } from '../../src/types.js';
 import type { ScriptRunner } from './migrations.js';
 
 /** What one INSERT statement gave back. */

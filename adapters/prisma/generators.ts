@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { FastTestDbError } from '../../src/errors.js';
+import { FastTestDbError } from '../../src/adapter-kit.js';
 
 export function uuid4(): string {
   return randomUUID();

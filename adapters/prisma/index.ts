@@ -2,13 +2,13 @@
  * fast-test-db/prisma: a Prisma 7 client on this worker's own database, cloned from a template
  * that ran the project's migrations once, and fastInsert for seeding.
  *
- *   const { prisma, db } = await prismaTestDb({ client: PrismaClient, schema: 'prisma/schema.prisma' });
+ *   const { prisma, database } = await prismaTestDb({ client: PrismaClient, schema: 'prisma/schema.prisma' });
  *   const [alice] = await fastInsert(prisma.user, [{ email: 'a@x.io' }]);
  *
  * The client runs on a pool we create and hand to its driver adapter (PrismaPg / PrismaMariaDb),
- * so fastInsert can use that pool directly. `db.reset()` works with the client connected;
- * `db.recreate()` and `db.destroy()` need `close()` first (or { force: true }), since the pool
- * holds connections to the database.
+ * so fastInsert can use that pool directly. `database.reset()` works with the client connected;
+ * `database.recreate()` and `database.destroy()` need `close()` first (or { force: true }), since
+ * the pool holds connections to the database.
  *
  * Under a runner integration the two halves are apart: `prismaTemplate()` as the config's adapter
  * (the global setup builds the template), `prismaClient()` in a setup file on the worker's URL.
@@ -16,11 +16,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { TemplateSource } from '../../src/config.js';
-import { FastTestDbError } from '../../src/errors.js';
-import { readHandoff } from '../../src/runners/handoff.js';
-import { adapterDatabase } from '../../src/runners/compose.js';
-import type { ConnectionOptions, Engine, Flavor, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import { adapterDatabase, FastTestDbError, runnerServer, type ConnectionOptions, type Engine, type Flavor, type MigrateFn, type TemplateSource, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
 import { runPrismaCli } from './cli.js';
 import { appClientLease } from './app-client.js';
 import { buildContext, inlineSchema } from './context.js';
@@ -56,11 +52,11 @@ export interface PrismaTestDbOptions<C> extends Omit<TestDatabaseOptions, 'migra
 }
 
 export interface PrismaTestDb<C> extends AsyncDisposable {
+  /** The generated client, on this worker's database; its schema is already there. */
   prisma: C;
-  db: TestDatabase;
-  /** The pg.Pool or mariadb.Pool behind the client's adapter. */
-  pool: unknown;
-  /** Disconnects the client and ends the pool; the database stays (see db.destroy()). */
+  /** This worker's test database: reset(), recreate(), destroy(), url, connection. */
+  database: TestDatabase;
+  /** Disconnects the client, ends its pool and closes the database's own connection; the database stays. */
   close(): Promise<void>;
 }
 
@@ -108,17 +104,11 @@ export interface PrismaTemplateOptions {
   cacheKey?: string;
 }
 
-export interface PrismaTemplate extends TemplateSource {
-  migrate: MigrateFn;
-  cacheKey: string;
-  engine: Engine;
-}
-
 /**
- * The schema half of prismaTestDb, for runner integrations (fast-test-db/vitest, /jest) whose
+ * The template half of prismaTestDb, for runner integrations (fast-test-db/vitest, /jest) whose
  * global setup builds the template: `adapter: () => prismaTemplate({ schema })`.
  */
-export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promise<PrismaTemplate> {
+export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promise<TemplateSource> {
   const { migrateWith = 'sql' } = options;
   const schemaPath = resolve(options.schema ?? 'prisma/schema.prisma');
   const schemaText = readSchemaText(schemaPath);
@@ -178,8 +168,6 @@ export interface PrismaClientOptions<C> {
 
 export interface PrismaClientHandle<C> extends AsyncDisposable {
   prisma: C;
-  /** The pg.Pool or mariadb.Pool behind the client's adapter. */
-  pool: unknown;
   /** Disconnects the client and ends the pool. */
   close(): Promise<void>;
 }
@@ -219,7 +207,7 @@ export async function prismaClient<C extends object>(options: PrismaClientOption
   const parsed = options.schema ? parsePrismaSchema(readSchemaText(resolve(options.schema))) : undefined;
   // A mysql:// URL does not say MariaDB; the server the runner started does.
   const flavor: Flavor =
-    options.flavor ?? readHandoff()?.server.flavor ?? fromUrl.flavor ?? (parsed && engineOfProvider(parsed.provider) === 'mysql' ? 'mysql' : 'postgres');
+    options.flavor ?? runnerServer()?.flavor ?? fromUrl.flavor ?? (parsed && engineOfProvider(parsed.provider) === 'mysql' ? 'mysql' : 'postgres');
   return openClient(fromUrl.connection, flavor, { client, factory, poolSize }, parsed);
 }
 
@@ -260,7 +248,7 @@ async function openClient<C extends object>(
     await (prisma as { $disconnect?: () => Promise<void> }).$disconnect?.();
     await driver.end().catch(() => undefined);
   };
-  return { prisma, pool: driver.pool, close, [Symbol.asyncDispose]: close };
+  return { prisma, close, [Symbol.asyncDispose]: close };
 }
 
 export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
@@ -273,23 +261,26 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
   }
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
-  const db = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
+  const database = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
 
   let opened: PrismaClientHandle<C>;
   try {
-    opened = await openClient(db.connection, db.server.flavor, { client, factory, poolSize }, parsed);
+    opened = await openClient(database.connection, database.server.flavor, { client, factory, poolSize }, parsed);
   } catch (e) {
-    await db.destroy({ force: true }).catch(() => undefined);
+    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
     throw e;
   }
+  const close = async () => {
+    await opened.close();
+    await database.close();
+  };
   return {
     prisma: opened.prisma,
-    db,
-    pool: opened.pool,
-    close: opened.close,
+    database,
+    close,
     async [Symbol.asyncDispose]() {
-      await opened.close();
-      await db.destroy({ force: true });
+      await close();
+      await database[Symbol.asyncDispose]();
     },
   };
 }

@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FastTestDbError, messageOf } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
+import { FastTestDbError, messageOf, type SqlFamily } from '../../src/adapter-kit.js';
 
 export interface PrismaMigration {
   name: string;

@@ -3,8 +3,7 @@
  * send), and driver result -> the JavaScript value create() returns. Anything create() would
  * reject is rejected here too, with UNSUPPORTED, instead of writing a row Prisma would not write.
  */
-import { FastTestDbError } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
+import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 import type { PrismaEnum, PrismaField } from './schema.js';
 
 /** Prisma's Decimal (decimal.js) class, taken from the client runtime so results compare with create()'s. */

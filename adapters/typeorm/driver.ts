@@ -4,8 +4,7 @@
  * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
  */
 import type { DataSource, QueryRunner } from 'typeorm';
-import { FastTestDbError, classifyDriverError } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
+import { classifyDriverError, FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 
 export interface InsertOutcome {

@@ -5,8 +5,7 @@
  * Everything else the adapter reads (metadata, driver pools, QueryRunner) is the same in 0.2.45–1.x.
  */
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
-import { FastTestDbError } from '../../src/errors.js';
-import { loadPeer } from '../../src/peer.js';
+import { FastTestDbError, loadPeer } from '../../src/adapter-kit.js';
 import { typeormVersion } from './fingerprint.js';
 
 /** DataSource (0.3+, 1.x) or Connection (0.2.x): both are built from options and own the driver. */

@@ -3,30 +3,32 @@
  * that TypeORM's migrations (or synchronize) built once per schema fingerprint.
  */
 import type { DataSource, DataSourceOptions } from 'typeorm';
-import { FastTestDbError, messageOf } from '../../src/errors.js';
-import { logger } from '../../src/log.js';
-import { adapterDatabase } from '../../src/runners/compose.js';
-import type { ConnectionOptions, Engine, MigrateFn, TestDatabase, TestDatabaseOptions } from '../../src/types.js';
+import { adapterDatabase, FastTestDbError, logger, messageOf, type ConnectionOptions, type Engine, type TemplateSource, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
 
 const log = logger('typeorm');
 
-export interface TypeormTestDbOptions extends Omit<TestDatabaseOptions, 'migrate' | 'engine'> {
+export interface TypeormTestDbOptions extends Omit<TestDatabaseOptions, 'migrate' | 'engine'>, TypeormTemplateOptions {
+  /** Applied to the worker's DataSource only, e.g. `{ logging: true }` or a smaller pool via `extra`. */
+  overrides?: Partial<DataSourceOptions>;
+}
+
+export interface TypeormTestDb extends AsyncDisposable {
+  /** Initialised, connected to this worker's database; its schema is already there. */
+  dataSource: DataSource;
+  /** This worker's test database: reset(), recreate(), destroy(), url, connection. */
+  database: TestDatabase;
+  /** Destroys the DataSource and closes the database's own connection; the database stays. */
+  close(): Promise<void>;
+}
+
+export interface TypeormTemplateOptions {
   /**
    * What builds the template. Default: the DataSource's migrations when it has any (plus
    * synchronize when the options also say `synchronize: true`), otherwise synchronize.
    */
   schema?: SchemaSource;
-  /** Applied to the worker's DataSource only, e.g. `{ logging: true }` or a smaller pool via `extra`. */
-  overrides?: Partial<DataSourceOptions>;
-}
-
-export interface TypeormTestDb {
-  /** Initialised, connected to this worker's database; its schema is already there. */
-  dataSource: DataSource;
-  /** The core test database, for reset(), recreate() and destroy(). */
-  db: TestDatabase;
 }
 
 export function engineOfOptions(options: DataSourceOptions): Engine {
@@ -82,10 +84,10 @@ async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptio
 }
 
 /**
- * The schema half of typeormTestDb, for runner integrations (fast-test-db/jest, /vitest) whose
- * global setup builds the template: the engine, a cache key, and a migrate function.
+ * The template half of typeormTestDb, for runner integrations (fast-test-db/jest, /vitest) whose
+ * global setup builds the template: `adapter: () => typeormTemplate(dataSourceOptions)`.
  */
-export async function typeormSchema(ormOptions: DataSourceOptions, opts: { schema?: SchemaSource } = {}): Promise<{ engine: Engine; cacheKey: string; migrate: MigrateFn }> {
+export async function typeormTemplate(ormOptions: DataSourceOptions, opts: TypeormTemplateOptions = {}): Promise<TemplateSource> {
   const engine = engineOfOptions(ormOptions);
   const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
   const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, opts.schema);
@@ -126,17 +128,36 @@ export async function typeormDataSource(ormOptions: DataSourceOptions, connectio
  */
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
   const { schema, overrides, ...core } = ourOptions;
-  const s = await typeormSchema(ormOptions, { schema });
-  const db = await adapterDatabase({
+  const s = await typeormTemplate(ormOptions, { schema });
+  const database = await adapterDatabase({
     ...core,
     engine: s.engine,
     cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),
     migrate: s.migrate,
   });
+  let dataSource: DataSource;
   try {
-    return { dataSource: await typeormDataSource(ormOptions, db.connection, overrides), db };
+    dataSource = await typeormDataSource(ormOptions, database.connection, overrides);
   } catch (e) {
-    await db.destroy({ force: true }).catch(() => undefined);
+    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
     throw e;
   }
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    // The test may have destroyed it already (initialised: 0.3+/1.x; connected: 0.2.x).
+    const open = dataSource as DataSource & { isConnected?: boolean };
+    if (open.isInitialized ?? open.isConnected) await closeDataSource(dataSource);
+    await database.close();
+  };
+  return {
+    dataSource,
+    database,
+    close,
+    async [Symbol.asyncDispose]() {
+      await close();
+      await database[Symbol.asyncDispose]();
+    },
+  };
 }

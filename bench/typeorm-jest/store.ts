@@ -84,15 +84,15 @@ async function typeormStore(env: TypeormJestEnv): Promise<PointStore> {
 
 async function ftdbStore(): Promise<PointStore> {
   const { typeormTestDb, fastInsert } = await import('../../adapters/typeorm/index.js');
-  const { dataSource, db } = await typeormTestDb({ type: 'postgres', entities: [Point], synchronize: true }, { schema: 'synchronize' });
-  const repo = dataSource.getRepository(Point);
+  const t = await typeormTestDb({ type: 'postgres', entities: [Point], synchronize: true }, { schema: 'synchronize' });
+  const repo = t.dataSource.getRepository(Point);
   return {
     add: async (amount) => void (await fastInsert(repo, Point.of(amount))),
     addAll: async (amounts) => void (await Promise.all(amounts.map((a) => fastInsert(repo, Point.of(a))))),
     count: () => repo.count(),
     close: async () => {
-      await dataSource.destroy();
-      await db.destroy();
+      await t.close();
+      await t.database.destroy();
     },
   };
 }

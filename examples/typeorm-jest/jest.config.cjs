@@ -4,7 +4,7 @@
  * a template from the entities once per change of their schema; each worker clones it.
  */
 const { withFastTestDb } = require('fast-test-db/jest');
-const { typeormSchema } = require('fast-test-db/typeorm');
+const { typeormTemplate } = require('fast-test-db/typeorm');
 
 const swc = {
   jsc: {
@@ -28,6 +28,6 @@ module.exports = withFastTestDb(
     // while Jest's transform is hooked into require, so the entities compile like the tests do.
     // A fresh clone for each test file: files count the rows they inserted.
     isolation: 'file',
-    adapter: () => typeormSchema(require('./src/data-source').dataSourceOptions),
+    adapter: () => typeormTemplate(require('./src/data-source').dataSourceOptions),
   },
 );

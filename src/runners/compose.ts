@@ -10,9 +10,8 @@
  *   runner's teardown drops it if the test does not.
  * Outside a runner, or on another server, nothing changes.
  */
-import { dialectFor } from '../dialect/index.js';
 import { logger } from '../log.js';
-import { createTestDatabase, prepareTemplate, type PreparedTemplate } from '../test-database.js';
+import { createTestDatabase, prepareTemplate } from '../test-database.js';
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../types.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import { readyForFile, workerDatabase } from './worker.js';
@@ -33,38 +32,16 @@ export async function adapterDatabase(options: TestDatabaseOptions): Promise<Tes
   const withRun = { ...options, runId: options.runId ?? h.run };
   const prepared = await prepareTemplate(withRun);
   if (!sameServer(prepared.server, h.server)) return createTestDatabase(options);
-  if (prepared.template.name === h.template) return runnersDatabase(h, prepared);
+  if (prepared.template.name === h.template) return runnersDatabase(h);
   const suffix = adapterSuffix(prepared.template.fingerprint, options.suffix);
   log('the runner built %s and this adapter %s: the adapter takes its own database (suffix %s)', h.template, prepared.template.name, suffix);
   return createTestDatabase({ ...withRun, suffix });
 }
 
-/** The runner's database of this worker, as a TestDatabase whose destroy() leaves it to the runner. */
-async function runnersDatabase(h: Handoff, prepared: PreparedTemplate): Promise<TestDatabase> {
+/** The runner's database of this worker: disposing it leaves it to the runner, which drops it at the end of the run. */
+async function runnersDatabase(h: Handoff): Promise<TestDatabase> {
   const target = workerTarget(h);
   await readyForFile(h, target.name);
   log('the adapter uses the runner database %s (same template %s)', target.name, h.template);
-  const db = workerDatabase(h, target);
-  const describe = async () => {
-    const dialect = await dialectFor(h.engine);
-    const admin = await dialect.connect(h.server);
-    try {
-      return await dialect.describe(admin, h.server);
-    } finally {
-      await admin.close();
-    }
-  };
-  return {
-    name: target.name,
-    url: target.url,
-    connection: target.connection,
-    server: h.server,
-    template: prepared.template,
-    reset: () => db.reset(),
-    recreate: () => db.recreate(),
-    // The runner hands this database to every file of the worker and drops it at the end of the run.
-    destroy: () => db.close(),
-    describe,
-    [Symbol.asyncDispose]: () => db.close(),
-  };
+  return workerDatabase(h, target);
 }

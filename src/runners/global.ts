@@ -102,6 +102,7 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
     shard: names.shard,
     server,
     template: prepared.template.name,
+    fingerprint: prepared.template.fingerprint,
     seeded: prepared.seeded,
     isolation: parseIsolation(options.isolation ?? process.env.FAST_TEST_DB_ISOLATION),
     envVars: parseEnvVars(options.envVar ?? process.env.FAST_TEST_DB_ENV_VAR),

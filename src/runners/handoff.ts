@@ -34,6 +34,8 @@ export interface Handoff {
   shard?: string;
   server: ServerInfo;
   template: string;
+  /** The template's fingerprint (what its name is made from), for TestDatabase.template. */
+  fingerprint: string;
   /** Tables with rows in the template; reset() keeps them. */
   seeded: string[];
   isolation: Isolation;

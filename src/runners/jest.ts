@@ -10,11 +10,13 @@ import { FastTestDbError } from '../errors.js';
 import { stashOptions } from './global.js';
 import { readHandoff, requireHandoff } from './handoff.js';
 import { runnerFile } from './paths.js';
-import { workerDatabase, type WorkerDatabase } from './worker.js';
+import type { TestDatabase } from '../types.js';
+import { workerDatabase } from './worker.js';
 
 export { default as globalSetup } from './jest-global-setup.js';
 export { default as globalTeardown } from './jest-global-teardown.js';
 export type { FastTestDbConfig } from '../config.js';
+export type { TestDatabase } from '../types.js';
 export type { Isolation } from './handoff.js';
 
 interface JestConfigLike {
@@ -51,8 +53,8 @@ export function withFastTestDb<C extends JestConfigLike>(config: C, options: Fas
   };
 }
 
-/** This worker's database (name, url, connection, reset(), recreate()), inside a test file. */
-export function testDatabase(): WorkerDatabase {
+/** This worker's database, inside a test file. The runner owns it: disposing the handle only closes it. */
+export async function testDatabase(): Promise<TestDatabase> {
   return workerDatabase(requireHandoff('jest'));
 }
 

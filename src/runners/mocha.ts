@@ -14,10 +14,14 @@
  */
 import { currentRun, startRun } from './global.js';
 import { exportUrl, readHandoff, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
-import { cloneFresh, ensureCloned, Resetter, workerDatabase, type WorkerDatabase } from './worker.js';
+import type { TestDatabase } from '../types.js';
+import { cloneFresh, ensureCloned, workerDatabase } from './worker.js';
+
+export type { TestDatabase } from '../types.js';
 
 let target: WorkerTarget | undefined;
-let resetter: Resetter | undefined;
+/** The handle whose reset connection serves isolation 'test' for the files this process runs. */
+let resetting: Promise<TestDatabase> | undefined;
 /** The spec file of the last test, for isolation 'file' when one process runs several files. */
 let lastFile: string | undefined;
 
@@ -55,17 +59,18 @@ export const mochaHooks = {
     if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
     lastFile = file;
     if (h.isolation !== 'test') return;
-    resetter ??= new Resetter(h, target!.name);
-    await resetter.reset();
+    resetting ??= workerDatabase(h, target);
+    await (await resetting).reset();
   },
   async afterAll(): Promise<void> {
-    await resetter?.close();
-    resetter = undefined;
+    const open = resetting;
+    resetting = undefined;
+    if (open) await (await open).close();
   },
 };
 
-/** This worker's database (name, url, connection, reset(), recreate()). */
-export function testDatabase(): WorkerDatabase {
+/** This worker's database. The runner owns it: disposing the handle only closes it. */
+export async function testDatabase(): Promise<TestDatabase> {
   const h = prepare() ?? requireHandoff('mocha');
   return workerDatabase(h, target);
 }

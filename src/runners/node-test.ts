@@ -22,7 +22,10 @@ import { SERVER_ENV } from '../server/resolve.js';
 import { detectWorker } from '../workers.js';
 import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
-import { cloneFresh, ensureCloned, installWorker, workerDatabase, type WorkerDatabase } from './worker.js';
+import type { TestDatabase } from '../types.js';
+import { cloneFresh, ensureCloned, installWorker, workerDatabase } from './worker.js';
+
+export type { TestDatabase } from '../types.js';
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
@@ -50,7 +53,7 @@ async function standaloneChild(): Promise<Handoff> {
   return { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'file' };
 }
 
-let db: WorkerDatabase | undefined;
+let db: TestDatabase | undefined;
 
 // --test-isolation=none (Node 22.8+) runs every file inside the runner process: it is its own worker.
 const inProcess = isRunner && process.execArgv.some((a) => /^--(experimental-)?test-isolation=none$/.test(a));
@@ -62,7 +65,7 @@ if (isRunner) {
 if (isRunner && inProcess) {
   const handoff = readHandoff()!;
   const target = workerTarget(handoff);
-  db = workerDatabase(handoff, target);
+  db = await workerDatabase(handoff, target);
   await cloneFresh(handoff, target.name);
   installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, await nodeTestHooks(), target);
 } else if (!isRunner) {
@@ -70,7 +73,7 @@ if (isRunner && inProcess) {
   const handoff = handed ?? (await standaloneChild());
   // Without a parent's global setup, this process (one test file) names its own database.
   const target = workerTarget(handoff, handed ? detectWorker().id : `p${process.pid}`);
-  db = workerDatabase(handoff, target);
+  db = await workerDatabase(handoff, target);
   // Clone before the test file is even loaded: no hook ordering to get wrong.
   if (!handed || handoff.isolation === 'file') await cloneFresh(handoff, target.name);
   else await ensureCloned(handoff, target.name);
@@ -102,8 +105,8 @@ async function dropOwn(h: Handoff, name: string): Promise<void> {
   }
 }
 
-/** This file's database (name, url, connection, reset(), recreate()). */
-export function testDatabase(): WorkerDatabase {
+/** This file's database. The runner owns it: disposing the handle only closes it. */
+export async function testDatabase(): Promise<TestDatabase> {
   if (db) return db;
   throw new FastTestDbError('BAD_OPTION', 'testDatabase() from fast-test-db/node-test was called in the test runner process, which has no database of its own', 'call it inside a test file');
 }

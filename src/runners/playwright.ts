@@ -17,9 +17,10 @@
  */
 import { currentRun, startRun } from './global.js';
 import { exportUrl, requireHandoff, workerTarget } from './handoff.js';
-import { cloneFresh, ensureCloned, workerDatabase, type WorkerDatabase } from './worker.js';
+import type { TestDatabase } from '../types.js';
+import { cloneFresh, ensureCloned, workerDatabase } from './worker.js';
 
-export type { WorkerDatabase } from './worker.js';
+export type { TestDatabase } from '../types.js';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const run = currentRun() ?? (await startRun());
@@ -27,7 +28,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 }
 
 /** This worker's database, cloned on first call (fresh on every call with isolation 'file'); exports the URL too. */
-export async function testDatabase(): Promise<WorkerDatabase> {
+export async function testDatabase(): Promise<TestDatabase> {
   const h = requireHandoff('playwright');
   const target = workerTarget(h);
   exportUrl(h, target.url);
@@ -48,11 +49,11 @@ let lastFile: string | undefined;
  * dependencies from its first parameter, which must stay an object pattern.
  */
 export const fixtures: {
-  db: [(args: object, use: Use<WorkerDatabase>) => Promise<void>, { scope: 'worker' }];
-  fastTestDbIsolation: [(args: { db: WorkerDatabase }, use: Use<void>, testInfo: { file: string }) => Promise<void>, { auto: true }];
+  db: [(args: object, use: Use<TestDatabase>) => Promise<void>, { scope: 'worker' }];
+  fastTestDbIsolation: [(args: { db: TestDatabase }, use: Use<void>, testInfo: { file: string }) => Promise<void>, { auto: true }];
 } = {
   db: [
-    async ({}, use: Use<WorkerDatabase>) => {
+    async ({}, use: Use<TestDatabase>) => {
       const db = await testDatabase();
       lastFile = undefined;
       await use(db);
@@ -61,7 +62,7 @@ export const fixtures: {
     { scope: 'worker' },
   ],
   fastTestDbIsolation: [
-    async ({ db }: { db: WorkerDatabase }, use: Use<void>, testInfo: { file: string }) => {
+    async ({ db }: { db: TestDatabase }, use: Use<void>, testInfo: { file: string }) => {
       const { isolation } = requireHandoff('playwright');
       // The worker's first file already has a fresh clone from the `db` fixture.
       if (isolation === 'file' && lastFile !== undefined && lastFile !== testInfo.file) await db.recreate();

@@ -16,10 +16,12 @@ import type { FastTestDbConfig } from '../config.js';
 import { stashOptions } from './global.js';
 import { readHandoff, type Handoff } from './handoff.js';
 import { runnerFile } from './paths.js';
-import { workerDatabase, type WorkerDatabase } from './worker.js';
+import type { TestDatabase } from '../types.js';
+import { workerDatabase } from './worker.js';
 import { FastTestDbError } from '../errors.js';
 
 export type { FastTestDbConfig } from '../config.js';
+export type { TestDatabase } from '../types.js';
 export type { Handoff, Isolation } from './handoff.js';
 export { PROVIDE_KEY } from './handoff.js';
 
@@ -60,8 +62,8 @@ export function withFastTestDb<C extends VitestConfigLike>(config: C, options: F
   };
 }
 
-/** This worker's database (name, url, connection, reset(), recreate()), inside a test file. */
-export async function testDatabase(): Promise<WorkerDatabase> {
+/** This worker's database, inside a test file. The runner owns it: disposing the handle only closes it. */
+export async function testDatabase(): Promise<TestDatabase> {
   const { inject } = await import('vitest');
   const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff();
   if (!handoff)

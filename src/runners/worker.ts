@@ -3,13 +3,13 @@
  * run's template), give a file a fresh one, or empty it before a test. Only template clones and
  * drops of databases carrying our marker happen here.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
 import { logger } from '../log.js';
-import type { ResetReport } from '../types.js';
-import { cloneInto } from '../test-database.js';
+import type { TestDatabase } from '../types.js';
+import { cloneInto, Database } from '../test-database.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 
 const log = logger('runner');
@@ -86,28 +86,6 @@ export async function readyForFile(h: Handoff, name: string): Promise<void> {
   if (state?.name === name) state.cloned = true;
 }
 
-/** A connection held for the resets of one test file, so that each reset costs one round of statements. */
-export class Resetter {
-  private client?: Promise<SqlClient>;
-
-  constructor(
-    private readonly h: Handoff,
-    private readonly name: string,
-  ) {}
-
-  async reset(): Promise<ResetReport> {
-    this.client ??= dialectFor(this.h.engine).then((d) => d.connect(this.h.server, this.name));
-    const dialect = await dialectFor(this.h.engine);
-    return dialect.reset(await this.client, this.name, this.h.seeded);
-  }
-
-  async close(): Promise<void> {
-    const c = this.client;
-    this.client = undefined;
-    if (c) await (await c).close();
-  }
-}
-
 export type Hook = (fn: () => Promise<unknown>) => void;
 export interface RunnerHooks {
   beforeAll?: Hook;
@@ -130,32 +108,42 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     else if (!alreadyCloned(h, target.name)) beforeAll(() => ensureCloned(h, target.name));
   }
   if (h.isolation === 'test') {
-    const resetter = new Resetter(h, target.name);
-    hooks.beforeEach(() => resetter.reset());
-    hooks.afterAll(() => resetter.close());
+    // One handle per file: its reset connection makes each reset one round of statements.
+    let db: Promise<TestDatabase> | undefined;
+    hooks.beforeEach(async () => (await (db ??= workerDatabase(h, target))).reset());
+    hooks.afterAll(async () => {
+      const open = db;
+      db = undefined;
+      if (open) await (await open).close();
+    });
   }
   return target;
 }
 
-export interface WorkerDatabase extends WorkerTarget {
-  /** Empties every table that has rows (template rows stay) and restarts sequences. */
-  reset(): Promise<ResetReport>;
-  /** Drops and clones this database again from the template. */
-  recreate(): Promise<void>;
-  /** Closes the connection reset() keeps. */
-  close(): Promise<void>;
+/**
+ * This worker's database as a TestDatabase, for tests that want to reset or recreate it
+ * themselves. The runner owns the database: disposing the handle only closes it (see TestDatabase).
+ */
+export async function workerDatabase(h: Handoff, target = workerTarget(h)): Promise<TestDatabase> {
+  const dialect = await dialectFor(h.engine);
+  return new Database({
+    dialect,
+    server: h.server,
+    name: target.name,
+    url: target.url,
+    // The global setup built (or found) the template; this handle only uses it.
+    template: { name: h.template, fingerprint: h.fingerprint, built: false },
+    seeded: h.seeded,
+    run: h.run,
+    owner: 'runner',
+    onCloned: () => writeNote(h, target.name),
+    onDropped: () => forgetClone(h, target.name),
+  });
 }
 
-/** This worker's database, for tests that want to reset or recreate it themselves. */
-export function workerDatabase(h: Handoff, target = workerTarget(h)): WorkerDatabase {
-  const resetter = new Resetter(h, target.name);
-  return {
-    ...target,
-    reset: () => resetter.reset(),
-    recreate: async () => {
-      await resetter.close();
-      await cloneFresh(h, target.name);
-    },
-    close: () => resetter.close(),
-  };
+/** After a test dropped the worker's database itself: the next file of this run clones it again. */
+function forgetClone(h: Handoff, name: string): void {
+  rmSync(notePath(h, name), { force: true });
+  const state = fileState();
+  if (state?.name === name) state.cloned = false;
 }

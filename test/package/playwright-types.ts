@@ -3,9 +3,9 @@
  * Playwright's `test.extend`, as a TypeScript user writes it.
  */
 import { test as base } from '@playwright/test';
-import { fixtures, type WorkerDatabase } from '../../src/runners/playwright.js';
+import { fixtures, type TestDatabase } from '../../src/runners/playwright.js';
 
-export const test = base.extend<{ fastTestDbIsolation: void }, { db: WorkerDatabase }>(fixtures);
+export const test = base.extend<{ fastTestDbIsolation: void }, { db: TestDatabase }>(fixtures);
 
 test('db is the worker database', async ({ db }) => {
   db.url.toString();

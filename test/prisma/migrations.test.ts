@@ -18,7 +18,7 @@ const opened: Array<PrismaTestDb<object>> = [];
 afterAll(async () => {
   for (const t of opened) {
     await t.close();
-    await t.db.destroy({ force: true }).catch(() => undefined);
+    await t.database.destroy({ force: true }).catch(() => undefined);
   }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -40,7 +40,7 @@ async function open(engine: Engine, p: { schema: string }, extra: Record<string,
 }
 
 async function migrationRows(t: PrismaTestDb<object>) {
-  const run = await openScriptRunner(t.db.connection, t.db.server.engine === 'postgres' ? 'postgres' : 'mysql');
+  const run = await openScriptRunner(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
   try {
     return await run.query('SELECT * FROM _prisma_migrations ORDER BY started_at');
   } finally {
@@ -49,10 +49,10 @@ async function migrationRows(t: PrismaTestDb<object>) {
 }
 
 async function columns(t: PrismaTestDb<object>) {
-  const run = await openScriptRunner(t.db.connection, t.db.server.engine === 'postgres' ? 'postgres' : 'mysql');
+  const run = await openScriptRunner(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
   try {
     const sql =
-      t.db.server.engine === 'postgres'
+      t.database.server.engine === 'postgres'
         ? `SELECT column_name AS name, data_type AS type, is_nullable AS nullable, column_default AS def FROM information_schema.columns WHERE table_name = '_prisma_migrations' AND table_schema = current_schema() ORDER BY ordinal_position`
         : `SELECT column_name AS name, column_type AS type, is_nullable AS nullable, column_default AS def FROM information_schema.columns WHERE table_name = '_prisma_migrations' AND table_schema = DATABASE() ORDER BY ordinal_position`;
     return await run.query(sql);
@@ -94,8 +94,8 @@ for (const engine of ['postgres', 'mysql'] as const) {
     it('runs the migrations once across workers', async () => {
       const p = project(engine);
       const ts = await Promise.all(['r1', 'r2', 'r3'].map((w) => open(engine, p, { worker: w })));
-      expect(ts.filter((t) => t.db.template.built)).toHaveLength(1);
-      expect(new Set(ts.map((t) => t.db.template.name)).size).toBe(1);
+      expect(ts.filter((t) => t.database.template.built)).toHaveLength(1);
+      expect(new Set(ts.map((t) => t.database.template.name)).size).toBe(1);
       // Clones carry the template's row: the same id everywhere means one run.
       const ids = await Promise.all(ts.map(async (t) => (await migrationRows(t)).map((r) => r.id)));
       expect(ids[0]).toHaveLength(1);
@@ -107,15 +107,15 @@ for (const engine of ['postgres', 'mysql'] as const) {
       const p = project(engine);
       const a = await open(engine, p, { worker: 'c1' });
       const again = await open(engine, p, { worker: 'c2' });
-      expect(again.db.template.built).toBe(false);
-      expect(again.db.template.name).toBe(a.db.template.name);
+      expect(again.database.template.built).toBe(false);
+      expect(again.database.template.name).toBe(a.database.template.name);
       writeFileSync(p.initSql, readFileSync(p.initSql, 'utf8') + (engine === 'postgres' ? 'ALTER TABLE "Tag" ADD COLUMN "extra" TEXT;\n' : 'ALTER TABLE `Tag` ADD COLUMN `extra` TEXT;\n'));
       const b = await open(engine, p, { worker: 'c3' });
-      expect(b.db.template.built).toBe(true);
-      expect(b.db.template.name).not.toBe(a.db.template.name);
+      expect(b.database.template.built).toBe(true);
+      expect(b.database.template.name).not.toBe(a.database.template.name);
       const row = (await migrationRows(b))[0]!;
       expect(row.checksum).toBe(createHash('sha256').update(readFileSync(p.initSql)).digest('hex'));
-      const run = await openScriptRunner(b.db.connection, engine === 'postgres' ? 'postgres' : 'mysql');
+      const run = await openScriptRunner(b.database.connection, engine === 'postgres' ? 'postgres' : 'mysql');
       try {
         await run.query(engine === 'postgres' ? 'SELECT "extra" FROM "Tag"' : 'SELECT `extra` FROM `Tag`');
       } finally {

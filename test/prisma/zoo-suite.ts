@@ -11,6 +11,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastInsert, prismaClient, prismaTestDb, type PrismaTestDb } from '../../adapters/prisma/index.js';
 import { runtimeDataModel } from '../../adapters/prisma/runtime-model.js';
+import { openDriver, type PrismaDriver } from '../../adapters/prisma/driver.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import { ensureGenerated, prisma6Schema, type PrismaCli } from './generate.js';
 
@@ -98,6 +99,7 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
        * driver adapter): one given connection settings, one given a pool.
        */
       const apps: Record<string, any> = {};
+      let appPool: PrismaDriver | undefined;
 
       beforeAll(async () => {
         mod = await loadClient(engine);
@@ -105,20 +107,23 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         t = await prismaTestDb({ client: mod.PrismaClient, schema: schemaOf(engine), migrations: `test/prisma/zoo/${engine}/migrations`, suffix: `prismazoo${tag}` });
         prisma = t.prisma;
         account = await prisma.account.create({ data: { email: `owner-${engine}@x.io` } });
-        const c = t.db.connection;
-        const settings = pg ? new PrismaPg({ connectionString: t.db.url }) : new PrismaMariaDb({ ...(c.host.startsWith('/') ? { socketPath: c.host } : { host: c.host, port: c.port }), user: c.user, password: c.password, database: c.database });
+        const c = t.database.connection;
+        const settings = pg ? new PrismaPg({ connectionString: t.database.url }) : new PrismaMariaDb({ ...(c.host.startsWith('/') ? { socketPath: c.host } : { host: c.host, port: c.port }), user: c.user, password: c.password, database: c.database });
         class PrismaService extends mod.PrismaClient {
           constructor(adapter: unknown) {
             super({ adapter: adapter as never });
           }
         }
         apps['app client, adapter settings'] = new PrismaService(settings);
-        apps['app client, adapter pool'] = new PrismaService(pg ? new PrismaPg(t.pool as never) : new PrismaMariaDb(t.pool as never));
+        // A pool the app made and handed to its adapter, as a NestJS module that shares one does.
+        appPool = await openDriver(t.database.connection, t.database.server.flavor);
+        apps['app client, adapter pool'] = new PrismaService(pg ? new PrismaPg(appPool.pool as never) : new PrismaMariaDb(appPool.pool as never));
       });
       afterAll(async () => {
         for (const app of Object.values(apps)) await app.$disconnect();
+        await appPool?.end();
         await t?.close();
-        await t?.db.destroy({ force: true });
+        await t?.database.destroy({ force: true });
       });
 
       it(`the adapter runs on Prisma ${under.version}`, () => {
@@ -319,7 +324,7 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
 
       it('reset() through the core empties what fastInsert wrote', async () => {
         await fastInsert(prisma.tag, [{ name: 'to-reset' }]);
-        const report = await t.db.reset();
+        const report = await t.database.reset();
         expect(report.emptied.length).toBeGreaterThan(0);
         expect(await prisma.tag.count()).toBe(0);
         // the migrations table is part of the schema, not test data

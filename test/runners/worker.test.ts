@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
 import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
-import type { Handoff } from '../../src/runners/handoff.js';
-import { cloneFresh } from '../../src/runners/worker.js';
+import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/handoff.js';
+import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/worker.js';
 
 const postgresDialect = createPostgresDialect();
 
@@ -14,7 +14,7 @@ it('clones even when another node:test child removed the run directory a moment 
   const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
   const name = `ftdb_wnote${process.pid}`;
   const handoff: Handoff = {
-    v: 1, run: 'gone', engine: 'postgres', family: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name,
+    v: 1, run: 'gone', engine: 'postgres', family: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name, fingerprint: probe.template.fingerprint,
     seeded: [], isolation: 'file', envVars: [], urlPattern: '', dir,
   };
   const admin = await postgresDialect.connect(probe.server);
@@ -28,5 +28,48 @@ it('clones even when another node:test child removed the run directory a moment 
     await admin.close();
     await probe.destroy();
     rmSync(join(dir, '..', '..'), { recursive: true, force: true });
+  }
+});
+
+it("a runner's worker database: disposing the handle closes it, destroy() drops it and the run forgets its clone", async () => {
+  const probe = await createTestDatabase({ worker: 'own-probe' });
+  const dir = mkdtempSync('/tmp/ftdb-own-');
+  const handoff: Handoff = {
+    v: 1, run: 'own', engine: 'postgres', family: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name,
+    fingerprint: probe.template.fingerprint, seeded: [], isolation: 'worker', envVars: [], urlPattern: `postgres://x/${NAME_SLOT}`, dir,
+  };
+  const target = workerTarget(handoff, `own${process.pid}`);
+  const admin = await postgresDialect.connect(probe.server);
+  try {
+    await cloneFresh(handoff, target.name);
+    const db = await workerDatabase(handoff, target);
+    expect(db.template).toEqual({ name: probe.template.name, fingerprint: probe.template.fingerprint, built: false });
+    expect(db.url).toBe(target.url);
+    await db.reset();
+    await db[Symbol.asyncDispose]();
+    expect((await postgresDialect.readMarker(admin, target.name))?.kind).toBe('database');
+    expect(alreadyCloned(handoff, target.name)).toBe(true);
+    await db.destroy();
+    expect(await postgresDialect.readMarker(admin, target.name)).toBeUndefined();
+    expect(alreadyCloned(handoff, target.name)).toBe(false);
+  } finally {
+    if (await postgresDialect.readMarker(admin, target.name)) await postgresDialect.drop(admin, target.name, { force: true });
+    await admin.close();
+    await probe.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('the core database is its own: disposing the handle drops it', async () => {
+  const db = await createTestDatabase({ worker: 'dispose-probe' });
+  const admin = await postgresDialect.connect(db.server);
+  try {
+    await db.reset();
+    await db.close();
+    expect((await postgresDialect.readMarker(admin, db.name))?.kind).toBe('database');
+    await db[Symbol.asyncDispose]();
+    expect(await postgresDialect.readMarker(admin, db.name)).toBeUndefined();
+  } finally {
+    await admin.close();
   }
 });

@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,13 +20,13 @@ import type { TestDatabase } from '../../src/types.js';
 const run = promisify(execFile);
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
-const engines: Array<'postgres' | 'mysql'> = ['postgres', ...(existsSync(join(root, 'src/dialect/mysql/dialect.ts')) ? (['mysql'] as const) : [])];
-const opened: Array<{ dataSource: DataSource; db: TestDatabase }> = [];
+const engines: Array<'postgres' | 'mysql'> = ['postgres', 'mysql'];
+const opened: Array<{ dataSource: DataSource; database: TestDatabase }> = [];
 
 afterAll(async () => {
   for (const o of opened.reverse()) {
     if (o.dataSource.isInitialized) await o.dataSource.destroy();
-    await o.db.destroy({ force: true });
+    await o.database.destroy({ force: true });
   }
 });
 
@@ -73,17 +73,27 @@ for (const engine of engines) {
   const type = engine === 'postgres' ? 'postgres' : 'mariadb';
 
   describe(`typeormTestDb on ${engine}`, () => {
+    it('close() keeps the database; disposing drops it, as the database is the adapter\'s own', async () => {
+      const t = await open({ type, entities: [GizmoV1] }, { worker: 'shape' });
+      await t.database.reset();
+      await t.close();
+      expect(t.dataSource.isInitialized).toBe(false);
+      expect((await t.database.reset()).emptied).toEqual([]);
+      await t[Symbol.asyncDispose]();
+      await expect(t.database.reset()).rejects.toThrow();
+    });
+
     it('builds the template once, and again when an entity changes', async () => {
       const cacheKey = `entity-change-${randomUUID()}`;
       const first = await open({ type, entities: [GizmoV1] }, { cacheKey, worker: 'g1' });
       const again = await open({ type, entities: [GizmoV1] }, { cacheKey, worker: 'g2' });
-      expect(first.db.template.built).toBe(true);
-      expect(again.db.template.built).toBe(false);
-      expect(again.db.template.name).toBe(first.db.template.name);
+      expect(first.database.template.built).toBe(true);
+      expect(again.database.template.built).toBe(false);
+      expect(again.database.template.name).toBe(first.database.template.name);
 
       const changed = await open({ type, entities: [GizmoV2] }, { cacheKey, worker: 'g3' });
-      expect(changed.db.template.built).toBe(true);
-      expect(changed.db.template.name).not.toBe(first.db.template.name);
+      expect(changed.database.template.built).toBe(true);
+      expect(changed.database.template.name).not.toBe(first.database.template.name);
       const res = await fastInsert(changed.dataSource.getRepository(GizmoV2), { name: 'heavy', weight: 5 });
       expect(res.identifiers).toEqual([{ id: 1 }]);
       await expect(first.dataSource.query(`INSERT INTO gizmo (name, weight) VALUES ('x', 1)`)).rejects.toThrow(/weight/);
@@ -100,7 +110,7 @@ for (const engine of engines) {
         const workers = ['p1', 'p2', 'p3', 'p4'].map((w) =>
           run(join(root, 'node_modules/.bin/tsx'), [join(here, 'fixtures/migrate-worker.ts')], {
             cwd: root,
-            env: { ...process.env, [SERVER_ENV]: JSON.stringify([anchor.db.server]), FTDB_ENGINE: engine, FTDB_WORKER: w, FTDB_CACHE_KEY: cacheKey, FTDB_MIGRATION_LOG: logFile },
+            env: { ...process.env, [SERVER_ENV]: JSON.stringify([anchor.database.server]), FTDB_ENGINE: engine, FTDB_WORKER: w, FTDB_CACHE_KEY: cacheKey, FTDB_MIGRATION_LOG: logFile },
             timeout: 90_000,
           }),
         );

@@ -7,7 +7,6 @@
  * zoo-<version>.test.ts files on an aliased copy (see test/helpers/installed-version.ts).
  */
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { Column, Entity, EventSubscriber, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent, type EntitySubscriberInterface } from 'typeorm';
@@ -19,7 +18,7 @@ import { dumpTable } from './compare.js';
 import { AddWidgetColor1700000000001, CreateWidgets1700000000000 } from './fixtures/migrations.js';
 import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
 
-const engines: ZooEngine[] = ['postgres', ...(existsSync(new URL('../../src/dialect/mysql/dialect.ts', import.meta.url)) ? (['mysql'] as const) : [])];
+const engines: ZooEngine[] = ['postgres', 'mysql'];
 
 /**
  * `version` names the TypeORM under test: it goes into test names, database names and the cache
@@ -39,8 +38,8 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         entities: zoo.entities,
         namingStrategy: new SnakeNamingStrategy(),
       } as const;
-      let a: { dataSource: DataSource; db: TestDatabase };
-      let b: { dataSource: DataSource; db: TestDatabase };
+      let a: { dataSource: DataSource; database: TestDatabase };
+      let b: { dataSource: DataSource; database: TestDatabase };
 
       beforeAll(async () => {
         // The fingerprint reads the version of the `typeorm` the project resolves; the cache key
@@ -51,7 +50,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
       afterAll(async () => {
         for (const x of [a, b]) {
           if (x) await closeDataSource(x.dataSource);
-          await x?.db.destroy({ force: true });
+          await x?.database.destroy({ force: true });
         }
       });
 
@@ -150,7 +149,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
 
       it('writes through a repository of a DataSource the app built on its own URL', async () => {
         const DataSource = await loadDataSourceClass('zoo');
-        const own = new DataSource({ type: options.type, url: b.db.url, entities: zoo.entities, namingStrategy: new SnakeNamingStrategy() } as never);
+        const own = new DataSource({ type: options.type, url: b.database.url, entities: zoo.entities, namingStrategy: new SnakeNamingStrategy() } as never);
         await openDataSource(own);
         try {
           const rows = [{ name: `own-${engine}-1` }, { name: `own-${engine}-2` }];
@@ -170,7 +169,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         // The app's production options: another server, and a schema it would drop and synchronize.
         const app = { ...options, url: `${engine === 'postgres' ? 'postgres' : 'mysql'}://app:secret@db.internal:5433/app`, dropSchema: true, synchronize: true, migrationsRun: true };
         const DataSource = await loadDataSourceClass('zoo');
-        const own = new DataSource(typeormOptions(app as never, b.db.connection));
+        const own = new DataSource(typeormOptions(app as never, b.database.connection));
         await openDataSource(own);
         try {
           expect(await count()).toBe(before);
@@ -194,7 +193,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           expect(await m.dataSource.query('SELECT name, color FROM widget')).toEqual([{ name: 'w', color: 'grey' }]);
         } finally {
           await closeDataSource(m.dataSource);
-          await m.db.destroy({ force: true });
+          await m.database.destroy({ force: true });
         }
       });
 

@@ -11,7 +11,7 @@ import { dataSourceOptions } from '../src/data-source';
 export function useTestDataSource(): () => DataSource {
   let ds: DataSource | undefined;
   beforeAll(async () => {
-    ds = await typeormDataSource(dataSourceOptions, testDatabase().connection);
+    ds = await typeormDataSource(dataSourceOptions, (await testDatabase()).connection);
   });
   afterAll(async () => {
     await ds?.destroy();

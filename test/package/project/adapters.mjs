@@ -16,14 +16,14 @@ const out = {};
 const gift = pgTable('gift', { id: serial('id').primaryKey(), name: text('name').notNull() });
 const d = await drizzleTestDb({ schema: { gift }, migrationsFolder: 'drizzle' });
 out.drizzle = await drizzleInsert(d.db, gift, { name: 'drizzle' });
-await d.close();
+await d[Symbol.asyncDispose](); // ends the pool and drops the database: it is the adapter's own
 
 const Gift = new EntitySchema({ name: 'Gift', tableName: 'gift', columns: { id: { type: Number, primary: true, generated: true }, name: { type: String } } });
 const t = await typeormTestDb({ type: 'postgres', entities: [Gift] });
 await typeormInsert(t.dataSource.getRepository(Gift), { name: 'typeorm' });
 out.typeorm = await t.dataSource.getRepository(Gift).findOneByOrFail({ name: 'typeorm' });
-await t.dataSource.destroy();
-await t.db.destroy();
+await t.close(); // the DataSource, destroyed
+await t.database.destroy();
 
 const p = await createTestDatabase({ ...(await prismaTemplate({ schema: 'prisma/schema.prisma' })) });
 const client = new pg.Client(p.url);

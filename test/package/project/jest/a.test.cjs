@@ -3,5 +3,5 @@ const { probe } = require('../probe.cjs');
 
 test('a', async () => {
   await probe('jest', 'a', process.env.JEST_WORKER_ID);
-  expect(testDatabase().url).toBe(process.env.DATABASE_URL);
+  expect((await testDatabase()).url).toBe(process.env.DATABASE_URL);
 });

@@ -4,5 +4,5 @@ import { probe } from '../probe.cjs';
 
 it('b', async () => {
   await probe('mocha', 'b', process.env.MOCHA_WORKER_ID);
-  assert.equal(testDatabase().url, process.env.DATABASE_URL);
+  assert.equal((await testDatabase()).url, process.env.DATABASE_URL);
 });

@@ -5,5 +5,5 @@ import { probe } from '../probe.cjs';
 
 test('b', async () => {
   await probe('node-test', 'b', process.env.NODE_TEST_WORKER_ID);
-  assert.equal(testDatabase().url, process.env.DATABASE_URL);
+  assert.equal((await testDatabase()).url, process.env.DATABASE_URL);
 });

@@ -1,0 +1,20 @@
+/**
+ * What the ORM adapters (adapters/*) take from the core, and nothing else: they import this one
+ * module, so that the core can move its files without touching them, and a reader sees in one
+ * place what an adapter depends on.
+ */
+import { readHandoff } from './runners/handoff.js';
+import type { ServerInfo } from './types.js';
+
+export { FastTestDbError, classifyDriverError, messageOf } from './errors.js';
+export { logger } from './log.js';
+export { loadPeer } from './peer.js';
+export { quoteIdent, quoteQualified, type SqlFamily } from './quote.js';
+export { adapterDatabase } from './runners/compose.js';
+export type { TemplateSource } from './config.js';
+export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
+
+/** The server a runner integration of this run started or joined, if a runner wired this process. */
+export function runnerServer(): ServerInfo | undefined {
+  return readHandoff()?.server;
+}
