@@ -2,6 +2,7 @@
  * Where the server comes from: a URL we do not own, a server a runner's global setup already
  * started for this run (handed down in FAST_TEST_DB_SERVER), an embedded one, or a container.
  */
+import { describeServer } from '../client.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -74,17 +75,19 @@ function remoteRefused(host: string, where: string): FastTestDbError {
   );
 }
 
-async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
+/**
+ * A server known only by its URL, before anyone asked it what it is: flavor, version and tuning
+ * are placeholders until describe() fills them in.
+ */
+export function serverAt(url: string, allowRemote: boolean): ServerInfo {
   const partial = parseServerUrl(url, allowRemote);
-  const dialect = await dialectFor(partial.engine);
-  const probe = { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false } as ServerInfo;
-  const admin = await dialect.connect(probe);
-  try {
-    const report = await dialect.describe(admin, probe);
-    return { ...probe, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]), tuned: report.tuned };
-  } finally {
-    await admin.close();
-  }
+  return { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false };
+}
+
+async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
+  const probe = serverAt(url, allowRemote);
+  const report = await describeServer(await dialectFor(probe.engine), probe);
+  return { ...probe, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]), tuned: report.tuned };
 }
 
 export async function resolveServer(options: TestDatabaseOptions, engine: Engine): Promise<ServerInfo> {

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clean } from '../../src/clean.js';
+import { clean } from '../../src/cli/tools/clean.js';
 import type { Dialect, SqlClient } from '../../src/dialect/dialect.js';
 import { stagingName } from '../../src/dialect/dialect.js';
 import { dialectFor } from '../../src/dialect/index.js';

@@ -1,5 +1,6 @@
 /** `fast-test-db clean`: drops what our crashed or finished jobs left behind, and nothing else. */
-import { clean, formatDuration, parseDuration } from '../../clean.js';
+import { formatDuration, parseDuration } from '../duration.js';
+import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../output.js';

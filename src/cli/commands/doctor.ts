@@ -1,5 +1,6 @@
 /** `fast-test-db doctor`: what this machine offers, and whether a given server is fit for tests. */
-import { doctor, type Check } from '../../doctor.js';
+import { parseDuration } from '../duration.js';
+import { doctor, type Check } from '../tools/doctor.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import type { Output } from '../output.js';
 
@@ -29,7 +30,6 @@ Examples:
   maxPositionals: 1,
   async run({ values, positionals, out, io }) {
     const url = positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL;
-    const { parseDuration } = await import('../../clean.js');
     const timeout = str(values.timeout);
     const status = out.status(url ? 'checking this machine and the server' : 'checking this machine');
     const report = await doctor({ url, binDir: str(values['bin-dir']), dataRoot: str(values['data-root']), connectTimeoutMs: timeout ? parseDuration(timeout) : undefined, all: Boolean(values.all) });

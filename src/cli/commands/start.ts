@@ -2,14 +2,14 @@
 import { dialectFor } from '../../dialect/index.js';
 import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
-import { parseDuration } from '../../clean.js';
+import { parseDuration } from '../duration.js';
 import { resolveAdapter } from '../../config.js';
 import { explainEngineMismatch } from '../../engine-mismatch.js';
 import { FastTestDbError } from '../../errors.js';
 import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
-import { acquire, keeperAlive, ownedRequest } from '../owned.js';
+import { acquire, isRunning, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
 
 export const startCommand: Command = {
@@ -99,7 +99,7 @@ Examples:
     // Stay until Ctrl-C, or until the server goes away under us.
     const reason = await new Promise<'signal' | 'gone'>((res) => {
       const timer = setInterval(() => {
-        if (!keeperAlive(server.stateDir!)) {
+        if (!isRunning(server.stateDir!)) {
           clearInterval(timer);
           res('gone');
         }
