@@ -12,6 +12,8 @@ import { clearStaging, sharedWorkerId } from './staging.js';
 import { ensureTemplate } from './template.js';
 import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';
+import { sleep } from './sleep.js';
+import { withClient } from './client.js';
 
 const log = logger('database');
 
@@ -63,12 +65,7 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
-  const admin = await dialect.connect(server);
-  try {
-    return await templateOn(admin, dialect, server, names, options);
-  } finally {
-    await admin.close();
-  }
+  return withClient(dialect, server, (admin) => templateOn(admin, dialect, server, names, options));
 }
 
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
@@ -149,7 +146,7 @@ export async function cloneInto(dialect: Dialect, admin: SqlClient, server: Serv
   let existing = await dialect.readMarker(admin, name);
   if (existing === null) {
     // A database is created before its marker is written: look again before calling it foreign.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     existing = await dialect.readMarker(admin, name);
     if (existing) throw sharedWorkerId(name);
   }
@@ -209,13 +206,8 @@ class WorkerDatabase implements TestDatabase {
     await c.close();
   }
 
-  private async withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
-    const admin = await this.dialect.connect(this.server);
-    try {
-      return await fn(admin);
-    } finally {
-      await admin.close();
-    }
+  private withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
+    return withClient(this.dialect, this.server, fn);
   }
 
   async recreate(opts: { force?: boolean } = {}): Promise<void> {

@@ -6,6 +6,9 @@
  */
 import { FastTestDbError } from './errors.js';
 
+/** max_connections of the servers we start, both engines: room for many workers, each with a pool. */
+export const DEFAULT_MAX_CONNECTIONS = 300;
+
 /** PostgreSQL server settings for a throwaway server (`-c name=value`). */
 export function postgresSettings(opts: { maxConnections: number; major: number }): Record<string, string> {
   return {
@@ -140,7 +143,7 @@ export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
     // A throwaway server has nothing worth warming up from or saving for next time.
     '--innodb-buffer-pool-load-at-startup=OFF',
     '--innodb-buffer-pool-dump-at-shutdown=OFF',
-    `--max-connections=${opts.maxConnections ?? 300}`,
+    `--max-connections=${opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
     // No DNS lookups per connection.
     '--skip-name-resolve',
   ];

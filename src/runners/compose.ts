@@ -16,6 +16,7 @@ import { createTestDatabase, prepareTemplate, type PreparedTemplate } from '../t
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../types.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import { readyForFile, workerDatabase } from './worker.js';
+import { describeServer } from '../client.js';
 
 const log = logger('runner');
 
@@ -45,15 +46,7 @@ async function runnersDatabase(h: Handoff, prepared: PreparedTemplate): Promise<
   await readyForFile(h, target.name);
   log('the adapter uses the runner database %s (same template %s)', target.name, h.template);
   const db = workerDatabase(h, target);
-  const describe = async () => {
-    const dialect = await dialectFor(h.engine);
-    const admin = await dialect.connect(h.server);
-    try {
-      return await dialect.describe(admin, h.server);
-    } finally {
-      await admin.close();
-    }
-  };
+  const describe = async () => describeServer(await dialectFor(h.engine), h.server);
   return {
     name: target.name,
     url: target.url,

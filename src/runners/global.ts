@@ -18,6 +18,7 @@ import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
 import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
+import { dropOurDatabases, withClient } from '../client.js';
 
 const log = logger('runner');
 
@@ -171,15 +172,9 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
 
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */
 export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
-  const admin = await dialect.connect(server);
-  try {
-    const ours = (await dialect.listOurs(admin, `${prefix}_`)).filter((d) => d.marker.kind === 'database' && d.marker.run === run);
-    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
-    if (ours.length) log('dropped %d database(s) of run %s', ours.length, run);
-    return ours.map((d) => d.name);
-  } finally {
-    await admin.close();
-  }
+  const dropped = await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run));
+  if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
+  return dropped;
 }
 
 async function releaseServer(stateDir: string): Promise<void> {

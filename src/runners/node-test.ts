@@ -23,6 +23,7 @@ import { detectWorker } from '../workers.js';
 import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase, type WorkerDatabase } from './worker.js';
+import { withClient } from '../client.js';
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
@@ -93,13 +94,10 @@ if (isRunner && inProcess) {
 
 async function dropOwn(h: Handoff, name: string): Promise<void> {
   const dialect = await dialectFor(h.engine);
-  const admin = await dialect.connect(h.server);
-  try {
+  await withClient(dialect, h.server, async (admin) => {
     const marker = await dialect.readMarker(admin, name);
     if (marker && marker.kind === 'database') await dialect.drop(admin, name, { force: true });
-  } finally {
-    await admin.close();
-  }
+  });
 }
 
 /** This file's database (name, url, connection, reset(), recreate()). */

@@ -2,9 +2,8 @@
  * PostgreSQL in a container (testcontainers): data on tmpfs, the same tuning flags as the embedded
  * server, passed on the command line.
  */
-import { postgresSettings } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, postgresSettings } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import { DEFAULT_MAX_CONNECTIONS } from './embedded-postgres.js';
 import { startDefinedContainer, type ContainerDefinition } from './container.js';
 
 export function postgresContainerDefinition(options: TestDatabaseOptions): ContainerDefinition {

@@ -10,13 +10,15 @@ import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { whyNotStarted, type LaunchPlan, type PlanContext } from './launch.js';
 import { here } from '../here.js';
 import { installLine } from './postgres-versions.js';
 import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
+import { describeServer } from '../client.js';
+import { sleep } from '../sleep.js';
 
 const log = logger('postgres');
 
@@ -145,8 +147,6 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
     `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/TEST_DATABASE_URL`,
   );
 }
-
-export const DEFAULT_MAX_CONNECTIONS = 300;
 
 /**
  * Departures from the tuned default, for servers that must look like an ordinary install (the
@@ -364,18 +364,13 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        const client = await postgresDialect.connect(info);
-        try {
-          const report = await postgresDialect.describe(client, info);
-          return { ...info, version: report.version, tuned: report.tuned };
-        } finally {
-          await client.close();
-        }
+        const report = await describeServer(postgresDialect, info);
+        return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again
       }
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
   throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'PostgreSQL did not answer within 60 s');
 }

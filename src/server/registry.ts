@@ -20,6 +20,7 @@ import { pidAlive, withFileLock } from './lock.js';
 import { postgresSegment, removeSegment } from './leftovers.js';
 import { defaultDataRoot } from './platform.js';
 import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
+import { sleep } from '../sleep.js';
 
 const log = logger('server');
 
@@ -301,7 +302,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
     if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
       // A keeper stopping its server: let it finish before starting anew.
       const deadline = Date.now() + 20_000;
-      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await sleep(50);
     }
     // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
     // still writing) is stopped before this folder is touched: never two servers on one data directory.
@@ -380,7 +381,7 @@ export async function stopOwnedServer(stateDir: string, timeoutMs = 20_000): Pro
   if (!status || !isKeeperOf(status.keeperPid, stateDir)) return false;
   process.kill(status.keeperPid, 'SIGTERM');
   const deadline = Date.now() + timeoutMs;
-  while (pidAlive(status.keeperPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (pidAlive(status.keeperPid) && Date.now() < deadline) await sleep(50);
   return !pidAlive(status.keeperPid);
 }
 

@@ -11,6 +11,7 @@ import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, isRunning, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
+import { describeServer, dropOurDatabases, withClient } from '../../client.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -72,8 +73,7 @@ Examples:
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const dialect = await dialectFor(server.engine);
     const url = dialect.url(server, server.adminDatabase);
-    const admin = await dialect.connect(server);
-    const report = await dialect.describe(admin, server).finally(() => admin.close());
+    const report = await describeServer(dialect, server);
     if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
     let template: { name: string; built: boolean } | undefined;
     if (schema) {
@@ -132,12 +132,5 @@ Examples:
 /** Our worker databases on this server (not templates), dropped before its data directory is saved. */
 async function dropTestDatabases(server: ServerInfo): Promise<number> {
   const dialect = await dialectFor(server.engine);
-  const admin = await dialect.connect(server);
-  try {
-    const ours = (await dialect.listOurs(admin, '')).filter((d) => d.marker.kind === 'database');
-    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
-    return ours.length;
-  } finally {
-    await admin.close();
-  }
+  return (await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, ''))).length;
 }

@@ -24,17 +24,11 @@ export interface MysqlMonitorSample {
 }
 
 /** One interval on a MySQL/MariaDB server: the checkpoint age at its end, the log waits during it. */
-export interface MysqlLine {
+export interface MysqlLine extends Omit<MysqlMonitorSample, 'at' | 'logWaits'> {
   engine: 'mysql';
   at: string;
-  checkpointAge: number;
-  capacity: number;
-  agePct: number;
-  dirtyPages: number;
-  totalPages: number;
   /** Times a writer waited for log buffer space during the interval. */
   logWaits: number;
-  source: MysqlMonitorSample['source'];
   /** Plain words for what in this interval looks like a stall. */
   warnings: string[];
 }
