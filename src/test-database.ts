@@ -14,10 +14,9 @@ import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, 
 import { detectRun, detectShard, detectWorker } from './workers.js';
 import { sleep } from './sleep.js';
 import { withClient } from './client.js';
+import { resolveOptions } from './options.js';
 
 const log = logger('database');
-
-export const DEFAULT_PREFIX = 'ftdb';
 
 export interface ResolvedNames {
   engine: Engine;
@@ -29,10 +28,11 @@ export interface ResolvedNames {
 
 /** Options, then env vars, then defaults: who this process is and what it names things. */
 export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
-  const url = options.url ?? process.env.TEST_DATABASE_URL;
-  const engine = options.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined) ?? (url ? engineOfUrl(url) : 'postgres');
+  const resolved = resolveOptions(options);
+  const url = resolved.url;
+  const engine = resolved.engine ?? (url ? engineOfUrl(url) : 'postgres');
   if (engine !== 'postgres' && engine !== 'mysql') throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
-  const prefix = options.prefix ?? process.env.FAST_TEST_DB_PREFIX ?? DEFAULT_PREFIX;
+  const prefix = resolved.prefix;
   if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix)) throw new FastTestDbError('BAD_OPTION', `prefix "${prefix}" is not 1-16 lowercase letters and digits`, "use something like 'ftdb' or 'myapp'");
   return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
 }
@@ -96,7 +96,7 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     run: names.run,
     scope,
   });
-  if (scope && built && (!server.owned || (options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1'))) warnUnverifiable();
+  if (scope && built && (!server.owned || resolveOptions(options).reuse)) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded };
 }

@@ -8,6 +8,7 @@ import type { DescribeReport, ServerInfo } from '../types.js';
 import { pausePoint } from '../debug-pause.js';
 import { decodeMarker, encodeMarker, isStagingName, stagingName, type Dialect, type Marker, type SqlClient } from './dialect.js';
 import { readTemplateState, resetPostgres, snapshotSeeded, type TemplateState } from './postgres-reset.js';
+import { resolveOptions } from '../options.js';
 
 const log = logger('postgres');
 const id = (name: string) => quoteIdent('postgres', name);
@@ -190,7 +191,7 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
   async clone(admin, server, template, name, marker) {
     // FILE_COPY copies the template's files (one checkpoint, which is cheap with fsync off);
     // WAL_LOG, the default since 15, writes every block to WAL. bench/ measures both.
-    const strategy = server.major >= 15 ? ` STRATEGY ${process.env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY'}` : '';
+    const strategy = server.major >= 15 ? ` STRATEGY ${resolveOptions().cloneStrategy === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY'}` : '';
     // The clone carries what reset() must restore, so that reset needs nothing but its own connection.
     const from = await readMarker(admin, template);
     const { seeded, sequences, seedRows, seedXid } = from ?? {};

@@ -24,6 +24,7 @@ import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase, type WorkerDatabase } from './worker.js';
 import { withClient } from '../client.js';
+import { resolveOptions } from '../options.js';
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
@@ -38,7 +39,7 @@ async function nodeTestHooks() {
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
   const config = await resolveAdapter(await loadConfig());
-  const runId = config.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? `nt${process.ppid}`;
+  const runId = resolveOptions(config).runId ?? `nt${process.ppid}`;
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
   const { handoff } = await prepareHandoff(config, runId, dir);

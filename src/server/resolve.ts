@@ -7,6 +7,7 @@ import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { acquireOwnedServer, type OwnedServerRequest } from './registry.js';
+import { resolveOptions } from '../options.js';
 
 /** Env var through which a runner's global setup hands its server to worker processes. */
 export const SERVER_ENV = 'FAST_TEST_DB_SERVER';
@@ -91,9 +92,7 @@ async function external(url: string, allowRemote: boolean): Promise<ServerInfo> 
 }
 
 export async function resolveServer(options: TestDatabaseOptions, engine: Engine): Promise<ServerInfo> {
-  const mode = options.server ?? (process.env.FAST_TEST_DB_SERVER_MODE as TestDatabaseOptions['server']) ?? 'auto';
-  const url = options.url ?? process.env.TEST_DATABASE_URL;
-  const allowRemote = options.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1';
+  const { server: mode, url, allowRemote } = resolveOptions(options);
   if (mode === 'external' || (mode === 'auto' && url)) {
     if (!url) throw new FastTestDbError('BAD_OPTION', `server: 'external' needs a URL`, 'pass url, or set TEST_DATABASE_URL');
     return external(url, allowRemote);
@@ -139,12 +138,12 @@ export async function embeddedRequest(engine: Engine, options: TestDatabaseOptio
     const bins = findPostgresBinaries(options);
     return {
       label: `PostgreSQL ${bins.version}`,
-      request: { engine, identity: [bins.binDir, options.maxConnections, options.locale ?? process.env.FAST_TEST_DB_LOCALE], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
+      request: { engine, identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
     };
   }
   const { findMysqlBinary, planEmbeddedMysql } = await import('./embedded-mysql.js');
   const bin = findMysqlBinary(options);
-  const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const binDir = resolveOptions(options).binDir;
   return {
     label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
     request: {

@@ -7,6 +7,7 @@ import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } f
 import { parseDuration } from '../duration.js';
 import { parseEngine } from '../options.js';
 import { formatSample, monitor } from '../tools/monitor/index.js';
+import { resolveOptions } from '../../options.js';
 
 export const monitorCommand: Command = {
   name: 'monitor',
@@ -37,7 +38,7 @@ ${COMMON_HELP}`,
   maxPositionals: 1,
   async run(ctx) {
     const { values, positionals, io } = ctx;
-    const url = positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL;
+    const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
     // Watching only reads statistics, so a remote server is fine here.
     const server = url ? serverAt(url, true) : ourServer(parseEngine(str(values.engine)));
     const duration = str(values.duration);

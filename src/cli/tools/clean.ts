@@ -15,6 +15,7 @@ import { isLoopback, serverAt } from '../../server/resolve.js';
 import { sleep } from '../../sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
+import { resolveOptions } from '../../options.js';
 
 const log = logger('clean');
 
@@ -158,7 +159,7 @@ function sameServer(info: ServerInfo | undefined, url: ServerInfo): boolean {
 export async function clean(opts: CleanOptions): Promise<CleanReport> {
   const report: CleanReport = { dryRun: Boolean(opts.dryRun), olderThanMs: opts.olderThanMs, targets: [], servers: [], ok: true };
   const counter = { done: 0, total: 0 };
-  const byUrl = opts.url ? serverAt(opts.url, opts.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1') : undefined;
+  const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
   const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
   const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);

