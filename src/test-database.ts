@@ -37,8 +37,8 @@ export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
   return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
 }
 
-export function workerDatabaseName(dialect: Pick<Dialect, 'family'>, names: ResolvedNames, suffix?: string): string {
-  return databaseName(dialect.family, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
+export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
+  return databaseName(dialect.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
 /**
@@ -83,7 +83,7 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     migrateSource: scope && options.migrate ? sourceHash(options.migrate) : undefined,
     scope,
   });
-  const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
+  const name = databaseName(dialect.engine, [names.prefix, 'tpl', fp]);
   const built = await ensureTemplate(admin, {
     dialect,
     server,

@@ -120,7 +120,8 @@ export function parseSize(size: string, option = 'size'): number {
 /**
  * Command-line flags for a throwaway mysqld/mariadbd, per flavor and version. Every flag here
  * must exist in that version: an unknown option makes the server refuse to start.
- * Seed 002's list for MySQL 8.x; MariaDB has no innodb_redo_log_capacity and a single redo file.
+ * The list is MySQL 8.x's: binary log off, redo flushed once a second, no doublewrite, a large redo
+ * log and IO capacity for tmpfs. MariaDB has no innodb_redo_log_capacity and a single redo file.
  */
 export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
   const v = parseMysqlVersion(opts.version);

@@ -669,7 +669,6 @@ async function describe(admin: SqlClient, server: ServerInfo): Promise<DescribeR
 
 export const mysqlDialect: Dialect = {
   engine: 'mysql',
-  family: 'mysql',
   staged: false,
   listStaging: async () => [],
   connect,

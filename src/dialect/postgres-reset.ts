@@ -38,7 +38,7 @@ const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${S
 const SIGNATURE = `(SELECT count(*) || ':' || coalesce(max(oid::int8), 0) FROM pg_class WHERE relkind IN ('r', 'p', 'S'))
   || '/' || (SELECT count(*) FROM pg_constraint WHERE contype = 'f')`;
 
-export interface TemplateState {
+export interface ResetBaseline {
   /** Tables that had rows in the template: left as they are. */
   seeded: readonly string[];
   /** Sequences the template had used: name -> last_value. */
@@ -111,7 +111,7 @@ export function deleteOrder(tables: Catalog['tables'], keys: Catalog['keys']): {
   return { ordered, truncated: [...ids].filter((t) => !done.has(t)) };
 }
 
-function compile(catalog: Catalog, template: TemplateState): string {
+function compile(catalog: Catalog, template: ResetBaseline): string {
   const keep = new Set(template.seeded);
   const name = new Map(catalog.tables.map((t) => [t.oid, t.name]));
   const oidOf = new Map(catalog.tables.map((t) => [t.name, t.oid]));
@@ -187,7 +187,7 @@ END $ftdb$`;
 
 const compiled = new WeakMap<SqlClient, true>();
 
-export async function resetPostgres(db: SqlClient, template: TemplateState): Promise<ResetReport> {
+export async function resetPostgres(db: SqlClient, template: ResetBaseline): Promise<ResetReport> {
   const started = performance.now();
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!compiled.has(db)) {
@@ -203,7 +203,7 @@ export async function resetPostgres(db: SqlClient, template: TemplateState): Pro
 }
 
 /** What a template holds that reset() must give back: its seeded tables and its sequences' values. */
-export async function readTemplateState(db: SqlClient): Promise<TemplateState> {
+export async function readResetBaseline(db: SqlClient): Promise<ResetBaseline> {
   const tables = await db.query<{ name: string }>(`
     SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence <> 't' AND ${USER_SCHEMAS}`);
@@ -219,7 +219,7 @@ export async function readTemplateState(db: SqlClient): Promise<TemplateState> {
  * Copies of the seeded tables inside the template (cloned with it), their row counts, and a
  * transaction id newer than all their rows: what reset() needs to put them back.
  */
-export async function snapshotSeeded(db: SqlClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<TemplateState, 'seedRows' | 'seedXid'>> {
+export async function snapshotSeeded(db: SqlClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<ResetBaseline, 'seedRows' | 'seedXid'>> {
   if (seeded.length === 0) return {};
   const table = unlogged ? 'UNLOGGED TABLE' : 'TABLE';
   await db.query(`CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`);

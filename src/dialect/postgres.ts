@@ -7,7 +7,7 @@ import { POSTGRES_PER_DATABASE, POSTGRES_TUNED_EXPECT } from '../tuning.js';
 import type { DescribeReport, ServerInfo } from '../types.js';
 import { pausePoint } from '../debug-pause.js';
 import { decodeMarker, encodeMarker, isStagingName, stagingName, type Dialect, type Marker, type SqlClient } from './dialect.js';
-import { readTemplateState, resetPostgres, snapshotSeeded, type TemplateState } from './postgres-reset.js';
+import { readResetBaseline, resetPostgres, snapshotSeeded, type ResetBaseline } from './postgres-reset.js';
 import { resolveOptions } from '../options.js';
 
 const log = logger('postgres');
@@ -139,11 +139,10 @@ async function createStaged(admin: SqlClient, name: string, step: 'clone' | 'tem
   await pausePoint(`${step}:renamed`);
 }
 
-const resetState = new WeakMap<SqlClient, TemplateState>();
+const resetState = new WeakMap<SqlClient, ResetBaseline>();
 
 export const postgresDialect: Dialect & { connect: typeof connect } = {
   engine: 'postgres',
-  family: 'postgres',
   staged: true,
   connect,
   url,
@@ -173,10 +172,10 @@ export const postgresDialect: Dialect & { connect: typeof connect } = {
 
   async completeTemplate(admin, server, name, opts) {
     const db = await connect(server, name);
-    let state: TemplateState;
+    let state: ResetBaseline;
     try {
       if (opts.unlogged) log('unlogged: %o', await convertToUnlogged(db));
-      state = await readTemplateState(db);
+      state = await readResetBaseline(db);
       state = { ...state, ...(await snapshotSeeded(db, state.seeded, opts.unlogged)) };
     } finally {
       await db.close();

@@ -97,7 +97,6 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
     v: 1,
     run,
     engine: names.engine,
-    family: dialect.family,
     prefix: names.prefix,
     shard: names.shard,
     server,

@@ -75,7 +75,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
     let server: ServerInfo;
     let admin: SqlClient;
     const foreign = [`${prefix}_foreign`, `${prefix}_wforeign`];
-    const id = (n: string) => quoteIdent(dialect.family, n);
+    const id = (n: string) => quoteIdent(dialect.engine, n);
 
     beforeAll(async () => {
       dataRoot = base.DATA_ROOT = privateDataRoot(`crash-${engine}`);

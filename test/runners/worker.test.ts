@@ -12,7 +12,7 @@ it('clones even when another node:test child removed the run directory a moment 
   const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
   const name = `ftdb_wnote${process.pid}`;
   const handoff: Handoff = {
-    v: 1, run: 'gone', engine: 'postgres', family: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name,
+    v: 1, run: 'gone', engine: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name,
     seeded: [], isolation: 'file', envVars: [], urlPattern: '', dir,
   };
   const admin = await postgresDialect.connect(probe.server);
