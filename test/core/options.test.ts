@@ -31,7 +31,7 @@ describe('options', () => {
 
   it("every FAST_TEST_DB_ env var in src/ is in the table, or is not an option (the runners' protocol, a test hook, a warning code)", () => {
     const protocol = new Set(['FAST_TEST_DB_RUNNER', 'FAST_TEST_DB_SERVER', 'FAST_TEST_DB_NAME__', 'FAST_TEST_DB_REPORT_DIR', 'FAST_TEST_DB_KEEPER', 'FAST_TEST_DB_TEST_PAUSE', 'FAST_TEST_DB_TEST_PAUSE_FILE', 'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE']);
-    const seen = new Set(sources(join(ROOT, 'src')).flatMap((f) => readFileSync(f, 'utf8').match(/FAST_TEST_DB_[A-Z_]+/g) ?? []));
+    const seen = new Set(sources(join(ROOT, 'src')).flatMap((f) => readFileSync(f, 'utf8').match(/\bFAST_TEST_DB_[A-Z_]+/g) ?? []));
     const unknown = [...seen].filter((v) => !ENV_VARS.includes(v) && !protocol.has(v));
     expect(unknown).toEqual([]);
   });
