@@ -149,19 +149,9 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
   );
 }
 
-/**
- * Departures from the tuned default, for servers that must look like an ordinary install (the
- * benchmarks' durable "before"): other settings and initdb flags, data elsewhere (on a disk), no caches.
- */
-export interface PostgresPlanVariant {
-  settings?: Record<string, string>;
-  initdbFlags?: string[];
-  dataDir?: string;
-}
-
-export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPlanVariant = {}): Promise<LaunchPlan> {
+export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan> {
   const found = findPostgresBinaries(ctx.options);
-  const dataDir = variant.dataDir ?? join(ctx.dir, 'data');
+  const dataDir = join(ctx.dir, 'data');
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -172,8 +162,8 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const user = unprivilegedUser();
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
   const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
-  const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
-  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins, initdbFlags);
+  const initdbFlags = postgresInitdbFlags(locale);
+  const caches = cachePaths(ctx.options, bins, initdbFlags);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (user) {
@@ -184,7 +174,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
   if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   const stop = stopMethod(process.platform, 'postgres');
   const info: ServerInfo = {
     engine: 'postgres',
