@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig, type Options } from 'tsup';
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 /** Public entry points, built for both ESM and CommonJS ("exports" in package.json). */
 const dual = {
@@ -12,8 +15,8 @@ const dual = {
   playwright: 'src/runners/playwright.ts',
   'reporters/jest': 'src/reporters/jest.ts',
   'reporters/vitest': 'src/reporters/vitest.ts',
-  'reporters/jest-setup': 'src/reporters/setup-jest.ts',
-  'reporters/vitest-setup': 'src/reporters/setup-vitest.ts',
+  'reporters/jest-setup': 'src/reporters/record-jest.ts',
+  'reporters/vitest-setup': 'src/reporters/record-vitest.ts',
   // Loaded by path, not imported: the keeper process and the files runners load (Jest's setup
   // files run in a CommonJS sandbox, hence the .cjs builds).
   keeper: 'src/server/keeper.ts',
@@ -38,7 +41,11 @@ const esmOnly = {
  * `import('test')`: a package name, since `test` exists only as `node:test`.
  * test/package/dist.test.ts checks that no built file imports a bare built-in name.
  */
-const common: Options = { dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false, removeNodeProtocol: false };
+const common: Options = {
+  // Our version, part of every template fingerprint: written in from package.json, never by hand.
+  define: { __FAST_TEST_DB_VERSION__: JSON.stringify(version) },
+  dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false, removeNodeProtocol: false,
+};
 
 export default defineConfig([
   { ...common, entry: dual, format: ['esm', 'cjs'] },

@@ -9,6 +9,7 @@ import { FastTestDbError, isFastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
 import { loadPeer } from './peer.js';
 import type { Engine, MigrateFn, TestDatabaseOptions } from './types.js';
+import { resolveOptions } from './options.js';
 
 const log = logger('config');
 
@@ -104,7 +105,7 @@ export async function resolveAdapter(config: FastTestDbConfig): Promise<TestData
   const { adapter, ...rest } = config;
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
-  const given = rest.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined);
+  const given = resolveOptions(rest).engine;
   if (source.engine && given && source.engine !== given)
     throw new FastTestDbError(
       'BAD_OPTION',

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { FastTestDbError } from './errors.js';
+import type { Engine } from './types.js';
 
-/** The SQL family a statement is written for; quoting differs only between these two. */
-export type SqlFamily = 'postgres' | 'mysql';
+/**
+ * The engine a statement is written for, under the name the quoting API has always exported:
+ * the same union as Engine (quoting differs only between these two).
+ */
+export type SqlFamily = Engine;
 
 /**
  * The one place where identifiers and literals become SQL text. Every name that comes from

@@ -7,6 +7,7 @@ import { ownerGone, stagingName } from './dialect/dialect.js';
 import { FastTestDbError } from './errors.js';
 import { logger } from './log.js';
 import { pidAlive } from './server/lock.js';
+import { sleep } from './sleep.js';
 
 const log = logger('staging');
 
@@ -21,7 +22,7 @@ export async function clearStaging(dialect: Dialect, admin: SqlClient, name: str
   if (marker === undefined) return false;
   if (marker === null) {
     // Its creator may be between CREATE DATABASE and the marker: look again before calling it a leftover.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     marker = await dialect.readMarker(admin, staging);
     if (marker === undefined) return false;
   }

@@ -11,6 +11,7 @@ import { pidAlive } from './server/lock.js';
 import { clearStaging } from './staging.js';
 import type { MigrateFn, ServerInfo } from './types.js';
 import { hostname } from 'node:os';
+import { withClient } from './client.js';
 
 const log = logger('template');
 
@@ -33,9 +34,8 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   const { dialect, server, name } = req;
   if ((await dialect.templateState(admin, name)) === 'complete') return false;
   // A second connection holds the lock, so that `admin` stays free for the build's own statements.
-  const lockClient = await dialect.connect(server);
-  try {
-    return await dialect.withLock(lockClient, name, async () => {
+  return withClient(dialect, server, (lockClient) =>
+    dialect.withLock(lockClient, name, async () => {
       const state = await dialect.templateState(admin, name);
       if (state === 'complete') return false; // another process built it while we waited
       // Builders write the marker before they release the lock, so here an unmarked database is foreign.
@@ -68,10 +68,8 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
       await collectOldTemplates(admin, req);
       return true;
-    });
-  } finally {
-    await lockClient.close();
-  }
+    }),
+  );
 }
 
 /**

@@ -12,10 +12,11 @@ import { clearStaging, sharedWorkerId } from './staging.js';
 import { ensureTemplate } from './template.js';
 import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';
+import { sleep } from './sleep.js';
+import { withClient } from './client.js';
+import { resolveOptions } from './options.js';
 
 const log = logger('database');
-
-export const DEFAULT_PREFIX = 'ftdb';
 
 export interface ResolvedNames {
   engine: Engine;
@@ -27,16 +28,17 @@ export interface ResolvedNames {
 
 /** Options, then env vars, then defaults: who this process is and what it names things. */
 export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
-  const url = options.url ?? process.env.TEST_DATABASE_URL;
-  const engine = options.engine ?? (process.env.FAST_TEST_DB_ENGINE as Engine | undefined) ?? (url ? engineOfUrl(url) : 'postgres');
+  const resolved = resolveOptions(options);
+  const url = resolved.url;
+  const engine = resolved.engine ?? (url ? engineOfUrl(url) : 'postgres');
   if (engine !== 'postgres' && engine !== 'mysql') throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
-  const prefix = options.prefix ?? process.env.FAST_TEST_DB_PREFIX ?? DEFAULT_PREFIX;
+  const prefix = resolved.prefix;
   if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix)) throw new FastTestDbError('BAD_OPTION', `prefix "${prefix}" is not 1-16 lowercase letters and digits`, "use something like 'ftdb' or 'myapp'");
   return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
 }
 
-export function workerDatabaseName(dialect: Pick<Dialect, 'family'>, names: ResolvedNames, suffix?: string): string {
-  return databaseName(dialect.family, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
+export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
+  return databaseName(dialect.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
 /**
@@ -63,12 +65,7 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
-  const admin = await dialect.connect(server);
-  try {
-    return await templateOn(admin, dialect, server, names, options);
-  } finally {
-    await admin.close();
-  }
+  return withClient(dialect, server, (admin) => templateOn(admin, dialect, server, names, options));
 }
 
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
@@ -86,7 +83,7 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     migrateSource: scope && options.migrate ? sourceHash(options.migrate) : undefined,
     scope,
   });
-  const name = databaseName(dialect.family, [names.prefix, 'tpl', fp]);
+  const name = databaseName(dialect.engine, [names.prefix, 'tpl', fp]);
   const built = await ensureTemplate(admin, {
     dialect,
     server,
@@ -99,7 +96,7 @@ async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo
     run: names.run,
     scope,
   });
-  if (scope && built && (!server.owned || (options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1'))) warnUnverifiable();
+  if (scope && built && (!server.owned || resolveOptions(options).reuse)) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded };
 }
@@ -149,7 +146,7 @@ export async function cloneInto<C extends SqlClient>(dialect: Dialect<C>, admin:
   let existing = await dialect.readMarker(admin, name);
   if (existing === null) {
     // A database is created before its marker is written: look again before calling it foreign.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     existing = await dialect.readMarker(admin, name);
     if (existing) throw sharedWorkerId(name);
   }
@@ -239,13 +236,8 @@ export class Database implements TestDatabase {
     await c.close();
   }
 
-  private async withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
-    const admin = await this.dialect.connect(this.server);
-    try {
-      return await fn(admin);
-    } finally {
-      await admin.close();
-    }
+  private withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
+    return withClient(this.dialect, this.server, fn);
   }
 
   async recreate(opts: { force?: boolean } = {}): Promise<void> {

@@ -6,6 +6,9 @@
  */
 import { FastTestDbError } from './errors.js';
 
+/** max_connections of the servers we start, both engines: room for many workers, each with a pool. */
+export const DEFAULT_MAX_CONNECTIONS = 300;
+
 /** PostgreSQL server settings for a throwaway server (`-c name=value`). */
 export function postgresSettings(opts: { maxConnections: number; major: number }): Record<string, string> {
   return {
@@ -117,7 +120,8 @@ export function parseSize(size: string, option = 'size'): number {
 /**
  * Command-line flags for a throwaway mysqld/mariadbd, per flavor and version. Every flag here
  * must exist in that version: an unknown option makes the server refuse to start.
- * Seed 002's list for MySQL 8.x; MariaDB has no innodb_redo_log_capacity and a single redo file.
+ * The list is MySQL 8.x's: binary log off, redo flushed once a second, no doublewrite, a large redo
+ * log and IO capacity for tmpfs. MariaDB has no innodb_redo_log_capacity and a single redo file.
  */
 export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
   const v = parseMysqlVersion(opts.version);
@@ -140,7 +144,7 @@ export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
     // A throwaway server has nothing worth warming up from or saving for next time.
     '--innodb-buffer-pool-load-at-startup=OFF',
     '--innodb-buffer-pool-dump-at-shutdown=OFF',
-    `--max-connections=${opts.maxConnections ?? 300}`,
+    `--max-connections=${opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS}`,
     // No DNS lookups per connection.
     '--skip-name-resolve',
   ];

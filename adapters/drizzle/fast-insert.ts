@@ -11,7 +11,7 @@ import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { isKind, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
-import { runnerFor, type Runner } from './runners.js';
+import { runnerFor, type InsertSession } from './runners.js';
 
 type AnyPgDb = PgDatabase<any, any, any>;
 type AnyMySqlDb = MySqlDatabase<any, any, any, any>;
@@ -197,7 +197,7 @@ function mysqlIds(plan: TablePlan, rows: PreparedRow[], insertId: number): Array
   });
 }
 
-async function runBatch(runner: Runner, plan: TablePlan, rows: PreparedRow[], returning: boolean, out: unknown[]): Promise<number> {
+async function runBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], returning: boolean, out: unknown[]): Promise<number> {
   const sql = statement(plan, rows, returning);
   const params = rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values);
   const res = await runner.insert(sql, params, returning && plan.family === 'postgres');
@@ -243,7 +243,7 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     batches.push(...chunk(run, size));
     start = end;
   }
-  const runAll = async (r: Runner) => {
+  const runAll = async (r: InsertSession) => {
     let n = 0;
     for (const batch of batches) n += await runBatch(r, plan, batch, returning, out);
     return n;

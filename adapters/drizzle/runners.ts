@@ -8,7 +8,7 @@ import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import { kindOf } from './meta.js';
 
-export interface InsertResult {
+export interface RawInsertResult {
   /** PostgreSQL with RETURNING: one array of raw values per row, in RETURNING order. */
   rows: unknown[][];
   /** MySQL: first generated AUTO_INCREMENT value of the statement (0 when none). */
@@ -16,22 +16,22 @@ export interface InsertResult {
   affected: number;
 }
 
-export interface Runner {
+export interface InsertSession {
   readonly family: SqlFamily;
   readonly driver: 'pg' | 'postgres-js' | 'mysql2';
-  insert(sql: string, params: unknown[], returning: boolean): Promise<InsertResult>;
+  insert(sql: string, params: unknown[], returning: boolean): Promise<RawInsertResult>;
   /**
    * Runs `fn` in a transaction on one connection of the pool. Absent when the client is already a
    * single connection (a transaction's, or a plain Client), where statements run as they come.
    */
-  atomically?<T>(fn: (inner: Runner) => Promise<T>): Promise<T>;
+  atomically?<T>(fn: (inner: InsertSession) => Promise<T>): Promise<T>;
 }
 
 // node-postgres: the same OIDs Drizzle's NodePgPreparedQuery leaves as text, so that the
 // columns' mapFromDriverValue sees what it sees under db.insert().returning().
 const PG_TEXT_OIDS = new Set([1184, 1114, 1082, 1186, 1231, 1115, 1185, 1187, 1182]);
 
-async function nodePgRunner(pool: any): Promise<Runner> {
+async function nodePgRunner(pool: any): Promise<InsertSession> {
   const pg = await loadPeer('pg', 'fastInsert with drizzle-orm/node-postgres');
   const pgTypes = pg.types ?? pg.default?.types;
   const types = {
@@ -40,7 +40,7 @@ async function nodePgRunner(pool: any): Promise<Runner> {
       return pgTypes.getTypeParser(oid, format);
     },
   };
-  const on = (client: any): Runner => ({
+  const on = (client: any): InsertSession => ({
     family: 'postgres',
     driver: 'pg',
     async insert(sql, params, returning) {
@@ -60,10 +60,10 @@ async function nodePgRunner(pool: any): Promise<Runner> {
   return runner;
 }
 
-function postgresJsRunner(root: any): Runner {
+function postgresJsRunner(root: any): InsertSession {
   // A transaction's scope carries no options of its own; it is the root's connection settings.
   const prepare = root?.options?.prepare !== false;
-  const on = (sql: any): Runner => ({
+  const on = (sql: any): InsertSession => ({
     family: 'postgres',
     driver: 'postgres-js',
     async insert(text, params, returning) {
@@ -78,8 +78,8 @@ function postgresJsRunner(root: any): Runner {
   return runner;
 }
 
-function mysql2Runner(pool: any): Runner {
-  const on = (client: any): Runner => ({
+function mysql2Runner(pool: any): InsertSession {
+  const on = (client: any): InsertSession => ({
     family: 'mysql',
     driver: 'mysql2',
     async insert(sql, params) {
@@ -98,13 +98,13 @@ function mysql2Runner(pool: any): Runner {
   return runner;
 }
 
-const runners = new WeakMap<object, Runner>();
+const runners = new WeakMap<object, InsertSession>();
 
 /**
  * The runner for a Drizzle database or transaction. Transactions carry their checked-out client
  * in their session, so statements run inside the transaction.
  */
-export function runnerFor(db: unknown): Runner | Promise<Runner> {
+export function runnerFor(db: unknown): InsertSession | Promise<InsertSession> {
   const session = (db as { session?: { client?: unknown } } | undefined)?.session;
   const client = (session?.client ?? (db as { $client?: unknown })?.$client) as object | undefined;
   if (!session || !client) {
@@ -114,8 +114,8 @@ export function runnerFor(db: unknown): Runner | Promise<Runner> {
   return known ?? createRunner(session, client);
 }
 
-async function createRunner(session: object, client: object): Promise<Runner> {
-  let runner: Runner;
+async function createRunner(session: object, client: object): Promise<InsertSession> {
+  let runner: InsertSession;
   const kind = kindOf(session);
   if (kind === 'NodePgSession') runner = await nodePgRunner(client);
   else if (kind === 'PostgresJsSession') runner = postgresJsRunner(client);

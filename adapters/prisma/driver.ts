@@ -10,7 +10,7 @@ import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import type { ScriptRunner } from './migrations.js';
 
 /** What one INSERT statement gave back. */
-export interface InsertResult {
+export interface StatementResult {
   /** RETURNING rows (PostgreSQL, MariaDB), keyed by column name. */
   rows: Array<Record<string, unknown>>;
   /** First AUTO_INCREMENT value of the statement (MySQL family). */
@@ -21,7 +21,7 @@ export interface InsertResult {
 /** Where statements run: the pool, or one connection inside a transaction. */
 export interface DriverSession {
   /** Runs a statement as a prepared statement the connection keeps. */
-  run(sql: string, params: unknown[]): Promise<InsertResult>;
+  run(sql: string, params: unknown[]): Promise<StatementResult>;
   /** Plain query with rows as objects (used for reads such as re-selecting inserted rows). */
   query(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
 }

@@ -14,7 +14,7 @@ export interface InsertOutcome {
   insertId: number;
 }
 
-export type Runner = (text: string, values: unknown[]) => Promise<InsertOutcome>;
+export type InsertStatement = (text: string, values: unknown[]) => Promise<InsertOutcome>;
 
 interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
@@ -32,7 +32,7 @@ export function familyOf(dataSource: DataSource): SqlFamily {
   throw new FastTestDbError('UNSUPPORTED', `fastInsert does not support the TypeORM driver "${type}"`, 'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one');
 }
 
-function pgRunner(target: PgQueryable): Runner {
+function pgRunner(target: PgQueryable): InsertStatement {
   return async (text, values) => {
     try {
       const res = await target.query({ name: preparedName(text), text, values });
@@ -43,7 +43,7 @@ function pgRunner(target: PgQueryable): Runner {
   };
 }
 
-function mysqlRunner(target: MysqlExecutable): Runner {
+function mysqlRunner(target: MysqlExecutable): InsertStatement {
   const send = target.execute ? target.execute.bind(target) : target.query.bind(target);
   return (text, values) =>
     new Promise((resolve, reject) => {
@@ -59,7 +59,7 @@ function mysqlRunner(target: MysqlExecutable): Runner {
  * Where the statement runs: inside the caller's transaction when the repository belongs to a
  * QueryRunner (manager.transaction(...)), otherwise on the DataSource's pool.
  */
-export async function runnerFor(dataSource: DataSource, family: SqlFamily, queryRunner: QueryRunner | undefined): Promise<Runner> {
+export async function runnerFor(dataSource: DataSource, family: SqlFamily, queryRunner: QueryRunner | undefined): Promise<InsertStatement> {
   if (queryRunner && !queryRunner.isReleased) {
     const conn = (await queryRunner.connect()) as PgQueryable & MysqlExecutable;
     return family === 'postgres' ? pgRunner(conn) : mysqlRunner(conn);

@@ -11,7 +11,7 @@ import type { DataSource, DeepPartial, EntityTarget, ObjectLiteral, QueryRunner,
 import { FastTestDbError } from '../../src/errors.js';
 import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import { familyOf, runnerFor, type InsertOutcome, type Runner } from './driver.js';
+import { familyOf, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
 import { dataSourceOf } from './orm.js';
 
 export interface FastInsertOptions {
@@ -53,7 +53,7 @@ interface EntityPlan {
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
   /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
   simpleKey?: ColumnMetadata;
-  pool?: { owner: unknown; run: Runner };
+  pool?: { owner: unknown; run: InsertStatement };
   subscribersChecked: boolean;
 }
 
@@ -295,7 +295,7 @@ function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
   return batches;
 }
 
-async function runBatches(plan: EntityPlan, run: Runner, prepared: PreparedRow[], batches: number[][], returning: boolean): Promise<InsertOutcome[]> {
+async function runBatches(plan: EntityPlan, run: InsertStatement, prepared: PreparedRow[], batches: number[][], returning: boolean): Promise<InsertOutcome[]> {
   const outs: InsertOutcome[] = [];
   for (const part of batches) {
     const first = prepared[part[0]!]!;

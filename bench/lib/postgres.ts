@@ -4,7 +4,8 @@
  * library's keeper (so a killed bench leaves no server behind) but from the bench's own plan:
  * none of the library's tuning applies to them.
  */
-import { join } from 'node:path';
+import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { planEmbeddedPostgres } from '../../src/server/embedded-postgres.js';
 import type { LaunchPlan, PlanContext } from '../../src/server/launch.js';
@@ -25,15 +26,31 @@ export interface BenchPostgres {
   stop(): Promise<void>;
 }
 
-/** The library's own plan with the write-up's settings instead of ours, and no data caches. */
+/**
+ * The library's own plan (binaries, user, socket, readiness) turned into an ordinary install's:
+ * the write-up's settings instead of ours, a plain initdb, data in `dataDir`, no data caches.
+ */
 function plan(variant: PgVariant, dataDir: string) {
-  return (ctx: PlanContext): Promise<LaunchPlan> =>
-    planEmbeddedPostgres(ctx, {
-      settings: variant === 'tmpfs-nodurable' ? NON_DURABLE : {},
+  return async (ctx: PlanContext): Promise<LaunchPlan> => {
+    const base = await planEmbeddedPostgres({ ...ctx, options: { ...ctx.options, cacheDataDir: false } });
+    const { command, args, ...as } = base.server;
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (as.uid !== undefined && as.gid !== undefined) chownSync(dataDir, as.uid, as.gid);
+    const settings = variant === 'tmpfs-nodurable' ? NON_DURABLE : {};
+    // Ours are -D, -p, -h and -k (4 pairs), then the -c settings: keep the address, swap the rest.
+    const address = args.slice(2, 8);
+    return {
+      ...base,
       // Plain initdb (it syncs, as a packaged install does); only auth and locale are pinned.
-      initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C'],
-      dataDir,
-    });
+      init: [{ command: join(dirname(command), 'initdb'), args: ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'], ...as }],
+      server: { command, args: ['-D', dataDir, ...address, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])], ...as },
+      cleanup: [dataDir, ...base.cleanup],
+      snapshot: undefined,
+      initCache: undefined,
+      restoredFrom: undefined,
+    };
+  };
 }
 
 let serial = 0;

@@ -3,6 +3,7 @@ import { loadConfig, mergeConfig, type FastTestDbConfig } from '../config.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine } from '../types.js';
 import { str, type OptionSpec } from './command.js';
+import { resolveOptions } from '../options.js';
 
 export const SERVER_OPTIONS: OptionSpec = {
   engine: { type: 'string', short: 'e' },
@@ -38,6 +39,6 @@ export async function serverOptions(values: Record<string, string | boolean | un
     dataRoot: str(values['data-root']),
     maxConnections: parseCount('max-connections', str(values['max-connections'])),
   });
-  const given = merged.engine ?? parseEngine(process.env.FAST_TEST_DB_ENGINE);
+  const given = merged.engine ?? parseEngine(resolveOptions({}).engine);
   return { ...merged, engine: given ?? 'postgres', engineGiven: given !== undefined };
 }

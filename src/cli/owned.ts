@@ -20,19 +20,17 @@ export async function ownedRequest(engine: Engine, options: TestDatabaseOptions,
   return { request, label, dir: serverDir(request) };
 }
 
-/** True when a keeper already runs this server (so acquiring joins it rather than starting it). */
-export function alreadyRunning(dir: string): boolean {
-  return serverState(dir).state === 'running';
-}
-
-/** The keeper of a server this command started or joined is still running it. */
-export function keeperAlive(dir: string): boolean {
+/**
+ * True while a keeper runs this server: before acquiring, it means we join rather than start; after,
+ * that the server we hold has not gone away. The registry's serverState() decides.
+ */
+export function isRunning(dir: string): boolean {
   return serverState(dir).state === 'running';
 }
 
 /** Starts or joins the server behind a status line; `done` words the outcome. */
 export async function acquire(req: OwnedRequest, out: Output, done: (joined: boolean) => string): Promise<{ server: ServerInfo; joined: boolean }> {
-  const joined = alreadyRunning(req.dir);
+  const joined = isRunning(req.dir);
   const status = out.status(`${joined ? 'joining' : 'starting'} ${req.label}`);
   let server: ServerInfo;
   try {

@@ -5,7 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { SqlFamily } from '../quote.js';
 import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
 
 /**
@@ -61,7 +60,6 @@ export type TemplateState = 'missing' | 'unmarked' | 'incomplete' | 'complete';
  */
 export interface Dialect<C extends SqlClient = SqlClient> {
   readonly engine: Engine;
-  readonly family: SqlFamily;
   /**
    * Whether clone() and createEmpty() build under stagingName() and rename into place (PostgreSQL).
    * Engines without a database rename create the database and its marker in one statement instead.

@@ -1,4 +1,5 @@
 /** Builds the dialect of an engine, loading that engine's code only when it is used. */
+import { resolveOptions } from '../options.js';
 import type { Engine } from '../types.js';
 import type { Dialect } from './dialect.js';
 
@@ -17,7 +18,7 @@ export function dialectFor(engine: Engine): Promise<Dialect> {
 async function create(engine: Engine): Promise<Dialect> {
   if (engine === 'postgres') {
     const { createPostgresDialect } = await import('./postgres/dialect.js');
-    return createPostgresDialect({ cloneStrategy: process.env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'wal_log' : 'file_copy' });
+    return createPostgresDialect({ cloneStrategy: resolveOptions().cloneStrategy });
   }
   const { createMysqlDialect } = await import('./mysql/dialect.js');
   return createMysqlDialect();

@@ -1,7 +1,8 @@
 /**
  * What the reporters conclude from per-file numbers: heap that keeps growing across the files one
- * worker runs (seed 000's Jest leak), and files far slower than their own history (seed 002's
- * stalls show as variance). History is a small JSON file of recent wall times per file.
+ * worker runs (as a Jest worker's did in the TypeORM point-insert workload, examples/typeorm-jest), and
+ * files far slower than their own history (InnoDB checkpoint stalls, as in the MariaDB class workload of
+ * bench/mariadb-classes, show as variance). History is a small JSON file of recent wall times per file.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

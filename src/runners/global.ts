@@ -18,10 +18,10 @@ import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
 import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
+import { dropOurDatabases, withClient } from '../client.js';
+import { DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
 
 const log = logger('runner');
-
-export const DEFAULT_ENV_VAR = 'DATABASE_URL';
 
 const STASH = Symbol.for('fast-test-db.runner-options');
 const HANDLE = Symbol.for('fast-test-db.run-handle');
@@ -97,15 +97,14 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
     v: 1,
     run,
     engine: names.engine,
-    family: dialect.family,
     prefix: names.prefix,
     shard: names.shard,
     server,
     template: prepared.template.name,
     fingerprint: prepared.template.fingerprint,
     seeded: prepared.seeded,
-    isolation: parseIsolation(options.isolation ?? process.env.FAST_TEST_DB_ISOLATION),
-    envVars: parseEnvVars(options.envVar ?? process.env.FAST_TEST_DB_ENV_VAR),
+    isolation: parseIsolation(resolveOptions(options).isolation),
+    envVars: parseEnvVars(resolveOptions(options).envVar),
     urlPattern: dialect.url(server, NAME_SLOT),
     dir,
   };
@@ -115,7 +114,7 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
 export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
   const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
   // Fixed for the life of this process, so that watch-mode re-runs keep their names.
-  const run = merged.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? detectRun() ?? newRunId();
+  const run = resolveOptions(merged).runId ?? detectRun() ?? newRunId();
   process.env.FAST_TEST_DB_RUN_ID = run;
   const options = { ...merged, runId: run };
   const handed = Boolean(process.env[SERVER_ENV]);
@@ -124,8 +123,8 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const dir = runDir(run, options);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const quiet = options.quiet ?? process.env.FAST_TEST_DB_QUIET === '1';
-  const source = handed ? 'handed' : merged.url ? 'option' : process.env.TEST_DATABASE_URL ? 'env' : 'started';
+  const quiet = resolveOptions(options).quiet;
+  const source = handed ? 'handed' : merged.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
   const { handoff, dialect, prefix, built } = await withStatus(
     quiet,
     'fast-test-db: starting the server and the template',
@@ -141,7 +140,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
 
   // We stop only a server that this process started or joined through the registry.
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
-  const reuse = options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1';
+  const reuse = resolveOptions(options).reuse;
   const handle: RunHandle = {
     handoff,
     resetRun: async () => {
@@ -172,15 +171,9 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
 
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */
 export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
-  const admin = await dialect.connect(server);
-  try {
-    const ours = (await dialect.listOurs(admin, `${prefix}_`)).filter((d) => d.marker.kind === 'database' && d.marker.run === run);
-    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
-    if (ours.length) log('dropped %d database(s) of run %s', ours.length, run);
-    return ours.map((d) => d.name);
-  } finally {
-    await admin.close();
-  }
+  const dropped = await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run));
+  if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
+  return dropped;
 }
 
 async function releaseServer(stateDir: string): Promise<void> {

@@ -5,7 +5,6 @@
  * nothing here loads a driver.
  */
 import { FastTestDbError } from '../errors.js';
-import type { SqlFamily } from '../quote.js';
 import { workerDatabaseName } from '../test-database.js';
 import type { ConnectionOptions, Engine, ServerInfo } from '../types.js';
 import { detectWorker } from '../workers.js';
@@ -29,7 +28,6 @@ export interface Handoff {
   v: 1;
   run: string;
   engine: Engine;
-  family: SqlFamily;
   prefix: string;
   shard?: string;
   server: ServerInfo;
@@ -80,8 +78,8 @@ export interface WorkerTarget {
 
 /** This worker's database, computed from the handoff and the runner's worker id env var. */
 export function workerTarget(h: Handoff, worker = detectWorker().id, suffix?: string): WorkerTarget {
-  // Only the SQL family is needed for a name: no driver is loaded here.
-  const name = workerDatabaseName({ family: h.family }, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
+  // Only the engine is needed for a name: no driver is loaded here.
+  const name = workerDatabaseName({ engine: h.engine }, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
   const s = h.server;
   return {
     name,

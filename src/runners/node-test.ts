@@ -26,6 +26,8 @@ import type { TestDatabase } from '../types.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase } from './worker.js';
 
 export type { TestDatabase } from '../types.js';
+import { withClient } from '../client.js';
+import { resolveOptions } from '../options.js';
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
@@ -40,7 +42,7 @@ async function nodeTestHooks() {
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
   const config = await resolveAdapter(await loadConfig());
-  const runId = config.runId ?? process.env.FAST_TEST_DB_RUN_ID ?? `nt${process.ppid}`;
+  const runId = resolveOptions(config).runId ?? `nt${process.ppid}`;
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
   const { handoff } = await prepareHandoff(config, runId, dir);
@@ -96,13 +98,10 @@ if (isRunner && inProcess) {
 
 async function dropOwn(h: Handoff, name: string): Promise<void> {
   const dialect = await dialectFor(h.engine);
-  const admin = await dialect.connect(h.server);
-  try {
+  await withClient(dialect, h.server, async (admin) => {
     const marker = await dialect.readMarker(admin, name);
     if (marker && marker.kind === 'database') await dialect.drop(admin, name, { force: true });
-  } finally {
-    await admin.close();
-  }
+  });
 }
 
 /** This file's database. The runner owns it: disposing the handle only closes it. */

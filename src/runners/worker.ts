@@ -11,6 +11,7 @@ import { logger } from '../log.js';
 import type { TestDatabase } from '../types.js';
 import { cloneInto, Database } from '../test-database.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
+import { withClient } from '../client.js';
 
 const log = logger('runner');
 
@@ -42,12 +43,7 @@ export function alreadyCloned(h: Handoff, name: string): boolean {
 
 async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient) => Promise<T>): Promise<T> {
   const dialect = await dialectFor(h.engine);
-  const admin = await dialect.connect(h.server);
-  try {
-    return await fn(dialect, admin);
-  } finally {
-    await admin.close();
-  }
+  return withClient(dialect, h.server, (admin) => fn(dialect, admin));
 }
 
 /**

@@ -5,8 +5,7 @@
 import { mysqlServerFlags, type MysqlFlavor } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { startDefinedContainer, type ContainerDefinition } from './container.js';
-
-export const DEFAULT_MYSQL_IMAGE = 'mysql:8.4';
+import { DEFAULT_MYSQL_IMAGE, resolveOptions } from '../options.js';
 
 /** Flavor and version from an image reference such as `mariadb:11.4`, `mysql:8.0.36` or `registry/x/mysql:9.1`. */
 export function imageFlavor(image: string): { flavor: MysqlFlavor; version: string } {
@@ -19,7 +18,7 @@ export function imageFlavor(image: string): { flavor: MysqlFlavor; version: stri
 }
 
 export function mysqlContainerDefinition(options: TestDatabaseOptions): ContainerDefinition {
-  const image = options.image ?? process.env.FAST_TEST_DB_IMAGE ?? DEFAULT_MYSQL_IMAGE;
+  const image = resolveOptions(options).image ?? DEFAULT_MYSQL_IMAGE;
   const { flavor, version } = imageFlavor(image);
   const flags = mysqlServerFlags({
     flavor,

@@ -2,13 +2,13 @@
  * PostgreSQL in a container (testcontainers): data on tmpfs, the same tuning flags as the embedded
  * server, passed on the command line.
  */
-import { postgresSettings } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, postgresSettings } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import { DEFAULT_MAX_CONNECTIONS } from './embedded-postgres.js';
 import { startDefinedContainer, type ContainerDefinition } from './container.js';
+import { DEFAULT_POSTGRES_IMAGE, resolveOptions } from '../options.js';
 
 export function postgresContainerDefinition(options: TestDatabaseOptions): ContainerDefinition {
-  const image = options.image ?? process.env.FAST_TEST_DB_IMAGE ?? 'postgres:18-alpine';
+  const image = resolveOptions(options).image ?? DEFAULT_POSTGRES_IMAGE;
   const major = Number(/:(\d+)/.exec(image)?.[1] ?? 18);
   const settings = postgresSettings({ maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major });
   return {

@@ -9,6 +9,7 @@ import { FastTestDbError, messageOf } from '../errors.js';
 import { loadPeer } from '../peer.js';
 import { dialectFor } from '../dialect/index.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import { describeServer } from '../client.js';
 
 export interface ContainerDefinition {
   image: string;
@@ -115,14 +116,8 @@ export async function startDefinedContainer(def: ContainerDefinition, runner: Co
   const info: ServerInfo = { ...def.server, version: '', major: 0, provider: 'container', owned: true, tuned: false, host: container.host, port: container.port };
   try {
     // Read the settings back rather than trust the flags we passed.
-    const dialect = await dialectFor(info.engine);
-    const admin = await dialect.connect(info);
-    try {
-      const report = await dialect.describe(admin, info);
-      return { ...info, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]) || 0, tuned: report.tuned };
-    } finally {
-      await admin.close();
-    }
+    const report = await describeServer(await dialectFor(info.engine), info);
+    return { ...info, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]) || 0, tuned: report.tuned };
   } catch (e) {
     // A container that never served us is ours to remove now, not at exit.
     owned.delete(container.id);

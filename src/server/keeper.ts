@@ -14,6 +14,7 @@ import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
+import { sleep } from '../sleep.js';
 
 const POLL_MS = 250;
 
@@ -125,7 +126,7 @@ async function main(dir: string): Promise<void> {
 
   let idleSince = Date.now();
   for (;;) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    await sleep(POLL_MS);
     if (stopping) return;
     if (liveLeases(files.leases) > 0) {
       idleSince = Date.now();

@@ -4,9 +4,8 @@
  * Engines never spawn long-lived processes themselves: the keeper owns them, so that a client
  * killed with SIGKILL still leaves no server behind.
  */
-import { readFileSync } from 'node:fs';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, readJson, type KeeperStatus } from './keeper-files.js';
 
 export interface Command {
   command: string;
@@ -64,11 +63,5 @@ export function startFailureReason(logText: string, keeperStatus: { phase?: stri
 
 /** startFailureReason for the server whose keeper works in `dir`. */
 export function whyNotStarted(dir: string, logText: string): string {
-  let status: KeeperStatus | undefined;
-  try {
-    status = JSON.parse(readFileSync(keeperFiles(dir).status, 'utf8')) as KeeperStatus;
-  } catch {
-    status = undefined;
-  }
-  return startFailureReason(logText, status);
+  return startFailureReason(logText, readJson<KeeperStatus>(keeperFiles(dir).status));
 }

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { hasProcCmdline, pidAliveFromProbe } from './platform.js';
+import { sleep } from '../sleep.js';
 
 /**
  * True when `pid` runs. A zombie does not: a process whose parent died (a keeper's client, a
@@ -59,7 +60,7 @@ export async function withFileLock<T>(lockDir: string, fn: () => Promise<T>, tim
     breakIfStale(lockDir);
     if (Date.now() > deadline)
       throw new FastTestDbError('LOCK_TIMEOUT', `waited ${timeoutMs} ms for the lock ${lockDir}`, `another process holds it; if none is running, remove ${lockDir}`);
-    await new Promise((r) => setTimeout(r, wait));
+    await sleep(wait);
     wait = Math.min(wait * 2, 100);
   }
   try {

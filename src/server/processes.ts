@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { pidAlive } from './lock.js';
+import { sleep } from '../sleep.js';
 
 const HAS_PROC = process.platform === 'linux';
 
@@ -58,9 +59,9 @@ export const running = pidAlive;
 export async function stopProcesses(pids: number[], sig: NodeJS.Signals, ms = 15_000): Promise<void> {
   signal(pids, sig);
   const deadline = Date.now() + ms;
-  while (pids.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (pids.some(running) && Date.now() < deadline) await sleep(50);
   const left = pids.filter(running);
   signal(left, 'SIGKILL');
   const killDeadline = Date.now() + 5000;
-  while (left.some(running) && Date.now() < killDeadline) await new Promise((r) => setTimeout(r, 20));
+  while (left.some(running) && Date.now() < killDeadline) await sleep(20);
 }

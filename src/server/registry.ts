@@ -20,21 +20,14 @@ import { pidAlive, withFileLock } from './lock.js';
 import { postgresSegment, removeSegment } from './leftovers.js';
 import { defaultDataRoot } from './platform.js';
 import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
+import { sleep } from '../sleep.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, resolveOptions } from '../options.js';
 
 const log = logger('server');
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
-/**
- * How long a server that is not reused outlives its last client, so that the next test file, or a
- * watch re-run, joins it and its template instead of starting both again. bench/grace.ts: 4 test
- * processes one after another took 5.8 s with 4 starts and 4 builds, 2.6 s with one of each; a new
- * process takes about 1 s to reach the library here, so 5 s leaves room on a loaded machine.
- */
-export const DEFAULT_GRACE_MS = 5_000;
-
 /** Where owned servers live: tmpfs when the machine has one. */
 export function dataRoot(options: TestDatabaseOptions): { root: string; tmpfs: boolean } {
-  const chosen = options.dataRoot ?? process.env.FAST_TEST_DB_DATA_ROOT;
+  const chosen = resolveOptions(options).dataRoot;
   if (chosen) return { root: resolve(chosen), tmpfs: chosen.startsWith('/dev/shm') };
   const chosenByPlatform = defaultDataRoot(process.platform, { tmpdir: tmpdir(), hasDevShm: existsSync('/dev/shm') });
   if (!chosenByPlatform.tmpfs) log('no /dev/shm on this machine: data goes to %s, which is probably a disk', chosenByPlatform.root);
@@ -301,7 +294,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
     if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
       // A keeper stopping its server: let it finish before starting anew.
       const deadline = Date.now() + 20_000;
-      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await sleep(50);
     }
     // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
     // still writing) is stopped before this folder is touched: never two servers on one data directory.
@@ -312,21 +305,12 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
 
 /** How long a server outlives its last client when not reused: options, env, default. */
 export function resolveGraceMs(options: TestDatabaseOptions): number {
-  if (options.graceMs !== undefined) {
-    if (!Number.isFinite(options.graceMs) || options.graceMs < 0)
-      throw new FastTestDbError('BAD_OPTION', `graceMs must be a number of milliseconds >= 0, not ${String(options.graceMs)}`, 'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends');
-    return options.graceMs;
-  }
-  const env = process.env.FAST_TEST_DB_GRACE_MS;
-  if (env === undefined || env === '') return DEFAULT_GRACE_MS;
-  if (!/^\d+$/.test(env.trim()))
-    throw new FastTestDbError('BAD_OPTION', `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`, 'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends');
-  return Number(env);
+  return resolveOptions(options).graceMs;
 }
 
 async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> {
   const files = keeperFiles(dir);
-  const reuse = req.options.reuse ?? process.env.FAST_TEST_DB_REUSE === '1';
+  const reuse = resolveOptions(req.options).reuse;
   for (let attempt = 1; ; attempt++) {
     rmSync(files.state, { force: true });
     rmSync(files.status, { force: true });
@@ -380,7 +364,7 @@ export async function stopOwnedServer(stateDir: string, timeoutMs = 20_000): Pro
   if (!status || !isKeeperOf(status.keeperPid, stateDir)) return false;
   process.kill(status.keeperPid, 'SIGTERM');
   const deadline = Date.now() + timeoutMs;
-  while (pidAlive(status.keeperPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (pidAlive(status.keeperPid) && Date.now() < deadline) await sleep(50);
   return !pidAlive(status.keeperPid);
 }
 

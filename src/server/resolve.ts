@@ -2,10 +2,12 @@
  * Where the server comes from: a URL we do not own, a server a runner's global setup already
  * started for this run (handed down in FAST_TEST_DB_SERVER), an embedded one, or a container.
  */
+import { describeServer } from '../client.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { acquireOwnedServer, type OwnedServerRequest } from './registry.js';
+import { resolveOptions } from '../options.js';
 
 /** Env var through which a runner's global setup hands its server to worker processes. */
 export const SERVER_ENV = 'FAST_TEST_DB_SERVER';
@@ -74,23 +76,23 @@ function remoteRefused(host: string, where: string): FastTestDbError {
   );
 }
 
-async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
+/**
+ * A server known only by its URL, before anyone asked it what it is: flavor, version and tuning
+ * are placeholders until describe() fills them in.
+ */
+export function serverAt(url: string, allowRemote: boolean): ServerInfo {
   const partial = parseServerUrl(url, allowRemote);
-  const dialect = await dialectFor(partial.engine);
-  const probe = { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false } as ServerInfo;
-  const admin = await dialect.connect(probe);
-  try {
-    const report = await dialect.describe(admin, probe);
-    return { ...probe, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]), tuned: report.tuned };
-  } finally {
-    await admin.close();
-  }
+  return { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false };
+}
+
+async function external(url: string, allowRemote: boolean): Promise<ServerInfo> {
+  const probe = serverAt(url, allowRemote);
+  const report = await describeServer(await dialectFor(probe.engine), probe);
+  return { ...probe, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]), tuned: report.tuned };
 }
 
 export async function resolveServer(options: TestDatabaseOptions, engine: Engine): Promise<ServerInfo> {
-  const mode = options.server ?? (process.env.FAST_TEST_DB_SERVER_MODE as TestDatabaseOptions['server']) ?? 'auto';
-  const url = options.url ?? process.env.TEST_DATABASE_URL;
-  const allowRemote = options.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1';
+  const { server: mode, url, allowRemote } = resolveOptions(options);
   if (mode === 'external' || (mode === 'auto' && url)) {
     if (!url) throw new FastTestDbError('BAD_OPTION', `server: 'external' needs a URL`, 'pass url, or set TEST_DATABASE_URL');
     return external(url, allowRemote);
@@ -136,12 +138,12 @@ export async function embeddedRequest(engine: Engine, options: TestDatabaseOptio
     const bins = findPostgresBinaries(options);
     return {
       label: `PostgreSQL ${bins.version}`,
-      request: { engine, identity: [bins.binDir, options.maxConnections, options.locale ?? process.env.FAST_TEST_DB_LOCALE], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
+      request: { engine, identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
     };
   }
   const { findMysqlBinary, planEmbeddedMysql } = await import('./embedded-mysql.js');
   const bin = findMysqlBinary(options);
-  const binDir = options.binDir ?? process.env.FAST_TEST_DB_BIN_DIR;
+  const binDir = resolveOptions(options).binDir;
   return {
     label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
     request: {

@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { needsUnprivilegedUser } from './platform.js';
+import { resolveOptions } from '../options.js';
 
 export interface ServerUser {
   name: string;
@@ -16,7 +17,7 @@ export interface ServerUser {
 
 export function unprivilegedUser(): ServerUser | undefined {
   if (!needsUnprivilegedUser(process.platform, process.getuid?.())) return undefined;
-  const wanted = process.env.FAST_TEST_DB_RUN_AS ?? 'nobody';
+  const wanted = resolveOptions().runAs;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .find((l) => l.split(':')[0] === wanted);

@@ -229,7 +229,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     const one = await createTestDatabase({ ...base, worker: hostile });
     try {
       expect(one.name).toMatch(/^[a-z0-9_]+$/);
-      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(MAX_NAME_BYTES[dialect.family]);
+      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(MAX_NAME_BYTES[dialect.engine]);
       const again = await createTestDatabase({ ...base, worker: hostile, suffix: 'b' });
       expect(again.name).not.toBe(one.name);
       await again.destroy();

@@ -1,8 +1,9 @@
 /** Input a user can get wrong about servers: every mistake is one FastTestDbError with a code and an engine's fix. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { clean } from '../../src/clean.js';
+import { clean } from '../../src/cli/tools/clean.js';
 import { classifyDriverError, FastTestDbError } from '../../src/errors.js';
-import { DEFAULT_GRACE_MS, resolveGraceMs } from '../../src/server/registry.js';
+import { DEFAULT_GRACE_MS } from '../../src/options.js';
+import { resolveGraceMs } from '../../src/server/registry.js';
 import { handedServers, parseServerUrl, resolveServer } from '../../src/server/resolve.js';
 import { mysqlServerFlags } from '../../src/tuning.js';
 

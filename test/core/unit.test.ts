@@ -1,5 +1,5 @@
 /** Pure functions of the core: quoting, naming, worker detection, fingerprints, URLs, container definitions. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { detectRun, detectWorker } from '../../src/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/dialect/dialect.js';
 import { classifyDriverError, driverErrorKind, isFastTestDbError, type DriverErrorKind } from '../../src/errors.js';
 import { runnerFile } from '../../src/runners/paths.js';
+import { VERSION } from '../../src/version.js';
 
 describe('quoting', () => {
   it('doubles the quote character of each family', () => {
@@ -164,5 +165,16 @@ describe('driver errors', () => {
       error = e;
     }
     expect(isFastTestDbError(error, 'PACKAGE_BROKEN'), String(error)).toBe(true);
+  });
+});
+
+describe('VERSION', () => {
+  it("is package.json's version, in the source and in the build's define", async () => {
+    const root = join(import.meta.dirname, '../..');
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(VERSION).toBe(version);
+    // The build writes the version in from package.json, not from a literal.
+    const tsup = readFileSync(join(root, 'tsup.config.ts'), 'utf8');
+    expect(tsup).toMatch(/__FAST_TEST_DB_VERSION__: JSON\.stringify\(version\)/);
   });
 });

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clean } from '../../src/clean.js';
+import { clean } from '../../src/cli/tools/clean.js';
 import type { Dialect, SqlClient } from '../../src/dialect/dialect.js';
 import { stagingName } from '../../src/dialect/dialect.js';
 import { dialectFor } from '../../src/dialect/index.js';
@@ -75,7 +75,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
     let server: ServerInfo;
     let admin: SqlClient;
     const foreign = [`${prefix}_foreign`, `${prefix}_wforeign`];
-    const id = (n: string) => quoteIdent(dialect.family, n);
+    const id = (n: string) => quoteIdent(dialect.engine, n);
 
     beforeAll(async () => {
       dataRoot = base.DATA_ROOT = privateDataRoot(`crash-${engine}`);

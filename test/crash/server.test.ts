@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clean } from '../../src/clean.js';
+import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running } from '../../src/server/processes.js';
 import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
 import { newMarker } from '../../src/dialect/dialect.js';
 import { createMysqlDialect } from '../../src/dialect/mysql/dialect.js';
-import { monitorMysql, type MysqlMonitorSample } from '../../src/monitor-mysql.js';
+import { monitor, type Sample } from '../../src/cli/tools/monitor/index.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
 const mysqlDialect = createMysqlDialect();
@@ -148,18 +148,20 @@ describe('checkpoint monitor', () => {
       await c.query('CREATE TABLE burst (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(2000))');
       await c.end();
     } });
-    const client = await mysqlDialect.connect(small.server);
     const writer = await mysql.createConnection({ uri: small.url });
-    const samples: MysqlMonitorSample[] = [];
-    const warnings: string[] = [];
+    const samples: Array<Extract<Sample, { engine: 'mysql' }>> = [];
+    const stop = new AbortController();
     try {
       expect(small.server.port).not.toBe(db.server.port); // its own server, with the small redo log
-      const mon = monitorMysql(client, { intervalMs: 50, onSample: (s) => samples.push(s), warnPct: 30, warnAfter: 2, onWarning: (m) => warnings.push(m) });
+      const watching = (async () => {
+        for await (const s of monitor(small.server, { intervalMs: 50, signal: stop.signal })) if (s.engine === 'mysql') samples.push(s);
+      })();
       const pad = 'x'.repeat(2000);
       const values = Array.from({ length: 200 }, () => `('${pad}')`).join(',');
       const until = Date.now() + 4000;
-      while (Date.now() < until && !(warnings.length && samples.length > 5)) await writer.query(`INSERT INTO burst (pad) VALUES ${values}`);
-      await mon.stop();
+      while (Date.now() < until && !(samples.some((s) => s.warnings.length) && samples.length > 5)) await writer.query(`INSERT INTO burst (pad) VALUES ${values}`);
+      stop.abort();
+      await watching;
       const first = samples[0]!;
       const peak = samples.reduce((m, s) => (s.agePct > m.agePct ? s : m), first);
       console.log(`monitor (${first.source}): checkpoint age ${first.agePct.toFixed(1)}% -> peak ${peak.agePct.toFixed(1)}% of ${Math.round(peak.capacity / 2 ** 20)} MiB, dirty pages ${peak.dirtyPages}, log waits ${peak.logWaits}, ${samples.length} samples`);
@@ -168,10 +170,9 @@ describe('checkpoint monitor', () => {
       expect(peak.capacity).toBeLessThanOrEqual(16 * 2 ** 20);
       expect(peak.agePct).toBeGreaterThan(first.agePct + 10);
       expect(peak.dirtyPages).toBeGreaterThan(0);
-      expect(warnings.length).toBeGreaterThan(0);
     } finally {
+      stop.abort();
       await writer.end();
-      await client.close();
       await small.destroy({ force: true });
       if (small.server.stateDir) await stopOwnedServer(small.server.stateDir);
     }

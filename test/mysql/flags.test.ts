@@ -17,7 +17,7 @@ describe('mysqlServerFlags', () => {
     expect(flagNames(f)).not.toContain('--innodb-redo-log-capacity');
   });
 
-  it.each(['8.0.30', '8.0.36', '8.4.3', '9.1.0'])('MySQL %s: seed 002 flags with innodb_redo_log_capacity, X protocol off', (version) => {
+  it.each(['8.0.30', '8.0.36', '8.4.3', '9.1.0'])('MySQL %s: binary log and doublewrite off, redo log sized with innodb_redo_log_capacity, X protocol off', (version) => {
     const f = mysqlServerFlags({ flavor: 'mysql', version, bufferPoolSize: '512M', redoLogSize: '512M' });
     for (const flag of ['--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=OFF', '--innodb-buffer-pool-size=512M', '--innodb-redo-log-capacity=512M', '--innodb-io-capacity=10000', '--innodb-io-capacity-max=20000', '--innodb-flush-neighbors=0', '--mysqlx=OFF'])
       expect(f).toContain(flag);

@@ -76,4 +76,10 @@ describe('the built package', () => {
     expect(help).toMatch(/doctor/);
     expect(help).toMatch(/clean/);
   });
+
+  it("carries package.json's version, written in by the build", () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(node([dist('cli.js'), '--version']).trim()).toBe(version);
+    expect(readdirSync(join(ROOT, 'dist')).some((f) => /\.c?js$/.test(f) && readFileSync(dist(f), 'utf8').includes('__FAST_TEST_DB_VERSION__'))).toBe(false);
+  });
 });

@@ -1,8 +1,10 @@
 /** `fast-test-db clean`: drops what our crashed or finished jobs left behind, and nothing else. */
-import { clean, formatDuration, parseDuration } from '../../clean.js';
+import { formatDuration, parseDuration } from '../duration.js';
+import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../output.js';
+import { resolveOptions } from '../../options.js';
 
 export const cleanCommand: Command = {
   name: 'clean',
@@ -52,7 +54,7 @@ Examples:
     let status: Status | undefined;
     const report = await clean({
       olderThanMs,
-      url: positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL,
+      url: positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url,
       prefix: str(values.prefix),
       run: str(values.run),
       dryRun,

@@ -1,7 +1,9 @@
 /** `fast-test-db doctor`: what this machine offers, and whether a given server is fit for tests. */
-import { doctor, type Check } from '../../doctor.js';
+import { parseDuration } from '../duration.js';
+import { doctor, type Check } from '../tools/doctor.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import type { Output } from '../output.js';
+import { resolveOptions } from '../../options.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -28,8 +30,7 @@ Examples:
   options: { ...COMMON_OPTIONS, url: { type: 'string' }, 'bin-dir': { type: 'string' }, 'data-root': { type: 'string' }, timeout: { type: 'string' }, all: { type: 'boolean' } },
   maxPositionals: 1,
   async run({ values, positionals, out, io }) {
-    const url = positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL;
-    const { parseDuration } = await import('../../clean.js');
+    const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
     const timeout = str(values.timeout);
     const status = out.status(url ? 'checking this machine and the server' : 'checking this machine');
     const report = await doctor({ url, binDir: str(values['bin-dir']), dataRoot: str(values['data-root']), connectTimeoutMs: timeout ? parseDuration(timeout) : undefined, all: Boolean(values.all) });

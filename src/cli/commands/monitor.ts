@@ -1,12 +1,13 @@
 /** `fast-test-db monitor`: one line per second of what makes a test server stall. */
-import { listOwnedServers, parseDuration } from '../../clean.js';
-import type { SqlClient } from '../../dialect/dialect.js';
-import { dialectFor } from '../../dialect/index.js';
 import { FastTestDbError } from '../../errors.js';
-import { parseServerUrl } from '../../server/resolve.js';
+import { listOwnedServers } from '../../server/registry.js';
+import { serverAt } from '../../server/resolve.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
+import { parseDuration } from '../duration.js';
 import { parseEngine } from '../options.js';
+import { formatSample, monitor } from '../tools/monitor/index.js';
+import { resolveOptions } from '../../options.js';
 
 export const monitorCommand: Command = {
   name: 'monitor',
@@ -37,27 +38,16 @@ ${COMMON_HELP}`,
   maxPositionals: 1,
   async run(ctx) {
     const { values, positionals, io } = ctx;
-    const url = positionals[0] ?? str(values.url) ?? io.env.TEST_DATABASE_URL;
-    const server = url ? fromUrl(url) : ourServer(parseEngine(str(values.engine)));
+    const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
+    // Watching only reads statistics, so a remote server is fine here.
+    const server = url ? serverAt(url, true) : ourServer(parseEngine(str(values.engine)));
     const duration = str(values.duration);
     const interval = str(values.interval);
     const opts = { durationMs: duration ? parseDuration(duration) : undefined, intervalMs: interval ? parseDuration(interval) : 1000 };
     if (opts.intervalMs < 100) throw new FastTestDbError('BAD_OPTION', `--interval ${interval} is too short`, 'use 100ms or more');
-    const dialect = await dialectFor(server.engine);
-    const client = await dialect.connect(server);
-    try {
-      return server.engine === 'postgres' ? await watchPostgres(ctx, client, server, opts) : await watchMysql(ctx, client, server, opts);
-    } finally {
-      await client.close();
-    }
+    return watch(ctx, server, opts);
   },
 };
-
-function fromUrl(url: string): ServerInfo {
-  // Watching only reads statistics, so a remote server is fine here.
-  const p = parseServerUrl(url, true);
-  return { ...p, flavor: p.engine, version: '', major: 0, tuned: false };
-}
 
 function ourServer(engine: ServerInfo['engine'] | undefined): ServerInfo {
   const running = listOwnedServers().filter((s) => s.state === 'running' && s.info && (!engine || s.engine === engine));
@@ -67,57 +57,20 @@ function ourServer(engine: ServerInfo['engine'] | undefined): ServerInfo {
   return newest.info;
 }
 
-interface WatchOptions {
-  durationMs?: number;
-  intervalMs: number;
-}
-
-async function watchPostgres({ out, signal }: CommandContext, client: SqlClient, server: ServerInfo, opts: WatchOptions): Promise<number> {
-  const { monitorPostgres, formatPostgresLine, serverMajor } = await import('../../monitor-postgres.js');
-  const major = await serverMajor(client);
-  out.note(out.ce.dim(`watching PostgreSQL ${major} at ${server.host}:${server.port}, one line per ${opts.intervalMs / 1000}s${opts.durationMs ? ` for ${opts.durationMs / 1000}s` : ''}; Ctrl-C stops`));
+async function watch({ out, signal }: CommandContext, server: ServerInfo, opts: { durationMs?: number; intervalMs: number }): Promise<number> {
   let lines = 0;
   let stalls = 0;
   let peakWal = 0;
-  for await (const line of monitorPostgres(client, { ...opts, signal })) {
+  const onStart = (label: string) =>
+    out.note(out.ce.dim(`watching ${label} at ${server.host}:${server.port}, one line per ${opts.intervalMs / 1000}s${opts.durationMs ? ` for ${opts.durationMs / 1000}s` : ''}; Ctrl-C stops`));
+  for await (const sample of monitor(server, { ...opts, signal, onStart })) {
     lines++;
-    if (line.warnings.length) stalls++;
-    peakWal = Math.max(peakWal, line.walBytesPerSec);
-    out.data(line);
-    const text = formatPostgresLine(line);
-    out.line(line.warnings.length ? out.c.yellow(text) : text);
+    if (sample.warnings.length) stalls++;
+    if (sample.engine === 'postgres') peakWal = Math.max(peakWal, sample.walBytesPerSec);
+    out.data(sample);
+    const text = formatSample(sample);
+    out.line(sample.warnings.length ? out.c.yellow(text) : text);
   }
-  out.note(`${lines} line(s), ${stalls} with a warning, peak WAL ${(peakWal / 1024 ** 2).toFixed(1)} MB/s`);
-  return 0;
-}
-
-async function watchMysql({ out, signal }: CommandContext, client: SqlClient, server: ServerInfo, opts: WatchOptions): Promise<number> {
-  const { sampleMysql } = await import('../../monitor-mysql.js');
-  out.note(out.ce.dim(`watching MySQL/MariaDB at ${server.host}:${server.port}, one line per ${opts.intervalMs / 1000}s; Ctrl-C stops`));
-  const end = opts.durationMs !== undefined ? Date.now() + opts.durationMs : Infinity;
-  let prev = await sampleMysql(client);
-  let lines = 0;
-  let stalls = 0;
-  while (!signal.aborted && Date.now() < end) {
-    await new Promise<void>((res) => {
-      const t = setTimeout(res, Math.max(0, Math.min(opts.intervalMs, end - Date.now())));
-      signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
-    });
-    if (signal.aborted) break;
-    const s = await sampleMysql(client);
-    const logWaits = Math.max(0, s.logWaits - prev.logWaits);
-    const warnings: string[] = [];
-    if (s.agePct >= 80) warnings.push('checkpoint age near the redo capacity: writers will stall; raise redoLogSize');
-    if (logWaits > 0) warnings.push('writers waited for log buffer space: raise innodb_log_buffer_size');
-    const line = { at: s.at.toISOString(), checkpointAge: s.checkpointAge, capacity: s.capacity, agePct: s.agePct, dirtyPages: s.dirtyPages, totalPages: s.totalPages, logWaits, source: s.source, warnings };
-    lines++;
-    if (warnings.length) stalls++;
-    out.data(line);
-    const mb = (b: number) => `${(b / 1024 ** 2).toFixed(1)} MB`;
-    const text = `${line.at.slice(11, 19)}  ckpt age ${mb(s.checkpointAge).padStart(9)} (${s.agePct.toFixed(0).padStart(3)}% of ${mb(s.capacity)})  dirty ${s.dirtyPages}/${s.totalPages} pages  log waits ${logWaits}${warnings.length ? `  ! ${warnings.join('; ')}` : ''}`;
-    out.line(warnings.length ? out.c.yellow(text) : text);
-    prev = s;
-  }
-  out.note(`${lines} line(s), ${stalls} with a warning`);
+  out.note(`${lines} line(s), ${stalls} with a warning${server.engine === 'postgres' ? `, peak WAL ${(peakWal / 1024 ** 2).toFixed(1)} MB/s` : ''}`);
   return 0;
 }

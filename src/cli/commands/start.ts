@@ -2,7 +2,7 @@
 import { dialectFor } from '../../dialect/index.js';
 import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
-import { parseDuration } from '../../clean.js';
+import { parseDuration } from '../duration.js';
 import { resolveAdapter } from '../../config.js';
 import { explainEngineMismatch } from '../../engine-mismatch.js';
 import { FastTestDbError } from '../../errors.js';
@@ -10,8 +10,9 @@ import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
-import { acquire, keeperAlive, ownedRequest } from '../owned.js';
+import { acquire, isRunning, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
+import { describeServer, dropOurDatabases, withClient } from '../../client.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -82,11 +83,10 @@ Examples:
     const dialect = await dialectFor(server.engine);
     // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
     const adminUrl = dialect.url(server, server.adminDatabase);
-    const admin = await dialect.connect(server);
-    const { report, handed } = await (async () => ({
-      report: await dialect.describe(admin, server),
-      handed: await handOutDatabase(dialect, admin, server, { database: str(values.database), user: str(values.user), password: str(values.password) }),
-    }))().finally(() => admin.close());
+    const report = await describeServer(dialect, server);
+    const handed = await withClient(dialect, server, (admin) =>
+      handOutDatabase(dialect, admin, server, { database: str(values.database), user: str(values.user), password: str(values.password) }),
+    );
     const url = handed.url;
     if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
     let template: { name: string; built: boolean } | undefined;
@@ -114,7 +114,7 @@ Examples:
     // Stay until Ctrl-C, or until the server goes away under us.
     const reason = await new Promise<'signal' | 'gone'>((res) => {
       const timer = setInterval(() => {
-        if (!keeperAlive(server.stateDir!)) {
+        if (!isRunning(server.stateDir!)) {
           clearInterval(timer);
           res('gone');
         }
@@ -147,12 +147,5 @@ Examples:
 /** Our worker databases on this server (not templates), dropped before its data directory is saved. */
 async function dropTestDatabases(server: ServerInfo): Promise<number> {
   const dialect = await dialectFor(server.engine);
-  const admin = await dialect.connect(server);
-  try {
-    const ours = (await dialect.listOurs(admin, '')).filter((d) => d.marker.kind === 'database');
-    for (const d of ours) await dialect.drop(admin, d.name, { force: true });
-    return ours.length;
-  } finally {
-    await admin.close();
-  }
+  return (await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, ''))).length;
 }

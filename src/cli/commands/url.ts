@@ -1,5 +1,5 @@
 /** `fast-test-db url`: the URL of the project's reused server, started if needed. */
-import { parseDuration } from '../../clean.js';
+import { parseDuration } from '../duration.js';
 import { dialectFor } from '../../dialect/index.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, ownedRequest } from '../owned.js';

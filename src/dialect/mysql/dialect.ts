@@ -183,7 +183,6 @@ export function createMysqlDialect(): MysqlDialect {
   const captures = new Captures();
   return {
     engine: 'mysql',
-    family: 'mysql',
     staged: false,
     listStaging: async () => [],
     connect: connectMysql,

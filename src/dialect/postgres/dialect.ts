@@ -6,7 +6,7 @@ import { quoteIdent, quoteLiteral } from '../../quote.js';
 import { decodeMarker, encodeMarker, stagingName, type Dialect } from '../dialect.js';
 import { connectPostgres, postgresUrl, type PgClient } from './client.js';
 import { createStaged, listOurs, listStaging, readMarker } from './marker.js';
-import { readTemplateState, resetDatabase, snapshotSeeded, type TemplateState } from './reset.js';
+import { readResetBaseline, resetDatabase, snapshotSeeded, type ResetBaseline } from './reset.js';
 import { convertToUnlogged } from './unlogged.js';
 
 const log = logger('postgres');
@@ -27,7 +27,6 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
   const strategy = options.cloneStrategy === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY';
   return {
     engine: 'postgres',
-    family: 'postgres',
     staged: true,
     connect: connectPostgres,
     url: postgresUrl,
@@ -57,10 +56,10 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
 
     async completeTemplate(admin, server, name, opts) {
       const db = await connectPostgres(server, name);
-      let state: TemplateState;
+      let state: ResetBaseline;
       try {
         if (opts.unlogged) log('unlogged: %o', await convertToUnlogged(db));
-        state = await readTemplateState(db);
+        state = await readResetBaseline(db);
         state = { ...state, ...(await snapshotSeeded(db, state.seeded, opts.unlogged)) };
       } finally {
         await db.close();

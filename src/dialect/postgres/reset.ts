@@ -39,7 +39,7 @@ const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${S
 const SIGNATURE = `(SELECT count(*) || ':' || coalesce(max(oid::int8), 0) FROM pg_class WHERE relkind IN ('r', 'p', 'S'))
   || '/' || (SELECT count(*) FROM pg_constraint WHERE contype = 'f')`;
 
-export interface TemplateState {
+export interface ResetBaseline {
   /** Tables that had rows in the template: left as they are. */
   seeded: readonly string[];
   /** Sequences the template had used: name -> last_value. */
@@ -112,7 +112,7 @@ export function deleteOrder(tables: Catalog['tables'], keys: Catalog['keys']): {
   return { ordered, truncated: [...ids].filter((t) => !done.has(t)) };
 }
 
-function compile(catalog: Catalog, template: TemplateState): string {
+function compile(catalog: Catalog, template: ResetBaseline): string {
   const keep = new Set(template.seeded);
   const name = new Map(catalog.tables.map((t) => [t.oid, t.name]));
   const oidOf = new Map(catalog.tables.map((t) => [t.name, t.oid]));
@@ -189,21 +189,21 @@ END $ftdb$`;
 const compiled = new WeakMap<PgClient, true>();
 
 /** What each reset connection's database must go back to, read from its marker once. */
-const templateStates = new WeakMap<PgClient, TemplateState>();
+const baselines = new WeakMap<PgClient, ResetBaseline>();
 
 /** reset() of the dialect: `db` is connected to the database to reset; `keep` serves markers that name no seeded tables. */
 export async function resetDatabase(db: PgClient, keep: readonly string[]): Promise<ResetReport> {
-  let state = templateStates.get(db);
+  let state = baselines.get(db);
   if (!state) {
     const marker = await readOwnMarker(db);
     if (!marker) throw new FastTestDbError('NOT_OURS', 'reset refused: this database was not created by fast-test-db', 'reset only databases that createTestDatabase() returned');
     state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {}, seedRows: marker.seedRows, seedXid: marker.seedXid };
-    templateStates.set(db, state);
+    baselines.set(db, state);
   }
   return resetPostgres(db, state);
 }
 
-async function resetPostgres(db: PgClient, template: TemplateState): Promise<ResetReport> {
+async function resetPostgres(db: PgClient, template: ResetBaseline): Promise<ResetReport> {
   const started = performance.now();
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!compiled.has(db)) {
@@ -219,7 +219,7 @@ async function resetPostgres(db: PgClient, template: TemplateState): Promise<Res
 }
 
 /** What a template holds that reset() must give back: its seeded tables and its sequences' values. */
-export async function readTemplateState(db: PgClient): Promise<TemplateState> {
+export async function readResetBaseline(db: PgClient): Promise<ResetBaseline> {
   const tables = await db.query<{ name: string }>(`
     SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence <> 't' AND ${USER_SCHEMAS}`);
@@ -235,7 +235,7 @@ export async function readTemplateState(db: PgClient): Promise<TemplateState> {
  * Copies of the seeded tables inside the template (cloned with it), their row counts, and a
  * transaction id newer than all their rows: what reset() needs to put them back.
  */
-export async function snapshotSeeded(db: PgClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<TemplateState, 'seedRows' | 'seedXid'>> {
+export async function snapshotSeeded(db: PgClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<ResetBaseline, 'seedRows' | 'seedXid'>> {
   if (seeded.length === 0) return {};
   const table = unlogged ? 'UNLOGGED TABLE' : 'TABLE';
   await db.query(`CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`);

@@ -5,45 +5,19 @@
  * process is still alive on this machine is left alone.
  */
 import { hostname } from 'node:os';
-import type { Dialect, Marker, SqlClient } from './dialect/dialect.js';
-import { dialectFor } from './dialect/index.js';
-import { classifyDriverError, FastTestDbError, messageOf } from './errors.js';
-import { logger } from './log.js';
-import { pidAlive } from './server/lock.js';
-import { listOwnedServers, reapServer } from './server/registry.js';
-import { isLoopback, parseServerUrl } from './server/resolve.js';
-import type { Engine, ServerInfo } from './types.js';
+import type { Dialect, Marker, SqlClient } from '../../dialect/dialect.js';
+import { dialectFor } from '../../dialect/index.js';
+import { classifyDriverError, messageOf } from '../../errors.js';
+import { logger } from '../../log.js';
+import { pidAlive } from '../../server/lock.js';
+import { listOwnedServers, reapServer } from '../../server/registry.js';
+import { isLoopback, serverAt } from '../../server/resolve.js';
+import { sleep } from '../../sleep.js';
+import type { Engine, ServerInfo } from '../../types.js';
+import { formatDuration } from '../duration.js';
+import { resolveOptions } from '../../options.js';
 
 const log = logger('clean');
-
-// ---------------------------------------------------------------------------------------------
-// Durations
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** Milliseconds of a duration such as `90s`, `30m`, `2h`, `7d`, `1h30m` or a bare number of seconds. */
-export function parseDuration(text: string): number {
-  const t = text.trim().toLowerCase();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
-  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== t)
-    throw new FastTestDbError('BAD_OPTION', `"${text}" is not a duration`, 'write it like 90s, 30m, 2h, 7d or 1h30m (a bare number is seconds)');
-  return parts.reduce((ms, p) => ms + Number(p[1]) * UNITS[p[2]!]!, 0);
-}
-
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return 'unknown';
-  const s = Math.round(ms / 1000);
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.round(s / 60)}m`;
-  if (s < 172_800) return `${(s / 3600).toFixed(1)}h`;
-  return `${(s / 86_400).toFixed(1)}d`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Servers we started: their state is decided in one place, the registry, for clean and doctor alike.
-
-export { listOwnedServers, type OwnedServerEntry } from './server/registry.js';
 
 // ---------------------------------------------------------------------------------------------
 // Databases
@@ -138,7 +112,7 @@ async function cleanServer(server: ServerInfo, dialect: Dialect, opts: CleanOpti
     // A creation killed between CREATE DATABASE and its marker leaves a database that is ours by its
     // staging name alone; one still unmarked after a second look is a leftover.
     const unmarked = (await dialect.listStaging(admin)).filter((n) => n.startsWith(opts.prefix ?? '') && !ours.some((o) => o.name === n));
-    if (unmarked.length) await new Promise((r) => setTimeout(r, 300));
+    if (unmarked.length) await sleep(300);
     const leftovers = new Set<string>();
     for (const name of unmarked)
       if ((await dialect.readMarker(admin, name)) === null) {
@@ -182,15 +156,10 @@ function sameServer(info: ServerInfo | undefined, url: ServerInfo): boolean {
   return info.port === url.port && (info.host === url.host || (isLoopback(info.host) && isLoopback(url.host)));
 }
 
-async function serverFromUrl(url: string, allowRemote: boolean): Promise<ServerInfo> {
-  const partial = parseServerUrl(url, allowRemote);
-  return { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false };
-}
-
 export async function clean(opts: CleanOptions): Promise<CleanReport> {
   const report: CleanReport = { dryRun: Boolean(opts.dryRun), olderThanMs: opts.olderThanMs, targets: [], servers: [], ok: true };
   const counter = { done: 0, total: 0 };
-  const byUrl = opts.url ? await serverFromUrl(opts.url, opts.allowRemote ?? process.env.FAST_TEST_DB_ALLOW_REMOTE === '1') : undefined;
+  const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
   const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
   const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);

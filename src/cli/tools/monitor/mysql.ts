@@ -1,13 +1,11 @@
 /**
- * InnoDB checkpoint-stall monitor (seed 002, step 3). When the redo log fills up faster than
+ * InnoDB checkpoint-stall sampler for `fast-test-db monitor`. When the redo log fills up faster than
  * dirty pages are flushed, InnoDB stalls every writer until the checkpoint catches up: a test
  * suite then shows long, random pauses (variance, not the mean). Sampling the checkpoint age
  * as a share of the redo capacity shows it coming; the fix is a larger redo log (redoLogSize).
  */
-import { logger } from './log.js';
-import type { SqlClient } from './dialect/dialect.js';
-
-const log = logger('monitor');
+import type { SqlClient } from '../../../dialect/dialect.js';
+import type { Sampler } from './sampler.js';
 
 export interface MysqlMonitorSample {
   at: Date;
@@ -25,20 +23,18 @@ export interface MysqlMonitorSample {
   source: 'mariadb' | 'mysql-8.0.30' | 'innodb-status';
 }
 
-export interface MysqlMonitorOptions {
-  intervalMs?: number;
-  onSample?: (s: MysqlMonitorSample) => void;
-  /** Called once when the age has stayed above `warnPct` for `warnAfter` samples in a row. */
-  onWarning?: (message: string, s: MysqlMonitorSample) => void;
-  warnPct?: number;
-  warnAfter?: number;
+/** One interval on a MySQL/MariaDB server: the checkpoint age at its end, the log waits during it. */
+export interface MysqlLine extends Omit<MysqlMonitorSample, 'at' | 'logWaits'> {
+  engine: 'mysql';
+  at: string;
+  /** Times a writer waited for log buffer space during the interval. */
+  logWaits: number;
+  /** Plain words for what in this interval looks like a stall. */
+  warnings: string[];
 }
 
-export interface MonitorHandle {
-  stop(): Promise<void>;
-  /** Samples taken so far (the last 1000). */
-  readonly samples: readonly MysqlMonitorSample[];
-}
+/** Share of the redo capacity above which writers are about to stall on a checkpoint. */
+export const CHECKPOINT_AGE_WARN_PCT = 80;
 
 const STATUS_NAMES = [
   'Innodb_checkpoint_age',
@@ -85,46 +81,21 @@ export async function sampleMysql(client: SqlClient): Promise<MysqlMonitorSample
   return { ...base, checkpointAge: lsn - ckpt, capacity: cap, agePct: pct(lsn - ckpt, cap), source: 'innodb-status' };
 }
 
-/** Samples every `intervalMs` (default 1 s) until stopped; warns when the age stays above 80 %. */
-export function monitorMysql(client: SqlClient, opts: MysqlMonitorOptions = {}): MonitorHandle {
-  const intervalMs = opts.intervalMs ?? 1000;
-  const warnPct = opts.warnPct ?? 80;
-  const warnAfter = opts.warnAfter ?? 3;
-  const samples: MysqlMonitorSample[] = [];
-  let above = 0;
-  let warned = false;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
+export function diffMysql(prev: MysqlMonitorSample, s: MysqlMonitorSample): MysqlLine {
+  const logWaits = Math.max(0, s.logWaits - prev.logWaits);
+  const warnings: string[] = [];
+  if (s.agePct >= CHECKPOINT_AGE_WARN_PCT) warnings.push('checkpoint age near the redo capacity: writers will stall; raise redoLogSize');
+  if (logWaits > 0) warnings.push('writers waited for log buffer space: raise innodb_log_buffer_size');
+  const { at, checkpointAge, capacity, agePct, dirtyPages, totalPages, source } = s;
+  return { engine: 'mysql', at: at.toISOString(), checkpointAge, capacity, agePct, dirtyPages, totalPages, logWaits, source, warnings };
+}
 
-  const tick = async () => {
-    try {
-      const s = await sampleMysql(client);
-      samples.push(s);
-      if (samples.length > 1000) samples.shift();
-      opts.onSample?.(s);
-      above = s.agePct > warnPct ? above + 1 : 0;
-      if (above >= warnAfter && !warned) {
-        warned = true;
-        const msg = `InnoDB checkpoint age has stayed above ${warnPct}% of the redo capacity (${s.agePct.toFixed(0)}% of ${Math.round(s.capacity / 2 ** 20)} MiB) for ${above} samples: writers will stall on checkpoints. Raise redoLogSize (innodb_redo_log_capacity / innodb_log_file_size).`;
-        log(msg);
-        opts.onWarning?.(msg, s);
-      }
-      if (above === 0) warned = false;
-    } catch (e) {
-      log(`sample failed: ${(e as Error).message}`);
-    }
-  };
-  const timer = setInterval(() => {
-    if (!stopped) running = running.then(tick);
-  }, intervalMs);
-  timer.unref?.();
-  running = running.then(tick);
-  return {
-    samples,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function formatMysqlLine(l: MysqlLine): string {
+  const mb = (b: number) => `${(b / 1024 ** 2).toFixed(1)} MB`;
+  const text = `${l.at.slice(11, 19)}  ckpt age ${mb(l.checkpointAge).padStart(9)} (${l.agePct.toFixed(0).padStart(3)}% of ${mb(l.capacity)})  dirty ${l.dirtyPages}/${l.totalPages} pages  log waits ${l.logWaits}`;
+  return text + (l.warnings.length ? `  ! ${l.warnings.join('; ')}` : '');
+}
+
+export function mysqlSampler(client: SqlClient): Sampler<MysqlMonitorSample, MysqlLine> {
+  return { label: 'MySQL/MariaDB', take: () => sampleMysql(client), diff: diffMysql };
 }

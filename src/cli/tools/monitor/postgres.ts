@@ -5,7 +5,8 @@
  * checkpoints left pg_stat_bgwriter for pg_stat_checkpointer in 17, backend fsyncs live in
  * pg_stat_io from 16 (and the old column went in 17). The queries follow the server's version.
  */
-import type { SqlClient } from './dialect/dialect.js';
+import type { SqlClient } from '../../../dialect/dialect.js';
+import type { Sampler } from './sampler.js';
 
 export interface PostgresSample {
   /** ms since epoch, taken on our side. */
@@ -27,6 +28,7 @@ export interface PostgresSample {
 }
 
 export interface PostgresLine {
+  engine: 'postgres';
   at: string;
   seconds: number;
   tps: number;
@@ -97,6 +99,7 @@ export function diffPostgres(prev: PostgresSample, cur: PostgresSample): Postgre
   const seconds = Math.max((cur.at - prev.at) / 1000, 0.001);
   const d = (k: keyof PostgresSample) => Math.max(0, cur[k] - prev[k]);
   const line: PostgresLine = {
+    engine: 'postgres',
     at: new Date(cur.at).toISOString(),
     seconds,
     // Our own sampling statement is one transaction per interval.
@@ -139,33 +142,8 @@ export function formatPostgresLine(l: PostgresLine): string {
   return parts.join('  ') + (l.warnings.length ? `  ! ${l.warnings.join('; ')}` : '');
 }
 
-/**
- * Samples every `intervalMs` until `signal` aborts or `durationMs` passes, yielding one line per
- * interval. Sampling takes one round trip on an idle connection of its own.
- */
-export async function* monitorPostgres(client: SqlClient, opts: { intervalMs?: number; durationMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<PostgresLine> {
-  const interval = opts.intervalMs ?? 1000;
+/** The PostgreSQL sampler: the statement follows the server's major version. */
+export async function postgresSampler(client: SqlClient): Promise<Sampler<PostgresSample, PostgresLine>> {
   const major = await serverMajor(client);
-  const end = opts.durationMs !== undefined ? Date.now() + opts.durationMs : Infinity;
-  let prev = await samplePostgres(client, major);
-  while (!opts.signal?.aborted && Date.now() < end) {
-    const wait = Math.min(interval, end - Date.now());
-    await sleep(Math.max(wait, 0), opts.signal);
-    if (opts.signal?.aborted) break;
-    const cur = await samplePostgres(client, major);
-    yield diffPostgres(prev, cur);
-    prev = cur;
-  }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((res) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      res();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return { label: `PostgreSQL ${major}`, take: () => samplePostgres(client, major), diff: diffPostgres };
 }

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the main job on the embedded default, with nothing installed by hand. It starts a
+ * `npm start`: a demonstration of the whole path on the embedded default, with nothing installed by hand. It starts a
  * tuned PostgreSQL, builds a template once, hands two workers their own databases, and prints
  * each step with its time.
  */
@@ -16,7 +16,7 @@ async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
 
 let migrations = 0;
 const options = {
-  cacheKey: "main-job-schema-v1",
+  cacheKey: "demo-schema-v1",
   async migrate(url: string) {
     migrations++;
     const pg = (await import('pg')).default;
@@ -29,7 +29,7 @@ const options = {
   },
 };
 
-process.stdout.write('fast-test-db: main job on the embedded default\n');
+process.stdout.write('fast-test-db: demonstration on the embedded default\n');
 const first = await step('start tuned PostgreSQL, build template, clone worker 1', () => createTestDatabase({ ...options, worker: '1' }));
 const second = await step('worker 2: join the server, reuse the template, clone', () => createTestDatabase({ ...options, worker: '2' }));
 const report = await first.describe();

