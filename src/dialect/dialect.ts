@@ -85,6 +85,15 @@ export interface Dialect {
    */
   reset(db: SqlClient, name: string, keep: readonly string[]): Promise<ResetReport>;
   describe(admin: SqlClient, server: ServerInfo): Promise<DescribeReport>;
+
+  // recreate() off the hot path (src/recreate.ts); engines without them drop, then clone.
+  /**
+   * Renames databases that have no connections (PostgreSQL), all or none, in order; fails when
+   * one has connections.
+   */
+  renameDatabases?(admin: SqlClient, renames: Array<[from: string, to: string]>): Promise<void>;
+  /** Ends every other connection to `name`. */
+  endConnections?(admin: SqlClient, name: string): Promise<void>;
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {
