@@ -9,6 +9,7 @@ import pg from 'pg';
 import { newMarker } from '../src/dialect/dialect.js';
 import { createPostgresDialect } from '../src/dialect/postgres/dialect.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
+import { cloneInto } from '../src/test-database.js';
 import { quoteIdent } from '../src/quote.js';
 import { stopOwnedServer } from '../src/server/registry.js';
 import { resolveServer } from '../src/server/resolve.js';
@@ -73,6 +74,44 @@ async function insertUs(server: { host: string; port: number; user: string }, da
     await c.query('DROP TABLE IF EXISTS bench_insert').catch(() => undefined);
     await c.end();
   }
+}
+
+/**
+ * recreate() on a worker's database, one test file's worth of use between samples (a table
+ * written, the database connected to), alternating with the plain drop-then-clone on a second
+ * database: the time a runner's per-file isolation waits for before the next file starts.
+ */
+export async function recreateMs(server: ServerInfo, cacheKey: string, samples: number): Promise<{ recreate: number[]; dropClone: number[] }> {
+  const db = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchrecreate' });
+  const plain = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchdropclone' });
+  const postgresDialect = createPostgresDialect();
+  const admin = await postgresDialect.connect(server);
+  const use = async (name: string) => {
+    const c = new pg.Client({ host: server.host, port: server.port, user: server.user, database: name });
+    await c.connect();
+    await c.query(`INSERT INTO t01 (name) VALUES ('a')`);
+    await c.end();
+  };
+  const out = { recreate: [] as number[], dropClone: [] as number[] };
+  try {
+    for (let i = 0; i < samples; i++) {
+      await use(db.name);
+      // What a test file does between two recreates gives background work its time.
+      await new Promise((r) => setTimeout(r, 100));
+      let t = performance.now();
+      await db.recreate();
+      out.recreate.push(performance.now() - t);
+      await use(plain.name);
+      t = performance.now();
+      await cloneInto(postgresDialect, admin, server, plain.template.name, plain.name, undefined, true);
+      out.dropClone.push(performance.now() - t);
+    }
+  } finally {
+    await admin.close();
+    await db.destroy({ force: true });
+    await plain.destroy({ force: true });
+  }
+  return out;
 }
 
 export async function runCore(opts: CoreOptions): Promise<{ sections: Section[]; version?: string }> {
@@ -153,9 +192,13 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
       await db.destroy({ force: true });
     }
     rows.push(row('reset', 'reset(), 30 tables, 3 dirty', reset, { note: 'target <= 3 ms' }));
+
+    const recreate = await recreateMs(server, `${key}-clone`, opts.repeats * opts.samples);
+    rows.push(row('recreate-drop-clone', 'drop, then clone (30 tables): what recreate() did', recreate.dropClone));
+    rows.push(row('recreate', 'recreate(), 30 tables', recreate.recreate, { note: 'target <= 15 ms' }));
     if (prevDataRoot === undefined) delete process.env.FAST_TEST_DB_DATA_ROOT;
     else process.env.FAST_TEST_DB_DATA_ROOT = prevDataRoot;
-    opts.log(`  core: clone file_copy ${median(clone.file_copy)} ms, wal_log ${median(clone.wal_log)} ms, reset ${median(reset)} ms`);
+    opts.log(`  core: clone file_copy ${median(clone.file_copy)} ms, wal_log ${median(clone.wal_log)} ms, reset ${median(reset)} ms, recreate ${median(recreate.recreate)} ms (drop+clone ${median(recreate.dropClone)} ms)`);
   } finally {
     if (server.stateDir) await stopOwnedServer(server.stateDir);
   }

@@ -2,12 +2,13 @@
  * Prisma 7 insert paths, per row and in arrays of 1,000, on the tuned servers fast-test-db starts:
  * create(), createMany(), createManyAndReturn() (PostgreSQL), fastInsert with and without returned
  * rows, and the raw driver running the same INSERT as a prepared statement on a pool of the same size.
+ * On PostgreSQL also the client side alone (a pool stub): what fastInsert adds to the raw driver.
  * Prints microseconds per row and ratios to raw; writes bench/results/prisma-insert.json.
  *
  *   npx tsx bench/prisma-insert.ts [--quick] [--engine postgres|mysql]
  *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { openDriver } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
@@ -38,6 +39,8 @@ interface Result {
   usPerRow: number;
   vsRaw?: number;
   baseline?: string;
+  /** CPU microseconds per row spent in this process (client-side cost, steadier under load). */
+  cpuUsPerRow?: number;
 }
 
 async function bench(engine: Engine): Promise<Result[]> {
@@ -94,28 +97,36 @@ async function bench(engine: Engine): Promise<Result[]> {
 
   const perRowRound = async (fn: (r: Row) => Promise<unknown>) => {
     const rows = Array.from({ length: ROWS }, row);
+    const cpu0 = process.cpuUsage();
     const started = process.hrtime.bigint();
     for (const r of rows) await fn(r);
-    return Number(process.hrtime.bigint() - started) / 1000 / ROWS;
+    const cpu = process.cpuUsage(cpu0);
+    return { us: Number(process.hrtime.bigint() - started) / 1000 / ROWS, cpu: (cpu.user + cpu.system) / ROWS };
   };
   const arrayRound = async (fn: (rows: Row[]) => Promise<unknown>) => {
     const batches = Array.from({ length: ARRAY_REPEAT }, () => Array.from({ length: ARRAY }, row));
+    const cpu0 = process.cpuUsage();
     const started = process.hrtime.bigint();
     for (const b of batches) await fn(b);
-    return Number(process.hrtime.bigint() - started) / 1000 / (ARRAY * ARRAY_REPEAT);
+    const cpu = process.cpuUsage(cpu0);
+    return { us: Number(process.hrtime.bigint() - started) / 1000 / (ARRAY * ARRAY_REPEAT), cpu: (cpu.user + cpu.system) / (ARRAY * ARRAY_REPEAT) };
   };
 
   const results: Result[] = [];
   // Rounds go round-robin over the paths and each keeps its best round, so that load from
   // elsewhere on the machine does not land on one path only.
-  const measure = async (paths: Path[], shape: Result['shape'], round: (fn: (x: any) => Promise<unknown>) => Promise<number>, warm: (fn: (x: any) => Promise<unknown>) => Promise<unknown>) => {
+  const measure = async (paths: Path[], shape: Result['shape'], round: (fn: (x: any) => Promise<unknown>) => Promise<{ us: number; cpu: number }>, warm: (fn: (x: any) => Promise<unknown>) => Promise<unknown>) => {
     for (const [, fn] of paths) await warm(fn);
-    const best = paths.map(() => Infinity);
+    const best = paths.map(() => ({ us: Infinity, cpu: Infinity }));
     for (let r = 0; r < ROUNDS; r++) {
       await t.database.reset();
-      for (const [i, [, fn]] of paths.entries()) best[i] = Math.min(best[i]!, await round(fn));
+      for (const [i, [, fn]] of paths.entries()) {
+        const got = await round(fn);
+        best[i] = { us: Math.min(best[i]!.us, got.us), cpu: Math.min(best[i]!.cpu, got.cpu) };
+      }
     }
-    const mine: Result[] = paths.map(([path, , baseline], i) => ({ engine, path, shape, usPerRow: Math.round(best[i]! * 10) / 10, baseline }));
+    const tenth = (n: number) => Math.round(n * 10) / 10;
+    const mine: Result[] = paths.map(([path, , baseline], i) => ({ engine, path, shape, usPerRow: tenth(best[i]!.us), baseline, cpuUsPerRow: tenth(best[i]!.cpu) }));
     for (const m of mine) m.vsRaw = Math.round((m.usPerRow / mine.find((b) => b.path === m.baseline)!.usPerRow) * 100) / 100;
     results.push(...mine);
   };
@@ -128,14 +139,69 @@ async function bench(engine: Engine): Promise<Result[]> {
   return results;
 }
 
+/**
+ * The client side of one per-row insert on PostgreSQL, without the server: a pool stub that
+ * handles the query config and parses a RETURNING row the way node-postgres does (its own Result
+ * class, the same type OIDs as `accounts`), for the raw statement and for fastInsert. CPU time,
+ * best of ROUNDS: what fastInsert adds to the raw driver, steady whatever else the machine runs.
+ */
+async function ownCost(): Promise<Result[]> {
+  const pg = (await import('pg')).default;
+  const Result = (await import('pg/lib/result.js' as string)).default as new (rowMode: unknown, types: unknown) => { addFields(f: unknown[]): void; parseRow(r: unknown[]): unknown; addRow(r: unknown): void };
+  const utils = (await import('pg/lib/utils.js' as string)).default as { normalizeQueryConfig(c: unknown): { rowMode?: unknown; types?: unknown } };
+  const { pgDriverOn } = await import('../adapters/prisma/driver.js');
+  const { buildContext } = await import('../adapters/prisma/context.js');
+  const { insertRows } = await import('../adapters/prisma/fast-insert.js');
+  const { parsePrismaSchema } = await import('../adapters/prisma/schema.js');
+  const schema = parsePrismaSchema(readFileSync('test/prisma/zoo/postgres/schema.prisma', 'utf8'));
+  // id, email, name, role (enum), created_at, updated_at, balance, big, avatar, profile, score, active, tags, roles (enum[])
+  const oids = [23, 25, 25, 16390, 1114, 1114, 1700, 20, 17, 3802, 701, 16, 1009, 16391];
+  const fields = oids.map((dataTypeID, i) => ({ name: `c${i}`, dataTypeID, format: 'text' }));
+  const text = ['1', 'u1@example.com', 'user 1', 'USER', '2026-11-30 08:00:00.123', '2026-11-30 08:00:00.123', '0.00', null, null, null, '3', 't', '{}', '{}'];
+  const pool = {
+    query: async (config: unknown) => {
+      const c = utils.normalizeQueryConfig(config);
+      const r = new Result(c.rowMode, c.types);
+      r.addFields(fields);
+      r.addRow(r.parseRow(text));
+      return r;
+    },
+  };
+  const ctx = await buildContext({}, schema, pgDriverOn(pool, pg as never, {}, async () => {}));
+  const n = quick ? 20_000 : 100_000;
+  const stamp = () => `${new Date().toISOString().replace('T', ' ').replace('Z', '')}+00:00`;
+  const paths: Array<[string, (r: Row) => Promise<unknown>]> = [
+    ['raw driver own cost (driver stub)', (r) => { const now = stamp(); return pool.query({ name: 'raw_one_ret', text: 'INSERT', values: [r.email, r.name, 'USER', now, now, '0', r.score, true] }); }],
+    ['fastInsert own cost (driver stub)', (r) => insertRows(ctx, 'Account', [r])],
+  ];
+  const best = paths.map(() => Infinity);
+  for (let round = 0; round < ROUNDS + 2; round++) {
+    for (const [i, [, fn]] of paths.entries()) {
+      const rows = Array.from({ length: n }, row);
+      const cpu0 = process.cpuUsage();
+      for (const r of rows) await fn(r);
+      const cpu = process.cpuUsage(cpu0);
+      best[i] = Math.min(best[i]!, (cpu.user + cpu.system) / n);
+    }
+  }
+  return paths.map(([path], i) => ({ engine: 'postgres', path, shape: 'per row', usPerRow: Math.round(best[i]! * 100) / 100, vsRaw: Math.round((best[i]! / best[0]!) * 100) / 100 }));
+}
+
 const engines = (['postgres', 'mysql'] as const).filter((e) => !benchArg('engine') || e === benchArg('engine'));
 const all: Result[] = [];
 for (const engine of engines) {
   const results = await bench(engine);
   all.push(...results);
   process.stdout.write(`\n${engine === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'} (${ROWS} rows per row-path, best of ${ROUNDS})\n`);
-  process.stdout.write(`${'path'.padEnd(34)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)}  (x raw: against the raw statement that returns the same)\n`);
-  for (const r of results) process.stdout.write(`${r.path.padEnd(34)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)}\n`);
+  process.stdout.write(`${'path'.padEnd(34)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'cpu us/row'.padStart(11)}  (x raw: against the raw statement that returns the same)\n`);
+  for (const r of results) process.stdout.write(`${r.path.padEnd(34)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.cpuUsPerRow?.toFixed(1) ?? '').padStart(11)}\n`);
+}
+
+if (engines.includes('postgres')) {
+  const own = await ownCost();
+  all.push(...own);
+  process.stdout.write(`\nClient side only (a pool stub parsing a RETURNING row as node-postgres does; CPU us per row):\n`);
+  for (const r of own) process.stdout.write(`${r.path.padEnd(34)} ${r.usPerRow.toFixed(2).padStart(8)} ${r.vsRaw!.toFixed(2).padStart(6)}\n`);
 }
 
 mkdirSync('bench/results', { recursive: true });

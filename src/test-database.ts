@@ -7,6 +7,7 @@ import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.j
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
 import { pidAlive } from './server/lock.js';
+import { recreateDatabase, releaseSpare } from './recreate.js';
 import { engineOfUrl, resolveServer } from './server/resolve.js';
 import { clearStaging, sharedWorkerId } from './staging.js';
 import { ensureTemplate } from './template.js';
@@ -243,13 +244,14 @@ export class Database implements TestDatabase {
   async recreate(opts: { force?: boolean } = {}): Promise<void> {
     await this.close();
     const force = opts.force ?? this.spec.owner === 'runner';
-    await this.withAdmin((admin) => cloneInto(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force));
+    await this.withAdmin((admin) => recreateDatabase(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force));
     this.spec.onCloned?.();
   }
 
   async destroy(opts: { force?: boolean } = {}): Promise<void> {
     await this.close();
     await this.withAdmin(async (admin) => {
+      await releaseSpare(this.dialect, admin, this.server, this.template.name, this.name);
       const marker = await this.dialect.readMarker(admin, this.name);
       if (marker === undefined) return;
       if (marker === null) throw new FastTestDbError('NOT_OURS', `${this.name} was not created by fast-test-db; left untouched`, 'remove it yourself if you mean to');

@@ -104,6 +104,15 @@ export interface Dialect<C extends SqlClient = SqlClient> {
    */
   reset(db: C, name: string, keep: readonly string[]): Promise<ResetReport>;
   describe(admin: C, server: ServerInfo): Promise<DescribeReport>;
+
+  // recreate() off the hot path (src/recreate.ts); engines without them drop, then clone.
+  /**
+   * Renames databases that have no connections (PostgreSQL), all or none, in order; fails when
+   * one has connections.
+   */
+  renameDatabases?(admin: C, renames: Array<[from: string, to: string]>): Promise<void>;
+  /** Ends every other connection to `name`. */
+  endConnections?(admin: C, name: string): Promise<void>;
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {

@@ -9,7 +9,8 @@ import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
 import { logger } from '../log.js';
 import type { TestDatabase } from '../types.js';
-import { cloneInto, Database } from '../test-database.js';
+import { Database } from '../test-database.js';
+import { recreateDatabase } from '../recreate.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import { withClient } from '../client.js';
 
@@ -53,7 +54,7 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
  */
 export async function cloneFresh(h: Handoff, name: string): Promise<void> {
   const started = performance.now();
-  await withAdmin(h, (dialect, admin) => cloneInto(dialect, admin, h.server, h.template, name, h.run, true));
+  await withAdmin(h, (dialect, admin) => recreateDatabase(dialect, admin, h.server, h.template, name, h.run, true));
   writeNote(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }

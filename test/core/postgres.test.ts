@@ -5,6 +5,7 @@ import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../sr
 import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
 import { ensureTemplate } from '../../src/template.js';
+import { settleRecreate, spareName } from '../../src/recreate.js';
 import { quoteLiteral } from '../../src/quote.js';
 
 const postgresDialect = createPostgresDialect();
@@ -45,6 +46,40 @@ describe('embedded PostgreSQL', () => {
     const [row] = await sql(db.url, 'SELECT current_database() AS name, count(*)::int AS n FROM country');
     expect(row).toEqual({ name: db.name, n: 2 });
   });
+
+  it('recreate() sets the used database aside, takes the spare made ahead, and drops what it set aside', async () => {
+    const admin = await postgresDialect.connect(db.server);
+    const aside = async () => (await admin.query<{ name: string }>(`SELECT datname AS name FROM pg_database WHERE datname ~ '__(old|spare)_' ORDER BY 1`)).map((r) => r.name);
+    try {
+      await db.recreate();
+      await settleRecreate(db.server, db.name);
+      // After the background work: nothing set aside, one spare of this process.
+      const spare = spareName(db.name, db.template.name);
+      expect(await aside()).toEqual([spare]);
+      await sql(db.url, `DELETE FROM country`);
+      await db.recreate();
+      // The spare became the database (its marker is kept), a new spare is being made.
+      expect((await postgresDialect.readMarker(admin, db.name))?.pid).toBe(process.pid);
+      const [{ n }] = await sql(db.url, `SELECT count(*)::int AS n FROM country`);
+      expect(n).toBe(2);
+      await settleRecreate(db.server, db.name);
+      expect(await aside()).toEqual([spare]);
+      // A spare left by a process that is gone is dropped by the next one (here: the same sweep
+      // any process runs once per prefix), and destroy() drops this process's own spare.
+      const dead = newMarker('database', { pid: 2 ** 22 + 1 });
+      await admin.query(`CREATE DATABASE ftdbdead__old_0123456789abcdef0123`);
+      await admin.query(`COMMENT ON DATABASE ftdbdead__old_0123456789abcdef0123 IS ${quoteLiteral('postgres', encodeMarker(dead))}`);
+      const other = await createTestDatabase({ worker: 'core3', prefix: 'ftdbdead', cacheKey: 'core-schema-1', migrate: async () => undefined });
+      await other.recreate();
+      await settleRecreate(other.server, other.name);
+      expect((await aside()).filter((n) => n.startsWith('ftdbdead'))).toEqual([spareName(other.name, other.template.name)]);
+      await other.destroy();
+      expect((await aside()).filter((n) => n.startsWith('ftdbdead'))).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
 });
 
 describe('safety', () => {

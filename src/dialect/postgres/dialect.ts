@@ -2,6 +2,7 @@
 import { POSTGRES_PER_DATABASE, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
 import type { DescribeReport } from '../../types.js';
 import { logger } from '../../log.js';
+import { sleep } from '../../sleep.js';
 import { quoteIdent, quoteLiteral } from '../../quote.js';
 import { decodeMarker, encodeMarker, stagingName, type Dialect } from '../dialect.js';
 import { connectPostgres, postgresUrl, type PgClient } from './client.js';
@@ -22,6 +23,11 @@ export interface PostgresDialectOptions {
 }
 
 export type PostgresDialect = Dialect<PgClient>;
+
+/** Ends every other session on `name` (DROP and RENAME then wait for them to exit). */
+async function endConnections(admin: PgClient, name: string): Promise<void> {
+  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+}
 
 export function createPostgresDialect(options: PostgresDialectOptions = {}): PostgresDialect {
   const strategy = options.cloneStrategy === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY';
@@ -66,7 +72,7 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       }
       const marker = { ...(await readMarker(admin, name))!, seeded: [...state.seeded], sequences: { ...state.sequences }, seedRows: state.seedRows, seedXid: state.seedXid };
       // Migrations may leave pooled connections behind; a template must have none to be cloned.
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      await endConnections(admin, name);
       await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
       await admin.query(`ALTER DATABASE ${id(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
     },
@@ -85,7 +91,7 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
     async drop(admin, name, opts) {
       // A template cannot be dropped while marked as one.
       await admin.query(`ALTER DATABASE ${id(name)} IS_TEMPLATE false`);
-      if (opts.force) await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      if (opts.force) await endConnections(admin, name);
       await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`);
     },
 
@@ -107,6 +113,22 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
     },
 
     reset: (db, _name, keep) => resetDatabase(db, keep),
+
+    // recreate() off the hot path (src/recreate.ts): a rename is a catalog update, no checkpoint.
+    async renameDatabases(admin, renames) {
+      // A session that just disconnected (a test file's pool) takes a moment to exit, and the server
+      // waits for it in steps of 100 ms; looking every 2 ms (for at most 200 ms) waits far less.
+      const from = renames.map(([f]) => f);
+      for (let i = 0; i < 100; i++) {
+        const rows = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid() LIMIT 1`, [from]);
+        if (rows.length === 0) break;
+        await sleep(2);
+      }
+      // One round trip, one implicit transaction: a swap never leaves the name missing.
+      await admin.query(renames.map(([f, t]) => `ALTER DATABASE ${id(f)} RENAME TO ${id(t)}`).join('; '));
+    },
+
+    endConnections,
 
     async describe(admin, server): Promise<DescribeReport> {
       const names = [...Object.keys(POSTGRES_TUNED_EXPECT), 'server_version', 'max_connections', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'shared_buffers'];
