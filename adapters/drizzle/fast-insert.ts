@@ -7,11 +7,10 @@
 import type { InferModelFromColumns } from 'drizzle-orm';
 import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
 import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'drizzle-orm/mysql-core';
-import { FastTestDbError } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { isKind, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
 import { runnerFor, type InsertSession } from './runners.js';
+import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 
 type AnyPgDb = PgDatabase<any, any, any>;
 type AnyMySqlDb = MySqlDatabase<any, any, any, any>;

@@ -4,13 +4,12 @@
  * uses. It fills in what Prisma's client fills in (static defaults, now(), @updatedAt, uuid/cuid/
  * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
  */
-import { FastTestDbError } from '../../src/errors.js';
-import { quoteIdent } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import type { DriverSession, PrismaDriver } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
 import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
+import { FastTestDbError, quoteIdent } from '../../src/adapter-kit.js';
 
 interface FieldPlan {
   field: PrismaField;

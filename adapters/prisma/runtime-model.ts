@@ -10,8 +10,8 @@
  * test/prisma/runtime-model.test.ts and the zoo suites pin each of these gaps, so that they fail
  * on the day Prisma exposes what is missing.
  */
-import { FastTestDbError } from '../../src/errors.js';
 import { parsePrismaSchema, type PrismaField, type PrismaModel, type PrismaSchema, type PrismaSchemaText } from './schema.js';
+import { FastTestDbError } from '../../src/adapter-kit.js';
 
 export interface RuntimeField {
   name: string;

@@ -1,3 +1,4 @@
+import { FastTestDbError } from '../../src/adapter-kit.js';
 /**
  * Reads what a Prisma schema says about an INSERT and a generated client does not tell at run
  * time: @id/@@id, @default, @updatedAt, optional and list markers, native types, enum value @map
@@ -7,7 +8,6 @@
  * `@prisma/client`: test/prisma/runtime-model.test.ts pins that. This is a reader for schema text,
  * not a validator: the schema has already passed `prisma generate`.
  */
-import { FastTestDbError } from '../../src/errors.js';
 
 export type DefaultSpec =
   | { kind: 'value'; value: DefaultArg }

@@ -3,7 +3,7 @@
  * and cached, so that the driver can reuse it as a prepared statement.
  */
 import { createHash } from 'node:crypto';
-import { quoteIdent, quoteQualified, type SqlFamily } from '../../src/quote.js';
+import { quoteIdent, quoteQualified, type SqlFamily } from '../../src/adapter-kit.js';
 
 /** Bind parameters one statement may carry: both PostgreSQL and MySQL count them in 16 bits. */
 export const MAX_BIND_PARAMS = 65_535;

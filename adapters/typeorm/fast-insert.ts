@@ -8,11 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { DataSource, DeepPartial, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
-import { FastTestDbError } from '../../src/errors.js';
-import type { SqlFamily } from '../../src/quote.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { familyOf, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
 import { dataSourceOf } from './orm.js';
+import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 
 export interface FastInsertOptions {
   /**
