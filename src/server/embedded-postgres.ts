@@ -17,6 +17,8 @@ import { here } from '../here.js';
 import { installLine } from './postgres-versions.js';
 import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
+import { touchCopy, warmCacheMode } from './warm-cache.js';
+import { VERSION } from '../version.js';
 
 const log = logger('postgres');
 
@@ -172,9 +174,11 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
   const locale = ctx.options.locale ?? process.env.FAST_TEST_DB_LOCALE ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
-  const caches = variant.initdbFlags || variant.dataDir ? {} : cachePaths(ctx.options, bins, initdbFlags);
+  const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const caches = variant.initdbFlags || variant.dataDir || variant.settings ? {} : cachePaths(ctx.options, bins, initdbFlags, settings);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
+  if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
   if (user) {
     assertReachable(dataDir, user);
     for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
@@ -183,7 +187,6 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
   if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   const stop = stopMethod(process.platform, 'postgres');
   const info: ServerInfo = {
     engine: 'postgres',
@@ -210,7 +213,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
     },
     stopSignal: stop.signal,
     cleanup: socketDir ? [dataDir, socketDir] : [dataDir],
-    snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot } : undefined,
+    snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot, always: caches.always } : undefined,
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     ready: (watch) => waitForPostgres(info, watch, ctx.dir),
@@ -306,17 +309,21 @@ function linkOrCopyTree(from: string, to: string): void {
  * Cached copies of data directories for these binaries and initdb flags:
  * - `initdb`: what initdb produced, kept by default: copying it back (~40 MB) is far quicker than
  *   running initdb, and it holds nothing of the user's. FAST_TEST_DB_INITDB_CACHE=0 turns it off.
- * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
+ * - `snapshot`: the whole data directory at the last clean shutdown, templates included: the warm
+ *   start (warm-cache.ts). Its key adds what the initdb copy's does not need: the server settings
+ *   (max_connections among them) and our version, which writes the templates' markers.
  */
-function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[]): { initdb?: string; snapshot?: string } {
+function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[], settings: Record<string, string>): { initdb?: string; snapshot?: string; always?: boolean } {
   const root = resolve(options.cacheDir ?? process.env.FAST_TEST_DB_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
-  const snapshotOn = options.cacheDataDir ?? process.env.FAST_TEST_DB_DATA_CACHE === '1';
+  const warmKey = createHash('sha256').update(JSON.stringify([key, settings, VERSION])).digest('hex').slice(0, 10);
+  const warm = warmCacheMode(options);
   const initdbOn = process.env.FAST_TEST_DB_INITDB_CACHE !== '0';
   return {
     initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
-    snapshot: snapshotOn ? join(root, `postgres-${bins.major}-${key}`) : undefined,
+    snapshot: warm !== 'off' ? join(root, `postgres-${bins.major}-${warmKey}`) : undefined,
+    always: warm === 'always',
   };
 }
 

@@ -14,6 +14,7 @@ import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
 import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
+import { evictOldCopies, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
 
 const POLL_MS = 250;
 
@@ -80,7 +81,14 @@ async function main(dir: string): Promise<void> {
       clean = (await exited) === 0;
       clearTimeout(timer);
     }
-    if (clean && plan.snapshot) saveSnapshot(plan.snapshot);
+    if (clean && plan.snapshot && (plan.snapshot.always || existsSync(worthSavingFile(dir))) && treeBytes(plan.snapshot.from, WARM_MAX_BYTES) <= WARM_MAX_BYTES) {
+      saveSnapshot(plan.snapshot);
+      try {
+        evictOldCopies(plan.snapshot.to);
+      } catch {
+        /* another keeper evicts at the same time */
+      }
+    }
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
     rmSync(files.state, { force: true });
     // A stopped server leaves nothing: no client joins while the status says stopping, and one

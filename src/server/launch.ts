@@ -28,9 +28,11 @@ export interface LaunchPlan {
   cleanup: string[];
   /**
    * After a clean shutdown, copy `from` (the data directory) to `to` before cleanup, so that the next
-   * cold start can begin from it: no initdb, and every template already built.
+   * cold start can begin from it: no initdb, and every template already built. Unless `always`,
+   * only when a template worth keeping was built meanwhile (warm-cache.ts): an unchanged copy is
+   * not written again on every run.
    */
-  snapshot?: { from: string; to: string };
+  snapshot?: { from: string; to: string; always?: boolean };
   /** After `init` succeeded, copy `from` to `to`: the next cold start copies it instead of running init. */
   initCache?: { from: string; to: string };
   /** The copy this start began from, instead of running init; discarded if the server fails to start. */
