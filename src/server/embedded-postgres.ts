@@ -216,6 +216,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
     snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot, always: caches.always } : undefined,
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
+    expected: info,
     ready: (watch) => waitForPostgres(info, watch, ctx.dir),
   };
 }

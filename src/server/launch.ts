@@ -35,6 +35,8 @@ export interface LaunchPlan {
   snapshot?: { from: string; to: string; always?: boolean };
   /** After `init` succeeded, copy `from` to `to`: the next cold start copies it instead of running init. */
   initCache?: { from: string; to: string };
+  /** How the server will be reached once it answers (its version and tuning are read back then). */
+  expected?: ServerInfo;
   /** The copy this start began from, instead of running init; discarded if the server fails to start. */
   restoredFrom?: string;
   /**
