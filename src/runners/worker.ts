@@ -11,6 +11,7 @@ import { logger } from '../log.js';
 import type { ResetReport } from '../types.js';
 import { cloneInto } from '../test-database.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
+import { settled } from './ready.js';
 
 const log = logger('runner');
 
@@ -55,7 +56,8 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
  * ended: a previous test file of this worker may have left a pool open). Never touches a database
  * that is not ours.
  */
-export async function cloneFresh(h: Handoff, name: string): Promise<void> {
+export async function cloneFresh(pending: Handoff, name: string): Promise<void> {
+  const h = await settled(pending);
   const started = performance.now();
   await withAdmin(h, (dialect, admin) => cloneInto(dialect, admin, h.server, h.template, name, h.run, true));
   writeNote(h, name);
@@ -96,9 +98,10 @@ export class Resetter {
   ) {}
 
   async reset(): Promise<ResetReport> {
-    this.client ??= dialectFor(this.h.engine).then((d) => d.connect(this.h.server, this.name));
-    const dialect = await dialectFor(this.h.engine);
-    return dialect.reset(await this.client, this.name, this.h.seeded);
+    const h = await settled(this.h);
+    this.client ??= dialectFor(h.engine).then((d) => d.connect(h.server, this.name));
+    const dialect = await dialectFor(h.engine);
+    return dialect.reset(await this.client, this.name, h.seeded);
   }
 
   async close(): Promise<void> {
@@ -128,6 +131,8 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     const beforeAll = hooks.beforeAll;
     if (h.isolation === 'file') beforeAll(() => readyForFile(h, target.name));
     else if (!alreadyCloned(h, target.name)) beforeAll(() => ensureCloned(h, target.name));
+    // A server still starting (ready.ts): no test runs before it answers, or before its failure shows.
+    else if (h.pending) beforeAll(() => settled(h));
   }
   if (h.isolation === 'test') {
     const resetter = new Resetter(h, target.name);
