@@ -67,8 +67,9 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       await pausePoint('template:migrated');
       await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
-      // A template the next run can use (its inputs are known): save the data directory when the server stops.
-      if (!req.scope && server.owned) markWorthSaving(server.stateDir);
+      // A migrated template the next run can use (its inputs are known): save the data directory
+      // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
+      if (req.migrate && !req.scope && server.owned) markWorthSaving(server.stateDir);
       await collectOldTemplates(admin, req);
       return true;
     });
