@@ -39,7 +39,9 @@ export function sandbox(name: string): Sandbox {
     migrations: () => (existsSync(migrateLog) ? readFileSync(migrateLog, 'utf8').split('\n').filter(Boolean).length : 0),
     async cleanup() {
       await removeDataRoot(dataRoot);
-      rmSync(dir, { recursive: true, force: true });
+      // A stopped server's warm copy is written by a process of its own, into this sandbox's cache.
+      await waitNoProcesses(dataRoot);
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     },
   };
 }
