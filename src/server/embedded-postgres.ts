@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
@@ -176,18 +177,6 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
   const initdbFlags = variant.initdbFlags ?? postgresInitdbFlags(locale);
   const settings = variant.settings ?? postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   const caches = variant.initdbFlags || variant.dataDir || variant.settings ? {} : cachePaths(ctx.options, bins, initdbFlags, settings);
-  // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
-  const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
-  if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
-  if (user) {
-    assertReachable(dataDir, user);
-    for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
-  }
-  // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
-  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
-  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
-  const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const stop = stopMethod(process.platform, 'postgres');
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -203,6 +192,26 @@ export async function planEmbeddedPostgres(ctx: PlanContext, variant: PostgresPl
     password: '',
     adminDatabase: 'postgres',
   };
+  // Where it will listen is known now: a runner's workers can have their URLs during the copy below.
+  ctx.announce?.(info);
+  // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
+  // Copied asynchronously: a runner's main process goes on starting its workers meanwhile.
+  let restoredFrom: string | undefined;
+  for (const dir of [caches.snapshot, caches.initdb])
+    if (dir !== undefined && (await restoreCopy(dir, dataDir))) {
+      restoredFrom = dir;
+      break;
+    }
+  if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
+  if (user) {
+    assertReachable(dataDir, user);
+    for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
+  }
+  // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
+  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
+  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
+  const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
+  const stop = stopMethod(process.platform, 'postgres');
   return {
     init: restoredFrom ? [] : [{ command: join(bins.binDir, INITDB), args: ['-D', dataDir, '-U', 'postgres', ...initdbFlags], ...as }],
     server: {
@@ -328,10 +337,10 @@ function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdb
   };
 }
 
-function restoreCopy(copy: string, dataDir: string): boolean {
+async function restoreCopy(copy: string, dataDir: string): Promise<boolean> {
   if (!existsSync(join(copy, 'PG_VERSION'))) return false;
   try {
-    cpSync(copy, dataDir, { recursive: true });
+    await cp(copy, dataDir, { recursive: true });
     chmodSync(dataDir, 0o700);
     log('data directory restored from %s', copy);
     return true;

@@ -52,6 +52,8 @@ export interface PlanContext {
   /** A port that was free a moment ago. */
   port: number;
   options: TestDatabaseOptions;
+  /** Told where the server will listen as soon as the plan knows it, before any slow step. */
+  announce?(expected: ServerInfo): void;
 }
 
 /**

@@ -344,7 +344,12 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     rmSync(files.status, { force: true });
     rmSync(files.log, { force: true });
     const began = Date.now();
-    const plan = await req.plan({ dir, port, options: req.options });
+    const announce = (expected: ServerInfo) => {
+      if (!onPlanned || announced) return;
+      announced = true;
+      onPlanned({ ...expected, stateDir: dir });
+    };
+    const plan = await req.plan({ dir, port, options: req.options, announce });
     const keeperPlan: KeeperPlan = {
       init: plan.init,
       server: plan.server,
@@ -362,10 +367,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore', env: { ...process.env, FAST_TEST_DB_KEEPER: '1' } });
     keeper.unref();
     pauseHere('client-server-start');
-    if (onPlanned && plan.expected && !announced) {
-      announced = true;
-      onPlanned({ ...plan.expected, stateDir: dir });
-    }
+    if (plan.expected) announce(plan.expected);
     const keeperAlive = () => {
       const st = readJson<KeeperStatus>(files.status);
       return pidAlive(keeper.pid) && st?.phase !== 'failed' && st?.phase !== 'stopped';
