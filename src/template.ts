@@ -9,6 +9,7 @@ import { FastTestDbError, messageOf } from './errors.js';
 import { logger } from './log.js';
 import { pidAlive } from './server/lock.js';
 import { clearStaging } from './staging.js';
+import { markWorthSaving } from './server/warm-cache.js';
 import type { MigrateFn, ServerInfo } from './types.js';
 import { hostname } from 'node:os';
 import { withClient } from './client.js';
@@ -66,6 +67,9 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       await pausePoint('template:migrated');
       await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
+      // A migrated template the next run can use (its inputs are known): save the data directory
+      // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
+      if (req.migrate && !req.scope && server.owned) markWorthSaving(server.stateDir);
       await collectOldTemplates(admin, req);
       return true;
     }),

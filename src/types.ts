@@ -134,9 +134,10 @@ export interface TestDatabaseOptions {
   /** Where owned servers keep their data. Default /dev/shm, else the OS temp dir. Env: FAST_TEST_DB_DATA_ROOT. */
   dataRoot?: string;
   /**
-   * Embedded PostgreSQL: when the server stops cleanly, keep a copy of its data directory (with every
-   * template built) in `cacheDir`, and start the next server from it: no initdb, no migrations.
-   * Default off. Env: FAST_TEST_DB_DATA_CACHE=1.
+   * Embedded PostgreSQL: when the server stops cleanly after a template from `migrationFiles` or a
+   * `cacheKey` was built, keep a copy of its data directory in `cacheDir`, and start the next
+   * server from it: no initdb, no migrations (docs/warm-start.md). Default on; `true` saves at every
+   * clean stop, `false` never. Env: FAST_TEST_DB_DATA_CACHE=1 / 0.
    */
   cacheDataDir?: boolean;
   /** Where cached data directories go. Default node_modules/.cache/fast-test-db. Env: FAST_TEST_DB_CACHE_DIR. */

@@ -14,6 +14,7 @@ import { logger } from '../log.js';
 import { createTestDatabase, prepareTemplate } from '../test-database.js';
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../types.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
+import { settled } from './ready.js';
 import { readyForFile, workerDatabase } from './worker.js';
 
 const log = logger('runner');
@@ -27,8 +28,9 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
 
 /** createTestDatabase, made to share the server with a runner integration of this run rather than fight it. */
 export async function adapterDatabase(options: TestDatabaseOptions): Promise<TestDatabase> {
-  const h = readHandoff();
-  if (!h) return createTestDatabase(options);
+  const pending = readHandoff();
+  if (!pending) return createTestDatabase(options);
+  const h = await settled(pending);
   const withRun = { ...options, runId: options.runId ?? h.run };
   const prepared = await prepareTemplate(withRun);
   if (!sameServer(prepared.server, h.server)) return createTestDatabase(options);

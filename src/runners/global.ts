@@ -11,7 +11,7 @@ import { dialectFor } from '../dialect/index.js';
 import { explainEngineMismatch } from '../engine-mismatch.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
-import { releaseOwnedServer, serversRoot } from '../server/registry.js';
+import { ON_PLANNED, releaseOwnedServer, serversRoot, type PlannedListener } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -20,6 +20,7 @@ import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 import { dropOurDatabases, withClient } from '../client.js';
 import { DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
+import { errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
 
 const log = logger('runner');
 
@@ -56,6 +57,11 @@ export interface RunHandle {
 export interface StartRunContext {
   /** Where to look for fast-test-db.config.*; default cwd. */
   cwd?: string;
+  /**
+   * Return as soon as the server's address is known, while it starts and the template is checked
+   * (ready.ts): for runners whose workers wait for the outcome before their first clone.
+   */
+  early?: boolean;
 }
 
 function newRunId(): string {
@@ -92,23 +98,34 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
     throw explainEngineMismatch(e, names.engine);
   });
   const dialect = await dialectFor(names.engine);
-  const server = prepared.server;
-  const handoff: Handoff = {
+  const handoff = handoffFor(options, run, dir, dialect, prepared.server, prepared.template, prepared.seeded);
+  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built };
+}
+
+function handoffFor(options: FastTestDbConfig, run: string, dir: string, dialect: Dialect, server: ServerInfo, template: { name: string; fingerprint: string }, seeded: string[]): Handoff {
+  const names = resolveNames({ ...options, runId: run });
+  return {
     v: 1,
     run,
     engine: names.engine,
     prefix: names.prefix,
     shard: names.shard,
     server,
-    template: prepared.template.name,
-    fingerprint: prepared.template.fingerprint,
-    seeded: prepared.seeded,
+    template: template.name,
+    fingerprint: template.fingerprint,
+    seeded,
     isolation: parseIsolation(resolveOptions(options).isolation),
     envVars: parseEnvVars(resolveOptions(options).envVar),
     urlPattern: dialect.url(server, NAME_SLOT),
     dir,
   };
-  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built };
+}
+
+/** Only a server this run may start itself can be announced before it answers; FAST_TEST_DB_EARLY=0 turns it off. */
+function mayStartEarly(options: FastTestDbConfig, handed: boolean): boolean {
+  const resolved = resolveOptions(options);
+  if (handed || resolved.url || !resolved.early) return false;
+  return resolved.server === 'auto' || resolved.server === 'embedded';
 }
 
 export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
@@ -125,18 +142,47 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   mkdirSync(dir, { recursive: true });
   const quiet = resolveOptions(options).quiet;
   const source = handed ? 'handed' : merged.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
-  const { handoff, dialect, prefix, built } = await withStatus(
-    quiet,
-    'fast-test-db: starting the server and the template',
-    () => prepareHandoff(options, run, dir),
-    (p) => runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built }),
-  );
-  const { server, isolation } = handoff;
-  // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
-  await dropRunDatabases(dialect, server, prefix, run);
+  const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) => runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
+  const readyFile = readyFileOf(dir);
+  rmSync(readyFile, { force: true });
+  rmSync(`${readyFile}.reported`, { force: true });
+
+  let announce: PlannedListener | undefined;
+  const planned = ctx.early && mayStartEarly(options, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
+  const work = prepareHandoff(announce ? ({ ...options, [ON_PLANNED]: announce } as FastTestDbConfig) : options, run, dir);
+  // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.
+  const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
+
+  let handoff: Handoff;
+  /** The finished handoff, or the failure that the workers were told about. */
+  let outcome: Promise<{ handoff: Handoff; dialect: Dialect; prefix: string } | { error: unknown }>;
+  if (expected) {
+    const dialect = await dialectFor(expected.engine);
+    handoff = { ...handoffFor(options, run, dir, dialect, expected, { name: '', fingerprint: '' }, []), pending: readyFile, owner: process.pid };
+    outcome = work.then(
+      async (p) => {
+        await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+        writeReady(readyFile, { handoff: p.handoff });
+        if (!quiet) process.stderr.write(banner(p) + '\n');
+        log('run %s: template %s%s ready in %d ms (handed out early); isolation %s', run, p.handoff.template, p.built ? ' (built)' : '', Math.round(performance.now() - started), p.handoff.isolation);
+        return p;
+      },
+    ).catch((e: unknown) => {
+      writeReady(readyFile, errorRecord(e));
+      log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
+      return { error: e };
+    });
+  } else {
+    const p = await withStatus(quiet, 'fast-test-db: starting the server and the template', () => work, banner);
+    // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
+    await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+    handoff = p.handoff;
+    outcome = Promise.resolve(p);
+    log('run %s: template %s%s ready in %d ms; isolation %s', run, handoff.template, p.built ? ' (built)' : '', Math.round(performance.now() - started), handoff.isolation);
+  }
+  const { server } = handoff;
   process.env[RUNNER_ENV] = JSON.stringify(handoff);
   process.env[SERVER_ENV] = JSON.stringify([server]);
-  log('run %s: template %s%s ready in %d ms; isolation %s', run, handoff.template, built ? ' (built)' : '', Math.round(performance.now() - started), isolation);
 
   // We stop only a server that this process started or joined through the registry.
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
@@ -144,18 +190,27 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const handle: RunHandle = {
     handoff,
     resetRun: async () => {
-      await dropRunDatabases(dialect, server, prefix, run);
+      const done = await outcome;
+      if ('error' in done) return;
+      await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
     },
     teardown: async ({ keepServer = false } = {}) => {
       let failure: unknown;
-      try {
-        await dropRunDatabases(dialect, server, prefix, run);
-      } catch (e) {
-        failure = e;
+      const done = await outcome;
+      if ('error' in done) {
+        // Workers that needed the database showed it; a run where none did still fails, once, here.
+        if (!failureReported(readyFile)) failure = done.error;
+      } else {
+        try {
+          await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
+        } catch (e) {
+          failure = e;
+        }
       }
       rmSync(dir, { recursive: true, force: true });
+      for (const f of [readyFile, `${readyFile}.reported`]) rmSync(f, { force: true });
       if ((globalThis as Stash)[HANDLE] === handle) delete (globalThis as Stash)[HANDLE];
       if (!keepServer) {
         delete process.env[RUNNER_ENV];

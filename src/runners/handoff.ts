@@ -43,6 +43,13 @@ export interface Handoff {
   urlPattern: string;
   /** A directory private to this run, for the workers' "already cloned" notes. */
   dir: string;
+  /**
+   * Set while the server is still starting (ready.ts): the file the global setup writes the finished
+   * handoff to. Until then `server` holds only how to reach it, and `template` and `seeded` are empty.
+   */
+  pending?: string;
+  /** The pid of the process that writes `pending`. */
+  owner?: number;
 }
 
 export const NAME_SLOT = '__FAST_TEST_DB_NAME__';

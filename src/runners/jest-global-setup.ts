@@ -17,5 +17,5 @@ export default async function globalSetup(globalConfig: JestGlobalConfig = {}, p
     await currentRun()!.resetRun();
     return;
   }
-  await startRun(options, { cwd: projectConfig.rootDir ?? globalConfig.rootDir });
+  await startRun(options, { cwd: projectConfig.rootDir ?? globalConfig.rootDir, early: true });
 }

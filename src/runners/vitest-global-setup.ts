@@ -7,7 +7,7 @@ import { PROVIDE_KEY, type Handoff } from './handoff.js';
 import { startRun } from './global.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const run = await startRun({}, { cwd: project.config.root });
+  const run = await startRun({}, { cwd: project.config.root, early: true });
   (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
   // A re-run starts from the template again; server and template stay.
   project.onTestsRerun(() => run.resetRun());

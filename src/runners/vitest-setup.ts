@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeEach, inject } from 'vitest';
 import { PROVIDE_KEY, requireHandoff, type Handoff } from './handoff.js';
+import { settled } from './ready.js';
 import { installWorker, readyForFile } from './worker.js';
 
-const handoff = ((inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined) ?? requireHandoff('vitest');
+// The global setup may hand out a server that is still starting: wait for it here, once per file.
+const handoff = await settled(((inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined) ?? requireHandoff('vitest'));
 const target = installWorker(handoff, { afterAll, beforeEach });
 await readyForFile(handoff, target.name);

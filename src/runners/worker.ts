@@ -13,6 +13,7 @@ import { Database } from '../test-database.js';
 import { recreateDatabase } from '../recreate.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import { withClient } from '../client.js';
+import { settled } from './ready.js';
 
 const log = logger('runner');
 
@@ -52,7 +53,8 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
  * ended: a previous test file of this worker may have left a pool open). Never touches a database
  * that is not ours.
  */
-export async function cloneFresh(h: Handoff, name: string): Promise<void> {
+export async function cloneFresh(pending: Handoff, name: string): Promise<void> {
+  const h = await settled(pending);
   const started = performance.now();
   await withAdmin(h, (dialect, admin) => recreateDatabase(dialect, admin, h.server, h.template, name, h.run, true));
   writeNote(h, name);
@@ -103,6 +105,8 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     const beforeAll = hooks.beforeAll;
     if (h.isolation === 'file') beforeAll(() => readyForFile(h, target.name));
     else if (!alreadyCloned(h, target.name)) beforeAll(() => ensureCloned(h, target.name));
+    // A server still starting (ready.ts): no test runs before it answers, or before its failure shows.
+    else if (h.pending) beforeAll(() => settled(h));
   }
   if (h.isolation === 'test') {
     // One handle per file: its reset connection makes each reset one round of statements.
@@ -121,7 +125,9 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
  * This worker's database as a TestDatabase, for tests that want to reset or recreate it
  * themselves. The runner owns the database: disposing the handle only closes it (see TestDatabase).
  */
-export async function workerDatabase(h: Handoff, target = workerTarget(h)): Promise<TestDatabase> {
+export async function workerDatabase(pending: Handoff, target = workerTarget(pending)): Promise<TestDatabase> {
+  // A server handed out while it starts: the template and seeded tables are known once it is ready.
+  const h = await settled(pending);
   const dialect = await dialectFor(h.engine);
   return new Database({
     dialect,

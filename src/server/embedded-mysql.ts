@@ -181,6 +181,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     server: { command: bin.path, args: serverArgs, ...as },
     stopSignal: stopMethod(process.platform, 'mysql').signal,
     cleanup: socketDir.startsWith(home) ? [home] : [home, socketDir],
+    expected: info,
     ready: (watch) => waitForMysql(info, watch, ctx.dir),
   };
 }

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
@@ -20,6 +21,8 @@ import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } f
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
 import { resolveOptions } from '../options.js';
+import { touchCopy } from './warm-cache.js';
+import { VERSION } from '../version.js';
 
 const log = logger('postgres');
 
@@ -163,19 +166,8 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
   const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
-  const caches = cachePaths(ctx.options, bins, initdbFlags);
-  // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
-  const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
-  if (user) {
-    assertReachable(dataDir, user);
-    for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
-  }
-  // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
-  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
-  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
-  const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
   const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
-  const stop = stopMethod(process.platform, 'postgres');
+  const caches = cachePaths(ctx.options, bins, initdbFlags, settings);
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -191,6 +183,26 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     password: '',
     adminDatabase: 'postgres',
   };
+  // Where it will listen is known now: a runner's workers can have their URLs during the copy below.
+  ctx.announce?.(info);
+  // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
+  // Copied asynchronously: a runner's main process goes on starting its workers meanwhile.
+  let restoredFrom: string | undefined;
+  for (const dir of [caches.snapshot, caches.initdb])
+    if (dir !== undefined && (await restoreCopy(dir, dataDir))) {
+      restoredFrom = dir;
+      break;
+    }
+  if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
+  if (user) {
+    assertReachable(dataDir, user);
+    for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
+  }
+  // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
+  const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
+  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
+  const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
+  const stop = stopMethod(process.platform, 'postgres');
   return {
     init: restoredFrom ? [] : [{ command: join(bins.binDir, INITDB), args: ['-D', dataDir, '-U', 'postgres', ...initdbFlags], ...as }],
     server: {
@@ -201,9 +213,10 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     },
     stopSignal: stop.signal,
     cleanup: socketDir ? [dataDir, socketDir] : [dataDir],
-    snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot } : undefined,
+    snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot, always: caches.always } : undefined,
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
+    expected: info,
     ready: (watch) => waitForPostgres(info, watch, ctx.dir),
   };
 }
@@ -297,25 +310,29 @@ function linkOrCopyTree(from: string, to: string): void {
  * Cached copies of data directories for these binaries and initdb flags:
  * - `initdb`: what initdb produced, kept by default: copying it back (~40 MB) is far quicker than
  *   running initdb, and it holds nothing of the user's. FAST_TEST_DB_INITDB_CACHE=0 turns it off.
- * - `snapshot`: the whole data directory at the last clean shutdown, templates included (opt-in).
+ * - `snapshot`: the whole data directory at the last clean shutdown, templates included: the warm
+ *   start (warm-cache.ts). Its key adds what the initdb copy's does not need: the server settings
+ *   (max_connections among them) and our version, which writes the templates' markers.
  */
-function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[]): { initdb?: string; snapshot?: string } {
+function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[], settings: Record<string, string>): { initdb?: string; snapshot?: string; always?: boolean } {
   const resolved = resolveOptions(options);
   const root = resolve(resolved.cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
-  const snapshotOn = resolved.cacheDataDir;
+  const warmKey = createHash('sha256').update(JSON.stringify([key, settings, VERSION])).digest('hex').slice(0, 10);
+  const warm = resolved.cacheDataDir;
   const initdbOn = resolved.initdbCache;
   return {
     initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
-    snapshot: snapshotOn ? join(root, `postgres-${bins.major}-${key}`) : undefined,
+    snapshot: warm !== 'off' ? join(root, `postgres-${bins.major}-${warmKey}`) : undefined,
+    always: warm === 'always',
   };
 }
 
-function restoreCopy(copy: string, dataDir: string): boolean {
+async function restoreCopy(copy: string, dataDir: string): Promise<boolean> {
   if (!existsSync(join(copy, 'PG_VERSION'))) return false;
   try {
-    cpSync(copy, dataDir, { recursive: true });
+    await cp(copy, dataDir, { recursive: true });
     chmodSync(dataDir, 0o700);
     log('data directory restored from %s', copy);
     return true;

@@ -27,11 +27,15 @@ export interface LaunchPlan {
   cleanup: string[];
   /**
    * After a clean shutdown, copy `from` (the data directory) to `to` before cleanup, so that the next
-   * cold start can begin from it: no initdb, and every template already built.
+   * cold start can begin from it: no initdb, and every template already built. Unless `always`,
+   * only when a template worth keeping was built meanwhile (warm-cache.ts): an unchanged copy is
+   * not written again on every run.
    */
-  snapshot?: { from: string; to: string };
+  snapshot?: { from: string; to: string; always?: boolean };
   /** After `init` succeeded, copy `from` to `to`: the next cold start copies it instead of running init. */
   initCache?: { from: string; to: string };
+  /** How the server will be reached once it answers (its version and tuning are read back then). */
+  expected?: ServerInfo;
   /** The copy this start began from, instead of running init; discarded if the server fails to start. */
   restoredFrom?: string;
   /**
@@ -47,6 +51,8 @@ export interface PlanContext {
   /** A port that was free a moment ago. */
   port: number;
   options: TestDatabaseOptions;
+  /** Told where the server will listen as soon as the plan knows it, before any slow step. */
+  announce?(expected: ServerInfo): void;
 }
 
 /**

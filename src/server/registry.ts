@@ -110,6 +110,14 @@ function liveLeases(dir: string): number[] {
   return (existsSync(leases) ? readdirSync(leases) : []).map(Number).filter((p) => p !== process.pid && pidAlive(p));
 }
 
+/**
+ * An option key (a symbol: it never reaches a config file or the keeper) for a callback told where
+ * a server that this call starts will listen, as soon as its port is chosen and before it answers:
+ * a runner's global setup hands that to its workers while the server is still starting.
+ */
+export const ON_PLANNED = Symbol.for('fast-test-db.on-server-planned');
+export type PlannedListener = (expected: ServerInfo) => void;
+
 export interface OwnedServerRequest {
   engine: string;
   /** Anything that must differ for servers not to be shared (binary, options). */
@@ -311,12 +319,21 @@ export function resolveGraceMs(options: TestDatabaseOptions): number {
 async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> {
   const files = keeperFiles(dir);
   const reuse = resolveOptions(req.options).reuse;
+  const onPlanned = (req.options as { [ON_PLANNED]?: PlannedListener })[ON_PLANNED];
+  // Once a listener was told the port, every attempt keeps it: workers already have it in their URL.
+  let announced = false;
+  let port = await freePort();
   for (let attempt = 1; ; attempt++) {
     rmSync(files.state, { force: true });
     rmSync(files.status, { force: true });
     rmSync(files.log, { force: true });
     const began = Date.now();
-    const plan = await req.plan({ dir, port: await freePort(), options: req.options });
+    const announce = (expected: ServerInfo) => {
+      if (!onPlanned || announced) return;
+      announced = true;
+      onPlanned({ ...expected, stateDir: dir });
+    };
+    const plan = await req.plan({ dir, port, options: req.options, announce });
     const keeperPlan: KeeperPlan = {
       init: plan.init,
       server: plan.server,
@@ -334,6 +351,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore', env: { ...process.env, FAST_TEST_DB_KEEPER: '1' } });
     keeper.unref();
     pauseHere('client-server-start');
+    if (plan.expected) announce(plan.expected);
     const keeperAlive = () => {
       const st = readJson<KeeperStatus>(files.status);
       return pidAlive(keeper.pid) && st?.phase !== 'failed' && st?.phase !== 'stopped';
@@ -347,7 +365,10 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     } catch (e) {
       // Whatever this attempt left (a keeper, a half-started server) goes before the next one.
       await reapLocked(dir);
-      if (e instanceof FastTestDbError && e.code === 'PORT_IN_USE' && attempt < 3) continue;
+      if (e instanceof FastTestDbError && e.code === 'PORT_IN_USE' && attempt < 3 && !announced) {
+        port = await freePort();
+        continue;
+      }
       if (plan.restoredFrom && attempt < 3) {
         log('start from the cached data directory failed; discarding it and starting afresh: %s', (e as Error).message);
         rmSync(plan.restoredFrom, { recursive: true, force: true });

@@ -23,7 +23,8 @@ export function isolatedEnv(label: string): { root: string; env: NodeJS.ProcessE
   const root = mkdtempSync(`/dev/shm/ftdb-${label}-`);
   // Servers run as an unprivileged account when we are root: it must be able to enter the root.
   chmodSync(root, 0o755);
-  const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_DATA_ROOT: root, NO_COLOR: '1' };
+  // A cache of its own too: a warm copy an earlier test run saved must not hide a template build.
+  const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_DATA_ROOT: root, FAST_TEST_DB_CACHE_DIR: `${root}/cache`, NO_COLOR: '1' };
   // Nothing from the machine or the outer runner may leak in: no URL, no worker or run identity.
   for (const k of Object.keys(env)) if (k === 'TEST_DATABASE_URL' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'FAST_TEST_DB_SERVER' || k === 'JEST_WORKER_ID') delete env[k];
   return {

@@ -19,7 +19,24 @@ export function privateDataRoot(tag: string): string {
 export async function removeDataRoot(dataRoot: string): Promise<void> {
   for (const userDir of existsSync(dataRoot) ? readdirSync(dataRoot) : [])
     for (const server of readdirSync(join(dataRoot, userDir))) await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
+  // A stopped server's warm copy is written by a process of its own (its command line names the
+  // data root): let it finish, or it writes into a cache a test is removing.
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && savers(dataRoot)) await new Promise((r) => setTimeout(r, 100));
   rmSync(dataRoot, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+}
+
+function savers(dataRoot: string): boolean {
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (cmd.includes('--save-warm-copy') && cmd.includes(dataRoot)) return true;
+    } catch {
+      // ended while we looked
+    }
+  }
+  return false;
 }
 
 /** A worker process (fixture script) whose first stdout line is its JSON report. */

@@ -1,5 +1,5 @@
 /** Many processes, one server, one template build; and no server outlives its clients. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
@@ -59,7 +59,65 @@ describe('SIGKILL of the only client', () => {
   });
 });
 
-describe('cached data directory (cacheDataDir)', () => {
+describe('warm start (on by default): the data directory with its templates, copied back', () => {
+  const dataRoot = privateDataRoot('warm');
+  const work = mkdtempSync(join('/tmp', 'ftdb-warm-'));
+  const counter = join(work, 'migrations.log');
+  const migrationFile = join(work, '001_item.sql');
+  const cache = join(work, 'cache');
+  writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n');
+  // graceMs 0: the server stops (and its data directory is saved) as soon as the worker exits.
+  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: '1', MIGRATION_GLOB: migrationFile, FAST_TEST_DB_CACHE_DIR: cache, FAST_TEST_DB_GRACE_MS: '0' };
+  const warmCopies = () => (existsSync(cache) ? readdirSync(cache).filter((d) => /^postgres-\d+-[0-9a-f]+$/.test(d)) : []);
+  const savedAt = () => statSync(join(cache, warmCopies()[0]!, 'global', 'pg_control')).mtimeMs;
+  /** One worker on a fresh server, then wait until its keeper stopped the server (and saved what it saves). */
+  const coldRun = async (extra: Record<string, string> = {}) => {
+    const result = await runWorker({ ...env, ...extra });
+    // The keeper moves the data directory aside and a process of its own copies it to the cache.
+    const saving = () => readdirSync(dataRoot).some((u) => existsSync(join(dataRoot, u)) && readdirSync(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
+    expect(await waitFor(() => !serverPids(dataRoot).some(alive) && !existsSync(result.stateDir) && !saving(), 15_000)).toBe(true);
+    return result;
+  };
+  afterAll(async () => {
+    await removeDataRoot(dataRoot);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a second cold start runs migrate 0 times: the template comes with the copied data directory', async () => {
+    expect((await coldRun()).built).toBe(true);
+    expect(warmCopies()).toHaveLength(1);
+    const second = await coldRun();
+    expect(second.built).toBe(false);
+    expect(migrateCount(counter)).toBe(1);
+  });
+
+  it('an unchanged run does not write the copy again; a changed migration file builds and saves anew', async () => {
+    const before = savedAt();
+    await coldRun();
+    expect(savedAt()).toBe(before);
+    writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n ');
+    expect((await coldRun()).built).toBe(true);
+    expect(migrateCount(counter)).toBe(2);
+    expect(savedAt()).toBeGreaterThan(before);
+  });
+
+  it('a corrupt copy is discarded and replaced, never a failure', async () => {
+    writeFileSync(join(cache, warmCopies()[0]!, 'global', 'pg_control'), 'not a control file');
+    expect((await coldRun()).built).toBe(true); // started from initdb's copy instead
+    expect(migrateCount(counter)).toBe(3);
+    expect((await coldRun()).built).toBe(false); // the replacement serves the next run
+  });
+
+  it('a template from migrate alone (scoped to its run) is never saved', async () => {
+    rmSync(cache, { recursive: true, force: true });
+    const { MIGRATION_GLOB: _, ...alone } = env;
+    await runWorker(alone);
+    expect(await waitFor(() => !serverPids(dataRoot).some(alive), 15_000)).toBe(true);
+    expect(warmCopies()).toHaveLength(0);
+  });
+});
+
+describe('cached data directory asked for (cacheDataDir: true)', () => {
   const dataRoot = privateDataRoot('cache');
   const work = mkdtempSync(join('/tmp', 'ftdb-cache-'));
   const counter = join(work, 'migrations.log');

@@ -117,8 +117,8 @@ for (const engine of ['postgres', 'mysql'] as const) {
     });
 
     it('the keeper, during init (initdb / bootstrap): the start fails clearly, the next run stops what it left and succeeds', async () => {
-      // No initdb cache, so that PostgreSQL runs initdb too.
-      const { worker, pid } = await pausedAt('keeper-init', { ...env, FAST_TEST_DB_INITDB_CACHE: '0' }, work);
+      // No initdb cache and no warm copy, so that PostgreSQL runs initdb too.
+      const { worker, pid } = await pausedAt('keeper-init', { ...env, FAST_TEST_DB_INITDB_CACHE: '0', FAST_TEST_DB_DATA_CACHE: '0' }, work);
       process.kill(pid, 'SIGKILL');
       expect(await worker.exited).not.toBe(0);
       expect(worker.stderr()).toMatch(/did not start/);

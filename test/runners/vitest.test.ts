@@ -20,6 +20,21 @@ describe('vitest', () => {
     }
   });
 
+  test('a migrate that fails after the workers started fails the run with its own error, in full once and no timeout', async () => {
+    const sb = sandbox('vitest-fail');
+    try {
+      const r = await vitest(sb, 'forks', { FIXTURE_MIGRATE_THROW: 'boom in migration 007' });
+      expect(r.code).not.toBe(0);
+      expect(r.records).toEqual([]);
+      const output = r.output.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(output.match(/FastTestDbError: migrate failed while building template \S+: boom in migration 007/g)).toHaveLength(1);
+      expect(output).not.toMatch(/timed out|Exceeded timeout/i);
+      expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
   describe('with the server reused across runs', () => {
     const sb = sandbox('vitest-reuse');
     const env = { FAST_TEST_DB_REUSE: '1' };

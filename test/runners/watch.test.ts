@@ -7,6 +7,7 @@ import globalSetup from '../../src/runners/jest-global-setup.js';
 import globalTeardown from '../../src/runners/jest-global-teardown.js';
 import { currentRun } from '../../src/runners/global.js';
 import { readHandoff, workerTarget } from '../../src/runners/handoff.js';
+import { settled } from '../../src/runners/ready.js';
 import { alreadyCloned, ensureCloned } from '../../src/runners/worker.js';
 import { FIXTURE, processesUnder, sandbox } from './harness.js';
 
@@ -24,7 +25,8 @@ test('jest --watch re-runs reuse the server and the template and start from fres
   const watch = { watch: true, rootDir: FIXTURE };
 
   await globalSetup(watch, { rootDir: FIXTURE });
-  const first = readHandoff()!;
+  // The global setup hands out a server that may still be starting; a worker waits for it.
+  const first = await settled(readHandoff()!);
   expect(first.isolation).toBe('worker');
   const target = workerTarget(first, '1');
   await ensureCloned(first, target.name);
