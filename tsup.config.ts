@@ -44,7 +44,14 @@ const esmOnly = {
 const common: Options = {
   // Our version, part of every template fingerprint: written in from package.json, never by hand.
   define: { __FAST_TEST_DB_VERSION__: JSON.stringify(version) },
-  dts: true, splitting: true, sourcemap: false, shims: true, target: 'node20', platform: 'node', clean: false, removeNodeProtocol: false,
+  dts: true,
+  splitting: true,
+  sourcemap: false,
+  shims: true,
+  target: 'node20',
+  platform: 'node',
+  clean: false,
+  removeNodeProtocol: false,
 };
 
 export default defineConfig([

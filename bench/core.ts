@@ -48,7 +48,11 @@ function probe(env: Record<string, string>): Promise<Probe> {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!) as Probe) : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? res(JSON.parse(out.trim().split('\n').pop()!) as Probe)
+        : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`)),
+    );
   });
 }
 
@@ -59,12 +63,19 @@ const migrate30 = async (url: string) => {
   await c.end();
 };
 
-async function insertUs(server: { host: string; port: number; user: string }, database: string, rows: number, unlogged: boolean): Promise<number> {
+async function insertUs(
+  server: { host: string; port: number; user: string },
+  database: string,
+  rows: number,
+  unlogged: boolean,
+): Promise<number> {
   const c = new pg.Client({ host: server.host, port: server.port, user: server.user, database });
   await c.connect();
   try {
     await c.query('DROP TABLE IF EXISTS bench_insert');
-    await c.query(`CREATE ${unlogged ? 'UNLOGGED ' : ''}TABLE bench_insert (id serial PRIMARY KEY, amount int NOT NULL, description varchar(64) NOT NULL DEFAULT 'bench')`);
+    await c.query(
+      `CREATE ${unlogged ? 'UNLOGGED ' : ''}TABLE bench_insert (id serial PRIMARY KEY, amount int NOT NULL, description varchar(64) NOT NULL DEFAULT 'bench')`,
+    );
     const q = { name: 'bench_insert_row', text: 'INSERT INTO bench_insert (amount) VALUES ($1) RETURNING id' };
     for (let i = 0; i < 200; i++) await c.query({ ...q, values: [i] });
     const t = performance.now();
@@ -81,7 +92,11 @@ async function insertUs(server: { host: string; port: number; user: string }, da
  * written, the database connected to), alternating with the plain drop-then-clone on a second
  * database: the time a runner's per-file isolation waits for before the next file starts.
  */
-export async function recreateMs(server: ServerInfo, cacheKey: string, samples: number): Promise<{ recreate: number[]; dropClone: number[] }> {
+export async function recreateMs(
+  server: ServerInfo,
+  cacheKey: string,
+  samples: number,
+): Promise<{ recreate: number[]; dropClone: number[] }> {
   const db = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchrecreate' });
   const plain = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchdropclone' });
   const postgresDialect = createPostgresDialect();
@@ -134,7 +149,12 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
       coldErrors.push((e as Error).message);
     }
   }
-  rows.push(row('cold', 'cold start to first query (fresh process, no server)', cold, { note: 'target <= 1 s', ...(coldErrors.length && !cold.length ? { error: coldErrors[0] } : {}) }));
+  rows.push(
+    row('cold', 'cold start to first query (fresh process, no server)', cold, {
+      note: 'target <= 1 s',
+      ...(coldErrors.length && !cold.length ? { error: coldErrors[0] } : {}),
+    }),
+  );
 
   // Warm: the server stays up (this process holds it) and the template exists; a new process joins.
   const warmRoot = join(dirs.shm, 'warm');
@@ -143,7 +163,8 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
   try {
     await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` });
     const warm: number[] = [];
-    for (let i = 0; i < Math.max(opts.repeats, 3); i++) warm.push((await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` })).firstQueryMs);
+    for (let i = 0; i < Math.max(opts.repeats, 3); i++)
+      warm.push((await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` })).firstQueryMs);
     rows.push(row('warm', 'warm start to first query (server up, template cached)', warm, { note: 'target <= 150 ms' }));
     rows.push(row('import', 'importing the library (part of neither figure)', imports));
     opts.log(`  core: cold ${cold.map((x) => x.toFixed(0)).join('/')} ms, warm ${warm.map((x) => x.toFixed(0)).join('/')} ms`);
@@ -152,7 +173,10 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     const prevDataRoot = process.env.FAST_TEST_DB_DATA_ROOT;
     process.env.FAST_TEST_DB_DATA_ROOT = warmRoot;
     const prepared = await prepareTemplate({ cacheKey: `${key}-clone`, migrate: migrate30 });
-    const dialects = { file_copy: createPostgresDialect({ cloneStrategy: 'file_copy' }), wal_log: createPostgresDialect({ cloneStrategy: 'wal_log' }) };
+    const dialects = {
+      file_copy: createPostgresDialect({ cloneStrategy: 'file_copy' }),
+      wal_log: createPostgresDialect({ cloneStrategy: 'wal_log' }),
+    };
     const admin = await dialects.file_copy.connect(server);
     const clone = { file_copy: [] as number[], wal_log: [] as number[] };
     try {
@@ -180,7 +204,9 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     try {
       await db.reset();
       for (let i = 0; i < opts.repeats * opts.samples; i++) {
-        await c.query(`INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`);
+        await c.query(
+          `INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`,
+        );
         const t = performance.now();
         const report = await db.reset();
         reset.push(performance.now() - t);
@@ -198,7 +224,9 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     rows.push(row('recreate', 'recreate(), 30 tables', recreate.recreate, { note: 'target <= 15 ms' }));
     if (prevDataRoot === undefined) delete process.env.FAST_TEST_DB_DATA_ROOT;
     else process.env.FAST_TEST_DB_DATA_ROOT = prevDataRoot;
-    opts.log(`  core: clone file_copy ${median(clone.file_copy)} ms, wal_log ${median(clone.wal_log)} ms, reset ${median(reset)} ms, recreate ${median(recreate.recreate)} ms (drop+clone ${median(recreate.dropClone)} ms)`);
+    opts.log(
+      `  core: clone file_copy ${median(clone.file_copy)} ms, wal_log ${median(clone.wal_log)} ms, reset ${median(reset)} ms, recreate ${median(recreate.recreate)} ms (drop+clone ${median(recreate.dropClone)} ms)`,
+    );
   } finally {
     if (server.stateDir) await stopOwnedServer(server.stateDir);
   }
@@ -237,7 +265,9 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     title: 'Core figures (milliseconds)',
     unit: 'ms',
     rows,
-    notes: ['Cold and warm starts run in a new process each time and stop at the answer to SELECT 1 on the worker\'s own database; cold includes initdb, the server start and the template build (30 tables).'],
+    notes: [
+      "Cold and warm starts run in a new process each time and stop at the answer to SELECT 1 on the worker's own database; cold includes initdb, the server start and the template build (30 tables).",
+    ],
   };
   return { sections: [core, withSpeedups(inserts)], version };
 }

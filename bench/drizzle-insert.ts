@@ -81,15 +81,34 @@ const arrayRound = (fn: (rows: Row[]) => Promise<unknown>) =>
 async function benchDriver(driver: 'pg' | 'postgres-js' | 'mysql2'): Promise<Result[]> {
   const engine = driver === 'mysql2' ? 'mysql' : 'postgres';
   const table: any = engine === 'postgres' ? pgUsers : myUsers;
-  const t = await drizzleTestDb({ schema: { users: table }, engine, driver, poolSize: 1, prefix: 'ftdbbench', suffix: `dzins${driver.replace('-', '')}` } as any);
+  const t = await drizzleTestDb({
+    schema: { users: table },
+    engine,
+    driver,
+    poolSize: 1,
+    prefix: 'ftdbbench',
+    suffix: `dzins${driver.replace('-', '')}`,
+  } as any);
   const db = t.db as any;
   const client = db.$client;
   const family = engine;
   const cols = ['name', 'email', 'age'];
   const one = insertSql({ family, table: ['bench_users'], columns: cols, rows: 1 });
-  const oneReturning = insertSql({ family, table: ['bench_users'], columns: cols, rows: 1, returning: ['id', 'name', 'email', 'age', 'active', 'created_at'] });
+  const oneReturning = insertSql({
+    family,
+    table: ['bench_users'],
+    columns: cols,
+    rows: 1,
+    returning: ['id', 'name', 'email', 'age', 'active', 'created_at'],
+  });
   const many = insertSql({ family, table: ['bench_users'], columns: cols, rows: ARRAY });
-  const manyReturning = insertSql({ family, table: ['bench_users'], columns: cols, rows: ARRAY, returning: ['id', 'name', 'email', 'age', 'active', 'created_at'] });
+  const manyReturning = insertSql({
+    family,
+    table: ['bench_users'],
+    columns: cols,
+    rows: ARRAY,
+    returning: ['id', 'name', 'email', 'age', 'active', 'created_at'],
+  });
   const flat = (rows: Row[]) => rows.flatMap((r) => [r.name, r.email, r.age]);
 
   // The raw driver, prepared, on the same pool: the floor fastInsert is measured against.
@@ -114,7 +133,11 @@ async function benchDriver(driver: 'pg' | 'postgres-js' | 'mysql2'): Promise<Res
     [RAW, (r: Row) => rawOne([r.name, r.email, r.age]), RAW],
     ...(returns ? [[RAW_RET, (r: Row) => rawOneReturning([r.name, r.email, r.age]), RAW_RET] as Path] : []),
     ['db.insert().values()', (r: Row) => db.insert(table).values(r), RAW],
-    [drizzleReturning, (r: Row) => (engine === 'postgres' ? db.insert(table).values(r).returning() : db.insert(table).values(r).$returningId()), RAW_RET],
+    [
+      drizzleReturning,
+      (r: Row) => (engine === 'postgres' ? db.insert(table).values(r).returning() : db.insert(table).values(r).$returningId()),
+      RAW_RET,
+    ],
     ['fastInsert', (r: Row) => fastInsert(db, table, r), RAW_RET],
     ['fastInsert, returning: false', (r: Row) => fastInsert(db, table, r, { returning: false }), RAW],
   ];
@@ -122,13 +145,22 @@ async function benchDriver(driver: 'pg' | 'postgres-js' | 'mysql2'): Promise<Res
     [RAW, (rows: Row[]) => rawMany(flat(rows)), RAW],
     ...(returns ? [[RAW_RET, (rows: Row[]) => rawManyReturning(flat(rows)), RAW_RET] as Path] : []),
     ['db.insert().values()', (rows: Row[]) => db.insert(table).values(rows), RAW],
-    [drizzleReturning, (rows: Row[]) => (engine === 'postgres' ? db.insert(table).values(rows).returning() : db.insert(table).values(rows).$returningId()), RAW_RET],
+    [
+      drizzleReturning,
+      (rows: Row[]) => (engine === 'postgres' ? db.insert(table).values(rows).returning() : db.insert(table).values(rows).$returningId()),
+      RAW_RET,
+    ],
     ['fastInsert', (rows: Row[]) => fastInsert(db, table, rows), RAW_RET],
     ['fastInsert, returning: false', (rows: Row[]) => fastInsert(db, table, rows, { returning: false }), RAW],
   ];
   // Rounds go round-robin over the paths and each path keeps its best round, so that load from
   // elsewhere on the machine does not land on one path only.
-  const measure = async (paths: Path[], shape: Result['shape'], round: (fn: (x: any) => Promise<unknown>) => Promise<Round>, warmup: (fn: (x: any) => Promise<unknown>) => Promise<unknown>) => {
+  const measure = async (
+    paths: Path[],
+    shape: Result['shape'],
+    round: (fn: (x: any) => Promise<unknown>) => Promise<Round>,
+    warmup: (fn: (x: any) => Promise<unknown>) => Promise<unknown>,
+  ) => {
     for (const [, fn] of paths) await warmup(fn);
     const best = paths.map(() => ({ us: Infinity, cpu: Infinity }));
     for (let r = 0; r < ROUNDS; r++) {
@@ -139,7 +171,14 @@ async function benchDriver(driver: 'pg' | 'postgres-js' | 'mysql2'): Promise<Res
       }
     }
     const tenth = (n: number) => Math.round(n * 10) / 10;
-    const mine: Result[] = paths.map(([path], i) => ({ engine, driver, path, shape, usPerRow: tenth(best[i]!.us), cpuUsPerRow: tenth(best[i]!.cpu) }));
+    const mine: Result[] = paths.map(([path], i) => ({
+      engine,
+      driver,
+      path,
+      shape,
+      usPerRow: tenth(best[i]!.us),
+      cpuUsPerRow: tenth(best[i]!.cpu),
+    }));
     for (const [i, [, , baseline]] of paths.entries()) {
       const base = mine.find((b) => b.path === baseline)!;
       mine[i]!.vsRaw = Math.round((mine[i]!.usPerRow / base.usPerRow) * 100) / 100;
@@ -174,7 +213,14 @@ async function ownCost(driver: 'pg' | 'mysql2'): Promise<Result> {
     best = Math.min(best, Number(process.hrtime.bigint() - started) / 1000 / n);
   }
   const us = Math.round(best * 100) / 100;
-  return { engine: driver === 'pg' ? 'postgres' : 'mysql', driver, path: 'fastInsert own cost (driver stub)', shape: 'per row', usPerRow: us, cpuUsPerRow: us };
+  return {
+    engine: driver === 'pg' ? 'postgres' : 'mysql',
+    driver,
+    path: 'fastInsert own cost (driver stub)',
+    shape: 'per row',
+    usPerRow: us,
+    cpuUsPerRow: us,
+  };
 }
 
 const engineArg = benchArg('engine');
@@ -187,10 +233,16 @@ const all: Result[] = [];
 for (const driver of drivers) {
   const results = await benchDriver(driver);
   all.push(...results);
-  process.stdout.write(`\n${results[0]!.engine} via ${driver} (${ROWS} rows per row-path, best of ${ROUNDS}; x raw: against the raw statement that returns the same)\n`);
-  process.stdout.write(`${'path'.padEnd(40)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'cpu us/row'.padStart(11)}\n`);
+  process.stdout.write(
+    `\n${results[0]!.engine} via ${driver} (${ROWS} rows per row-path, best of ${ROUNDS}; x raw: against the raw statement that returns the same)\n`,
+  );
+  process.stdout.write(
+    `${'path'.padEnd(40)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'cpu us/row'.padStart(11)}\n`,
+  );
   for (const r of results) {
-    process.stdout.write(`${r.path.padEnd(40)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${r.cpuUsPerRow.toFixed(1).padStart(11)}\n`);
+    process.stdout.write(
+      `${r.path.padEnd(40)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${r.cpuUsPerRow.toFixed(1).padStart(11)}\n`,
+    );
   }
 }
 
@@ -203,6 +255,22 @@ process.stdout.write('\n');
 
 mkdirSync('bench/results', { recursive: true });
 const file = 'bench/results/drizzle-insert.json';
-writeFileSync(file, JSON.stringify({ bench: 'drizzle-insert', date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, rows: ROWS, arraySize: ARRAY, results: all }, null, 2) + '\n');
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      bench: 'drizzle-insert',
+      date: new Date().toISOString(),
+      quick,
+      node: process.version,
+      cpus: cpus().length,
+      rows: ROWS,
+      arraySize: ARRAY,
+      results: all,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 process.stdout.write(`\nwritten ${file}\n`);
 process.exit(0);

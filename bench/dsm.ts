@@ -15,13 +15,24 @@ const { major } = findPostgresBinaries({});
 const tuned = postgresSettings({ maxConnections: 100, major });
 
 async function prepare(type: string) {
-  const server = await startPlainPostgres({ root: '/dev/shm', settings: { ...tuned, dynamic_shared_memory_type: type, max_parallel_workers_per_gather: '2', parallel_setup_cost: '0', parallel_tuple_cost: '0', min_parallel_table_scan_size: '0' } });
+  const server = await startPlainPostgres({
+    root: '/dev/shm',
+    settings: {
+      ...tuned,
+      dynamic_shared_memory_type: type,
+      max_parallel_workers_per_gather: '2',
+      parallel_setup_cost: '0',
+      parallel_tuple_cost: '0',
+      min_parallel_table_scan_size: '0',
+    },
+  });
   const admin = new pg.Client(server.url);
   await admin.connect();
   await admin.query('CREATE DATABASE tpl');
   const schema = new pg.Client(server.url.replace(/\/postgres$/, '/tpl'));
   await schema.connect();
-  for (let i = 0; i < 30; i++) await schema.query(`CREATE TABLE t${i} (id serial PRIMARY KEY, name text NOT NULL, created timestamptz DEFAULT now())`);
+  for (let i = 0; i < 30; i++)
+    await schema.query(`CREATE TABLE t${i} (id serial PRIMARY KEY, name text NOT NULL, created timestamptz DEFAULT now())`);
   await schema.end();
   await admin.query('CREATE DATABASE work');
   const tpl = new pg.Client(server.url.replace(/\/postgres$/, '/work'));
@@ -39,8 +50,13 @@ const time = async (fn: () => Promise<unknown>) => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const servers = { posix: await prepare('posix'), mmap: await prepare('mmap') };
-const samples: Record<string, { clone: number[]; parallel: number[] }> = { posix: { clone: [], parallel: [] }, mmap: { clone: [], parallel: [] } };
-const plan = (await servers.mmap.tpl.query('EXPLAIN SELECT count(*), max(a.h) FROM big a JOIN big b USING (id)')).rows.map((r) => r['QUERY PLAN']).join('\n');
+const samples: Record<string, { clone: number[]; parallel: number[] }> = {
+  posix: { clone: [], parallel: [] },
+  mmap: { clone: [], parallel: [] },
+};
+const plan = (await servers.mmap.tpl.query('EXPLAIN SELECT count(*), max(a.h) FROM big a JOIN big b USING (id)')).rows
+  .map((r) => r['QUERY PLAN'])
+  .join('\n');
 for (let r = 0; r < rounds; r++) {
   for (const [type, s] of Object.entries(servers)) {
     samples[type]!.clone.push(await time(() => s.admin.query(`CREATE DATABASE c${s.n++} TEMPLATE tpl STRATEGY FILE_COPY`)));
@@ -48,7 +64,9 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 for (const [type, s] of Object.entries(samples))
-  console.log(`${type}: clone of a 30-table template median ${median(s.clone).toFixed(1)} ms; parallel hash join of 1M x 1M rows median ${median(s.parallel).toFixed(0)} ms (${rounds} rounds)`);
+  console.log(
+    `${type}: clone of a 30-table template median ${median(s.clone).toFixed(1)} ms; parallel hash join of 1M x 1M rows median ${median(s.parallel).toFixed(0)} ms (${rounds} rounds)`,
+  );
 console.log(plan.includes('Parallel') ? 'the join ran in parallel (Gather + Parallel Hash)' : `no parallel plan:\n${plan}`);
 for (const s of Object.values(servers)) {
   await s.tpl.end();

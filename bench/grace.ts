@@ -31,8 +31,13 @@ function run(grace: string | undefined): { ms: number; builds: number; servers: 
   return { ms, builds: results.filter((r) => r.built).length, servers: new Set(results.map((r) => r.port)).size };
 }
 
-for (const [label, grace] of [['no grace (0 ms)', '0'], ['default grace', undefined]] as const) {
+for (const [label, grace] of [
+  ['no grace (0 ms)', '0'],
+  ['default grace', undefined],
+] as const) {
   const samples = Array.from({ length: repeats }, () => run(grace));
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
-  console.log(`${label}: 4 sequential processes, median ${(ms[Math.floor(ms.length / 2)]! / 1000).toFixed(2)} s (min ${(ms[0]! / 1000).toFixed(2)}, max ${(ms.at(-1)! / 1000).toFixed(2)}), servers started ${samples.map((s) => s.servers).join('/')}, template builds ${samples.map((s) => s.builds).join('/')}`);
+  console.log(
+    `${label}: 4 sequential processes, median ${(ms[Math.floor(ms.length / 2)]! / 1000).toFixed(2)} s (min ${(ms[0]! / 1000).toFixed(2)}, max ${(ms.at(-1)! / 1000).toFixed(2)}), servers started ${samples.map((s) => s.servers).join('/')}, template builds ${samples.map((s) => s.builds).join('/')}`,
+  );
 }

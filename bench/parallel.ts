@@ -48,11 +48,14 @@ export async function runParallel(opts: ParallelOptions): Promise<{ sections: Se
         const t = performance.now();
         await Promise.all(
           Array.from({ length: workers }, (_, i) =>
-            runWorker({ ...base, classes: share(opts.classes, workers, i), mode: 'ftdb', cacheKey }, {
-              TEST_TOKEN: String(i + 1),
-              FAST_TEST_DB_DATA_ROOT: dataRoot,
-              [SERVER_ENV]: JSON.stringify([library]),
-            }),
+            runWorker(
+              { ...base, classes: share(opts.classes, workers, i), mode: 'ftdb', cacheKey },
+              {
+                TEST_TOKEN: String(i + 1),
+                FAST_TEST_DB_DATA_ROOT: dataRoot,
+                [SERVER_ENV]: JSON.stringify([library]),
+              },
+            ),
           ),
         );
         const s: Sample = {
@@ -63,7 +66,9 @@ export async function runParallel(opts: ParallelOptions): Promise<{ sections: Se
         };
         samples[workers].push(s);
         const cpu = s.runnerMs + s.workersMs + s.serverMs;
-        opts.log(`  parallel ${workers} worker(s) #${rep + 1}: ${(s.wallMs / 1000).toFixed(2)} s wall; CPU s runner ${(s.runnerMs / 1000).toFixed(2)}, workers ${(s.workersMs / 1000).toFixed(2)}, server ${(s.serverMs / 1000).toFixed(2)}; ${((100 * cpu) / (cores * s.wallMs)).toFixed(0)}% of ${cores} cores`);
+        opts.log(
+          `  parallel ${workers} worker(s) #${rep + 1}: ${(s.wallMs / 1000).toFixed(2)} s wall; CPU s runner ${(s.runnerMs / 1000).toFixed(2)}, workers ${(s.workersMs / 1000).toFixed(2)}, server ${(s.serverMs / 1000).toFixed(2)}; ${((100 * cpu) / (cores * s.wallMs)).toFixed(0)}% of ${cores} cores`,
+        );
       }
     }
   } finally {
@@ -83,13 +88,25 @@ export async function runParallel(opts: ParallelOptions): Promise<{ sections: Se
     unit: 'ms',
     baseline: 'wall-1',
     rows: [
-      row('wall-1', '1 worker, wall', pick(1, (s) => s.wallMs)),
-      row('wall-2', '2 workers, wall', pick(2, (s) => s.wallMs)),
-      row('bound-2', `2 workers, CPU seconds / ${cores} cores (the fastest these cores allow)`, pick(2, (s) => total(s) / cores)),
+      row(
+        'wall-1',
+        '1 worker, wall',
+        pick(1, (s) => s.wallMs),
+      ),
+      row(
+        'wall-2',
+        '2 workers, wall',
+        pick(2, (s) => s.wallMs),
+      ),
+      row(
+        'bound-2',
+        `2 workers, CPU seconds / ${cores} cores (the fastest these cores allow)`,
+        pick(2, (s) => total(s) / cores),
+      ),
     ],
     notes: [
       `2 workers ran at ${speedup.toFixed(2)}x the speed of 1; their CPU seconds allow ${allowed.toFixed(2)}x on ${cores} cores, so they reach ${((100 * speedup) / allowed).toFixed(0)}% of the CPU limit (the share of ${cores} cores' time the run's own processes used; target 90%).`,
-      'CPU seconds come from /proc: the workers\' utime+stime once they have exited, the server\'s process tree before and after each run, the runner\'s own process.cpuUsage(). Other processes on a shared machine take CPU the run cannot use, which shows here as a lower share.',
+      "CPU seconds come from /proc: the workers' utime+stime once they have exited, the server's process tree before and after each run, the runner's own process.cpuUsage(). Other processes on a shared machine take CPU the run cannot use, which shows here as a lower share.",
     ],
   };
   const cpu: Section = {
@@ -97,9 +114,21 @@ export async function runParallel(opts: ParallelOptions): Promise<{ sections: Se
     title: 'Parallel efficiency: CPU seconds per part of the run (milliseconds of CPU)',
     unit: 'ms',
     rows: ([1, 2] as const).flatMap((w) => [
-      row(`cpu-${w}-runner`, `${w} worker(s): runner`, pick(w, (s) => s.runnerMs)),
-      row(`cpu-${w}-workers`, `${w} worker(s): workers`, pick(w, (s) => s.workersMs)),
-      row(`cpu-${w}-server`, `${w} worker(s): server`, pick(w, (s) => s.serverMs)),
+      row(
+        `cpu-${w}-runner`,
+        `${w} worker(s): runner`,
+        pick(w, (s) => s.runnerMs),
+      ),
+      row(
+        `cpu-${w}-workers`,
+        `${w} worker(s): workers`,
+        pick(w, (s) => s.workersMs),
+      ),
+      row(
+        `cpu-${w}-server`,
+        `${w} worker(s): server`,
+        pick(w, (s) => s.serverMs),
+      ),
       row(`cpu-${w}-total`, `${w} worker(s): total`, pick(w, total)),
     ]),
     notes: ['A worker is a Node process (tsx) that starts, clones its database from the template, then runs its share of the classes.'],

@@ -47,7 +47,13 @@ async function bench(engine: Engine): Promise<Result[]> {
   const out = ensureGenerated(`test/prisma/zoo/${engine}/schema.prisma`);
   const { PrismaClient } = (await import(/* @vite-ignore */ `${out}/client.ts`)) as { PrismaClient: new (o: { adapter: never }) => any };
   // One connection, so that every path pays for the same round trips.
-  const t = await prismaTestDb({ client: PrismaClient, schema: `test/prisma/zoo/${engine}/schema.prisma`, poolSize: 1, prefix: 'ftdbbench', suffix: 'prismains' });
+  const t = await prismaTestDb({
+    client: PrismaClient,
+    schema: `test/prisma/zoo/${engine}/schema.prisma`,
+    poolSize: 1,
+    prefix: 'ftdbbench',
+    suffix: 'prismains',
+  });
   const prisma = t.prisma;
   await prisma.$connect();
   const family = engine;
@@ -59,7 +65,21 @@ async function bench(engine: Engine): Promise<Result[]> {
   // The raw statement writes what create() and fastInsert write for these rows: the given
   // columns plus the defaults Prisma fills in (role, created_at, updated_at, balance, active).
   const cols = ['email', 'name', 'role', 'created_at', 'updated_at', 'balance', 'score', 'active'];
-  const all = ['id', 'email', 'name', 'role', 'created_at', 'updated_at', 'balance', 'big', 'avatar', 'profile', 'score', 'active', ...(pg ? ['tags', 'roles'] : [])];
+  const all = [
+    'id',
+    'email',
+    'name',
+    'role',
+    'created_at',
+    'updated_at',
+    'balance',
+    'big',
+    'avatar',
+    'profile',
+    'score',
+    'active',
+    ...(pg ? ['tags', 'roles'] : []),
+  ];
   const values = (r: Row, now: string) => [r.email, r.name, 'USER', now, now, '0', r.score, pg ? true : 1];
   const stamp = () => {
     const s = new Date().toISOString().replace('T', ' ').replace('Z', '');
@@ -88,7 +108,13 @@ async function bench(engine: Engine): Promise<Result[]> {
   ];
   const arrays: Path[] = [
     [RAW, (rows: Row[]) => rawMany(rows.flatMap((r) => values(r, stamp()))), RAW],
-    ['create() per row, sequential', async (rows: Row[]) => { for (const r of rows) await prisma.account.create({ data: r }); }, RAW],
+    [
+      'create() per row, sequential',
+      async (rows: Row[]) => {
+        for (const r of rows) await prisma.account.create({ data: r });
+      },
+      RAW,
+    ],
     ['createMany()', (rows: Row[]) => prisma.account.createMany({ data: rows }), RAW],
     ...(pg ? [['createManyAndReturn()', (rows: Row[]) => prisma.account.createManyAndReturn({ data: rows }), RAW] as Path] : []),
     ['fastInsert', (rows: Row[]) => fastInsert(prisma.account, rows), RAW],
@@ -109,13 +135,21 @@ async function bench(engine: Engine): Promise<Result[]> {
     const started = process.hrtime.bigint();
     for (const b of batches) await fn(b);
     const cpu = process.cpuUsage(cpu0);
-    return { us: Number(process.hrtime.bigint() - started) / 1000 / (ARRAY * ARRAY_REPEAT), cpu: (cpu.user + cpu.system) / (ARRAY * ARRAY_REPEAT) };
+    return {
+      us: Number(process.hrtime.bigint() - started) / 1000 / (ARRAY * ARRAY_REPEAT),
+      cpu: (cpu.user + cpu.system) / (ARRAY * ARRAY_REPEAT),
+    };
   };
 
   const results: Result[] = [];
   // Rounds go round-robin over the paths and each keeps its best round, so that load from
   // elsewhere on the machine does not land on one path only.
-  const measure = async (paths: Path[], shape: Result['shape'], round: (fn: (x: any) => Promise<unknown>) => Promise<{ us: number; cpu: number }>, warm: (fn: (x: any) => Promise<unknown>) => Promise<unknown>) => {
+  const measure = async (
+    paths: Path[],
+    shape: Result['shape'],
+    round: (fn: (x: any) => Promise<unknown>) => Promise<{ us: number; cpu: number }>,
+    warm: (fn: (x: any) => Promise<unknown>) => Promise<unknown>,
+  ) => {
     for (const [, fn] of paths) await warm(fn);
     const best = paths.map(() => ({ us: Infinity, cpu: Infinity }));
     for (let r = 0; r < ROUNDS; r++) {
@@ -126,7 +160,14 @@ async function bench(engine: Engine): Promise<Result[]> {
       }
     }
     const tenth = (n: number) => Math.round(n * 10) / 10;
-    const mine: Result[] = paths.map(([path, , baseline], i) => ({ engine, path, shape, usPerRow: tenth(best[i]!.us), baseline, cpuUsPerRow: tenth(best[i]!.cpu) }));
+    const mine: Result[] = paths.map(([path, , baseline], i) => ({
+      engine,
+      path,
+      shape,
+      usPerRow: tenth(best[i]!.us),
+      baseline,
+      cpuUsPerRow: tenth(best[i]!.cpu),
+    }));
     for (const m of mine) m.vsRaw = Math.round((m.usPerRow / mine.find((b) => b.path === m.baseline)!.usPerRow) * 100) / 100;
     results.push(...mine);
   };
@@ -147,8 +188,13 @@ async function bench(engine: Engine): Promise<Result[]> {
  */
 async function ownCost(): Promise<Result[]> {
   const pg = (await import('pg')).default;
-  const Result = (await import('pg/lib/result.js' as string)).default as new (rowMode: unknown, types: unknown) => { addFields(f: unknown[]): void; parseRow(r: unknown[]): unknown; addRow(r: unknown): void };
-  const utils = (await import('pg/lib/utils.js' as string)).default as { normalizeQueryConfig(c: unknown): { rowMode?: unknown; types?: unknown } };
+  const Result = (await import('pg/lib/result.js' as string)).default as new (
+    rowMode: unknown,
+    types: unknown,
+  ) => { addFields(f: unknown[]): void; parseRow(r: unknown[]): unknown; addRow(r: unknown): void };
+  const utils = (await import('pg/lib/utils.js' as string)).default as {
+    normalizeQueryConfig(c: unknown): { rowMode?: unknown; types?: unknown };
+  };
   const { pgDriverOn } = await import('../adapters/prisma/driver.js');
   const { buildContext } = await import('../adapters/prisma/context.js');
   const { insertRows } = await import('../adapters/prisma/fast-insert.js');
@@ -157,7 +203,22 @@ async function ownCost(): Promise<Result[]> {
   // id, email, name, role (enum), created_at, updated_at, balance, big, avatar, profile, score, active, tags, roles (enum[])
   const oids = [23, 25, 25, 16390, 1114, 1114, 1700, 20, 17, 3802, 701, 16, 1009, 16391];
   const fields = oids.map((dataTypeID, i) => ({ name: `c${i}`, dataTypeID, format: 'text' }));
-  const text = ['1', 'u1@example.com', 'user 1', 'USER', '2026-11-30 08:00:00.123', '2026-11-30 08:00:00.123', '0.00', null, null, null, '3', 't', '{}', '{}'];
+  const text = [
+    '1',
+    'u1@example.com',
+    'user 1',
+    'USER',
+    '2026-11-30 08:00:00.123',
+    '2026-11-30 08:00:00.123',
+    '0.00',
+    null,
+    null,
+    null,
+    '3',
+    't',
+    '{}',
+    '{}',
+  ];
   const pool = {
     query: async (config: unknown) => {
       const c = utils.normalizeQueryConfig(config);
@@ -167,11 +228,21 @@ async function ownCost(): Promise<Result[]> {
       return r;
     },
   };
-  const ctx = await buildContext({}, schema, pgDriverOn(pool, pg as never, {}, async () => {}));
+  const ctx = await buildContext(
+    {},
+    schema,
+    pgDriverOn(pool, pg as never, {}, async () => {}),
+  );
   const n = quick ? 20_000 : 100_000;
   const stamp = () => `${new Date().toISOString().replace('T', ' ').replace('Z', '')}+00:00`;
   const paths: Array<[string, (r: Row) => Promise<unknown>]> = [
-    ['raw driver own cost (driver stub)', (r) => { const now = stamp(); return pool.query({ name: 'raw_one_ret', text: 'INSERT', values: [r.email, r.name, 'USER', now, now, '0', r.score, true] }); }],
+    [
+      'raw driver own cost (driver stub)',
+      (r) => {
+        const now = stamp();
+        return pool.query({ name: 'raw_one_ret', text: 'INSERT', values: [r.email, r.name, 'USER', now, now, '0', r.score, true] });
+      },
+    ],
     ['fastInsert own cost (driver stub)', (r) => insertRows(ctx, 'Account', [r])],
   ];
   const best = paths.map(() => Infinity);
@@ -184,7 +255,13 @@ async function ownCost(): Promise<Result[]> {
       best[i] = Math.min(best[i]!, (cpu.user + cpu.system) / n);
     }
   }
-  return paths.map(([path], i) => ({ engine: 'postgres', path, shape: 'per row', usPerRow: Math.round(best[i]! * 100) / 100, vsRaw: Math.round((best[i]! / best[0]!) * 100) / 100 }));
+  return paths.map(([path], i) => ({
+    engine: 'postgres',
+    path,
+    shape: 'per row',
+    usPerRow: Math.round(best[i]! * 100) / 100,
+    vsRaw: Math.round((best[i]! / best[0]!) * 100) / 100,
+  }));
 }
 
 const engines = (['postgres', 'mysql'] as const).filter((e) => !benchArg('engine') || e === benchArg('engine'));
@@ -193,19 +270,41 @@ for (const engine of engines) {
   const results = await bench(engine);
   all.push(...results);
   process.stdout.write(`\n${engine === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'} (${ROWS} rows per row-path, best of ${ROUNDS})\n`);
-  process.stdout.write(`${'path'.padEnd(34)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'cpu us/row'.padStart(11)}  (x raw: against the raw statement that returns the same)\n`);
-  for (const r of results) process.stdout.write(`${r.path.padEnd(34)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.cpuUsPerRow?.toFixed(1) ?? '').padStart(11)}\n`);
+  process.stdout.write(
+    `${'path'.padEnd(34)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'cpu us/row'.padStart(11)}  (x raw: against the raw statement that returns the same)\n`,
+  );
+  for (const r of results)
+    process.stdout.write(
+      `${r.path.padEnd(34)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.cpuUsPerRow?.toFixed(1) ?? '').padStart(11)}\n`,
+    );
 }
 
 if (engines.includes('postgres')) {
   const own = await ownCost();
   all.push(...own);
   process.stdout.write(`\nClient side only (a pool stub parsing a RETURNING row as node-postgres does; CPU us per row):\n`);
-  for (const r of own) process.stdout.write(`${r.path.padEnd(34)} ${r.usPerRow.toFixed(2).padStart(8)} ${r.vsRaw!.toFixed(2).padStart(6)}\n`);
+  for (const r of own)
+    process.stdout.write(`${r.path.padEnd(34)} ${r.usPerRow.toFixed(2).padStart(8)} ${r.vsRaw!.toFixed(2).padStart(6)}\n`);
 }
 
 mkdirSync('bench/results', { recursive: true });
 const file = 'bench/results/prisma-insert.json';
-writeFileSync(file, JSON.stringify({ bench: 'prisma-insert', date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, rows: ROWS, arraySize: ARRAY, results: all }, null, 2) + '\n');
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      bench: 'prisma-insert',
+      date: new Date().toISOString(),
+      quick,
+      node: process.version,
+      cpus: cpus().length,
+      rows: ROWS,
+      arraySize: ARRAY,
+      results: all,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 process.stdout.write(`\nwritten ${file}\n`);
 process.exit(0);

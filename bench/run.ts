@@ -49,7 +49,9 @@ const quick = args.quick!;
 const repeats = Number(args.repeats ?? (quick ? 1 : 3));
 const coreRepeats = Number(args.repeats ?? 3);
 const rows = Number(args.rows ?? (quick ? 40 : 10_000));
-const sections = new Set((args.sections ?? (quick ? 'typeorm-jest,mariadb-classes,core' : 'typeorm-jest,mariadb-classes,core,orm')).split(','));
+const sections = new Set(
+  (args.sections ?? (quick ? 'typeorm-jest,mariadb-classes,core' : 'typeorm-jest,mariadb-classes,core,orm')).split(','),
+);
 const steps = args.steps?.split(',');
 const name = args.name ?? (quick ? 'quick' : 'full');
 const outDir = resolve(args.out ?? join(ROOT, 'bench', 'results'));
@@ -129,7 +131,9 @@ async function main(): Promise<void> {
   const files = writeResult(result, outDir);
   const table = fullTable(result);
   process.stdout.write(table + '\n');
-  process.stdout.write(`\nwritten ${relative(process.cwd(), files.json)} and ${relative(process.cwd(), files.svg)} in ${(result.durationMs / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `\nwritten ${relative(process.cwd(), files.json)} and ${relative(process.cwd(), files.svg)} in ${(result.durationMs / 1000).toFixed(0)} s\n`,
+  );
   if (args.readme) {
     const readme = join(ROOT, 'bench', 'README.md');
     writeFileSync(readme, readmeFragment(result, relative(join(ROOT, 'bench'), files.svg), table));

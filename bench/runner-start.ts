@@ -22,24 +22,40 @@ const BIN = (name: string) => join(ROOT, 'node_modules/.bin', name);
 const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_DATABASE_URL$|NODE_OPTIONS$|APP_DATABASE_URL$|DATABASE_URL$)/;
 
 /** One run of the fixture suite on a data root of its own: its own server, started cold. */
-async function runSuite(runner: 'jest' | 'vitest', env: Record<string, string>): Promise<{ code: number | null; output: string; records: Array<{ at: number }>; ms: number }> {
+async function runSuite(
+  runner: 'jest' | 'vitest',
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string; records: Array<{ at: number }>; ms: number }> {
   const dir = mkdtempSync('/tmp/ftdb-bench-start-');
   const dataRoot = mkdtempSync('/dev/shm/ftdb-bench-start-');
   chmodSync(dataRoot, 0o755);
   const report = join(dir, 'report.jsonl');
   const [cmd, args, extra] =
     runner === 'jest'
-      ? [BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(dir, 'jest-cache')}`], { NODE_OPTIONS: '--import tsx' }]
+      ? [
+          BIN('jest'),
+          ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(dir, 'jest-cache')}`],
+          { NODE_OPTIONS: '--import tsx' },
+        ]
       : [BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: 'forks' }];
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
   const started = performance.now();
-  const child = spawn(cmd, args, { cwd: FIXTURE, env: { ...clean, FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_REPORT: report, ...extra, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    cwd: FIXTURE,
+    env: { ...clean, FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_REPORT: report, ...extra, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const code = await new Promise<number | null>((r) => child.on('close', r));
   const ms = performance.now() - started;
-  const records = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { at: number }) : [];
+  const records = existsSync(report)
+    ? readFileSync(report, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { at: number })
+    : [];
   // The server stops at the run's end (graceMs 0); give its keeper a moment before removing the root.
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataRoot, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
@@ -88,7 +104,15 @@ for (const runner of runners) {
 rmSync(cacheDir, { recursive: true, force: true });
 
 console.log('\n| runner, setup | spawn → first test (median) | whole run (median) |\n|---|---|---|');
-const summary = Object.entries(results).map(([key, r]) => ({ key, firstTest: median(r.firstTest), whole: Math.round(median(r.whole)), runs: r }));
+const summary = Object.entries(results).map(([key, r]) => ({
+  key,
+  firstTest: median(r.firstTest),
+  whole: Math.round(median(r.whole)),
+  runs: r,
+}));
 for (const s of summary) console.log(`| ${s.key} | ${s.firstTest} ms | ${s.whole} ms |`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-writeFileSync(join(ROOT, 'bench/results/runner-start.json'), JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: loadavg(), repeat, summary }, null, 2) + '\n');
+writeFileSync(
+  join(ROOT, 'bench/results/runner-start.json'),
+  JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: loadavg(), repeat, summary }, null, 2) + '\n',
+);

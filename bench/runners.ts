@@ -58,12 +58,22 @@ test('inserts and reads back', async () => {
 function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolation) {
   const env = { FAST_TEST_DB_REUSE: '1', FIXTURE_ISOLATION: isolation, FIXTURE_CACHE_KEY: 'bench-runners' };
   if (runner === 'vitest')
-    return run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { ...env, FIXTURE_POOL: 'forks', FIXTURE_WORKERS: String(workers), FIXTURE_INCLUDE: '.bench-suite/vitest/*.test.ts' });
-  return run(sb, BIN('jest'), ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, `--cacheDirectory=${join(sb.dir, 'jest-cache')}`], {
-    ...env,
-    NODE_OPTIONS: '--import tsx',
-    FIXTURE_TEST_MATCH: '<rootDir>/.bench-suite/jest/*.test.ts',
-  });
+    return run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], {
+      ...env,
+      FIXTURE_POOL: 'forks',
+      FIXTURE_WORKERS: String(workers),
+      FIXTURE_INCLUDE: '.bench-suite/vitest/*.test.ts',
+    });
+  return run(
+    sb,
+    BIN('jest'),
+    ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, `--cacheDirectory=${join(sb.dir, 'jest-cache')}`],
+    {
+      ...env,
+      NODE_OPTIONS: '--import tsx',
+      FIXTURE_TEST_MATCH: '<rootDir>/.bench-suite/jest/*.test.ts',
+    },
+  );
 }
 
 const median = (xs: number[]) => {
@@ -87,7 +97,8 @@ async function benchRunner(runner: Runner): Promise<{ cases: Case[]; ratios: Rec
     const warm = await start(sb, runner, 2, 'worker');
     if (warm.code !== 0) throw new Error(`warm-up ${runner} run failed:\n${warm.output.slice(-4000)}`);
     const cases: Case[] = [];
-    for (const isolation of ['worker', 'file'] as const) for (const workers of [1, 2]) cases.push({ runner, workers, isolation, samplesMs: [] });
+    for (const isolation of ['worker', 'file'] as const)
+      for (const workers of [1, 2]) cases.push({ runner, workers, isolation, samplesMs: [] });
     // Interleaved, so that a machine busy for a while slows every case alike.
     for (let i = 0; i < repeat; i++) {
       for (const c of cases) {
@@ -132,6 +143,23 @@ mkdirSync(out, { recursive: true });
 const file = join(out, 'runners.json');
 writeFileSync(
   file,
-  JSON.stringify({ bench: 'runners', date: new Date().toISOString(), params: { files, inserts, repeat }, machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() }, results }, null, 2) + '\n',
+  JSON.stringify(
+    {
+      bench: 'runners',
+      date: new Date().toISOString(),
+      params: { files, inserts, repeat },
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memGb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+        loadavgBefore: loadBefore,
+        loadavgAfter: loadavg(),
+      },
+      results,
+    },
+    null,
+    2,
+  ) + '\n',
 );
 console.log(`\nwrote ${file}`);

@@ -48,7 +48,12 @@ interface Result {
  * Paths take turns, a slice each per round, and each path's figure is its median slice: on a
  * shared machine, load that comes and goes then hits every path alike instead of whichever ran during it.
  */
-async function interleaved<T>(paths: Array<[string, (x: T) => Promise<unknown>]>, make: (i: number) => T, perSlice: number, perRow: number): Promise<Map<string, { wall: number; cpu: number }>> {
+async function interleaved<T>(
+  paths: Array<[string, (x: T) => Promise<unknown>]>,
+  make: (i: number) => T,
+  perSlice: number,
+  perRow: number,
+): Promise<Map<string, { wall: number; cpu: number }>> {
   for (const [, fn] of paths) for (let i = 0; i < WARMUP / perRow; i++) await fn(make(i));
   const samples = new Map<string, { wall: number[]; cpu: number[] }>(paths.map(([p]) => [p, { wall: [], cpu: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -68,7 +73,10 @@ async function interleaved<T>(paths: Array<[string, (x: T) => Promise<unknown>]>
 }
 
 async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
-  const t = await typeormTestDb({ type: engine === 'postgres' ? 'postgres' : 'mariadb', entities: [Point] }, { prefix: 'ftdbbench', suffix: 'toins' });
+  const t = await typeormTestDb(
+    { type: engine === 'postgres' ? 'postgres' : 'mariadb', entities: [Point] },
+    { prefix: 'ftdbbench', suffix: 'toins' },
+  );
   const repo: Repository<Point> = t.dataSource.getRepository(Point);
   const family = engine;
   const one = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: 1 });
@@ -82,28 +90,52 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
   const raw = (text: string, name: string) =>
     engine === 'postgres'
       ? (values: unknown[]) => driver.master.query({ name, text, values })
-      : (values: unknown[]) => new Promise((res, rej) => driver.pool.execute(text, values, (e: Error | null, r: unknown) => (e ? rej(e) : res(r))));
+      : (values: unknown[]) =>
+          new Promise((res, rej) => driver.pool.execute(text, values, (e: Error | null, r: unknown) => (e ? rej(e) : res(r))));
 
   const results: Result[] = [];
   const add = (path: string, shape: Result['shape'], m: { wall: number; cpu: number }) =>
     results.push({ engine, path, shape, usPerRow: Math.round(m.wall * 10) / 10, clientCpuUsPerRow: Math.round(m.cpu * 10) / 10 });
   const perRow: Array<[string, (r: Row) => Promise<unknown>]> = [
     ['raw driver, prepared', (r) => raw(one, 'raw_one')([r.x, r.y])],
-    ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (r: Row) => raw(oneReturning, 'raw_one_ret')([r.x, r.y])] as [string, (r: Row) => Promise<unknown>]] : []),
+    ...(engine === 'postgres'
+      ? [
+          ['raw driver, prepared, RETURNING id', (r: Row) => raw(oneReturning, 'raw_one_ret')([r.x, r.y])] as [
+            string,
+            (r: Row) => Promise<unknown>,
+          ],
+        ]
+      : []),
     ['repository.save()', (r) => repo.save(repo.create(r))],
     ['repository.insert()', (r) => repo.insert(r)],
     ['fastInsert', (r) => fastInsert(repo, r)],
-    ...(engine === 'postgres' ? [['fastInsert, returning: false', (r: Row) => fastInsert(repo, r, { returning: false })] as [string, (r: Row) => Promise<unknown>]] : []),
+    ...(engine === 'postgres'
+      ? [['fastInsert, returning: false', (r: Row) => fastInsert(repo, r, { returning: false })] as [string, (r: Row) => Promise<unknown>]]
+      : []),
   ];
   await t.database.reset();
   for (const [path, m] of await interleaved(perRow, row, ROWS, 1)) add(path, 'per row', m);
   const arrays: Array<[string, (rows: Row[]) => Promise<unknown>]> = [
     ['raw driver, prepared', (rows) => raw(many, 'raw_many')(flat(rows))],
-    ...(engine === 'postgres' ? [['raw driver, prepared, RETURNING id', (rows: Row[]) => raw(manyReturning, 'raw_many_ret')(flat(rows))] as [string, (rows: Row[]) => Promise<unknown>]] : []),
+    ...(engine === 'postgres'
+      ? [
+          ['raw driver, prepared, RETURNING id', (rows: Row[]) => raw(manyReturning, 'raw_many_ret')(flat(rows))] as [
+            string,
+            (rows: Row[]) => Promise<unknown>,
+          ],
+        ]
+      : []),
     ['repository.save()', (rows) => repo.save(rows.map((r) => repo.create(r)))],
     ['repository.insert()', (rows) => repo.insert(rows)],
     ['fastInsert', (rows) => fastInsert(repo, rows)],
-    ...(engine === 'postgres' ? [['fastInsert, returning: false', (rows: Row[]) => fastInsert(repo, rows, { returning: false })] as [string, (rows: Row[]) => Promise<unknown>]] : []),
+    ...(engine === 'postgres'
+      ? [
+          ['fastInsert, returning: false', (rows: Row[]) => fastInsert(repo, rows, { returning: false })] as [
+            string,
+            (rows: Row[]) => Promise<unknown>,
+          ],
+        ]
+      : []),
   ];
   await t.database.reset();
   const batch = () => Array.from({ length: ARRAY }, (_, i) => row(i));
@@ -127,7 +159,9 @@ for (const engine of engines) {
   const results = await benchEngine(engine);
   all.push(...results);
   process.stdout.write(`\n${engine} (median of ${ROUNDS} interleaved slices: ${ROWS} single rows, or ${ARRAY_REPEAT} arrays)\n`);
-  process.stdout.write(`${'path'.padEnd(36)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'x raw+RET'.padStart(9)} ${'client cpu us/row'.padStart(18)}\n`);
+  process.stdout.write(
+    `${'path'.padEnd(36)} ${'shape'.padEnd(14)} ${'us/row'.padStart(8)} ${'x raw'.padStart(6)} ${'x raw+RET'.padStart(9)} ${'client cpu us/row'.padStart(18)}\n`,
+  );
   for (const r of results)
     process.stdout.write(
       `${r.path.padEnd(36)} ${r.shape.padEnd(14)} ${r.usPerRow.toFixed(1).padStart(8)} ${(r.vsRaw?.toFixed(2) ?? '').padStart(6)} ${(r.vsRawReturning?.toFixed(2) ?? '').padStart(9)} ${r.clientCpuUsPerRow.toFixed(1).padStart(18)}\n`,
@@ -136,6 +170,24 @@ for (const engine of engines) {
 
 mkdirSync('bench/results', { recursive: true });
 const file = 'bench/results/typeorm-insert.json';
-writeFileSync(file, JSON.stringify({ bench: 'typeorm-insert', date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, rows: ROWS, rounds: ROUNDS, arraySize: ARRAY, load: loadavg(), results: all }, null, 2) + '\n');
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      bench: 'typeorm-insert',
+      date: new Date().toISOString(),
+      quick,
+      node: process.version,
+      cpus: cpus().length,
+      rows: ROWS,
+      rounds: ROUNDS,
+      arraySize: ARRAY,
+      load: loadavg(),
+      results: all,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 process.stdout.write(`\nwritten ${file}\n`);
 process.exit(0);

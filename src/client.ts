@@ -7,7 +7,12 @@ import type { DescribeReport, ServerInfo } from './types.js';
 
 /** Runs `fn` on a connection to `database` (default: the server's admin database), closed afterwards. */
 export function withClient<T>(dialect: Dialect, server: ServerInfo, fn: (client: SqlClient) => Promise<T>): Promise<T>;
-export function withClient<T>(dialect: Dialect, server: ServerInfo, database: string | undefined, fn: (client: SqlClient) => Promise<T>): Promise<T>;
+export function withClient<T>(
+  dialect: Dialect,
+  server: ServerInfo,
+  database: string | undefined,
+  fn: (client: SqlClient) => Promise<T>,
+): Promise<T>;
 export async function withClient<T>(
   dialect: Dialect,
   server: ServerInfo,
@@ -33,7 +38,12 @@ export function describeServer(dialect: Dialect, server: ServerInfo): Promise<De
  * Drops our test databases (never templates) whose names start with `prefix` and whose marker
  * `which` selects, and returns their names. A database without our marker is never a candidate.
  */
-export async function dropOurDatabases(dialect: Dialect, admin: SqlClient, prefix: string, which: (marker: Marker) => boolean = () => true): Promise<string[]> {
+export async function dropOurDatabases(
+  dialect: Dialect,
+  admin: SqlClient,
+  prefix: string,
+  which: (marker: Marker) => boolean = () => true,
+): Promise<string[]> {
   const ours = (await dialect.listOurs(admin, prefix)).filter((d) => d.marker.kind === 'database' && which(d.marker));
   for (const d of ours) await dialect.drop(admin, d.name, { force: true });
   return ours.map((d) => d.name);

@@ -79,11 +79,20 @@ export async function loadConfigFile(cwd: string = process.cwd()): Promise<{ fil
     value = file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : await importConfig(file);
   } catch (e) {
     if (e instanceof FastTestDbError) throw e;
-    throw new FastTestDbError('BAD_OPTION', `could not load ${file}: ${messageOf(e)}`, 'fix the error in the config file; it must export the options as its default export', { cause: e });
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `could not load ${file}: ${messageOf(e)}`,
+      'fix the error in the config file; it must export the options as its default export',
+      { cause: e },
+    );
   }
   const config = unwrapDefault(value);
   if (config === null || typeof config !== 'object' || Array.isArray(config))
-    throw new FastTestDbError('BAD_OPTION', `${file} does not export an options object`, 'write `export default defineConfig({ ... })` (or a JSON object in the .json file)');
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `${file} does not export an options object`,
+      'write `export default defineConfig({ ... })` (or a JSON object in the .json file)',
+    );
   log('loaded %s', file);
   return { file, config: config as FastTestDbConfig };
 }
@@ -160,7 +169,12 @@ async function importConfig(file: string): Promise<unknown> {
     return await importUrl(url);
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code !== 'ERR_UNKNOWN_FILE_EXTENSION' && code !== 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' && !/Unknown file extension/.test(messageOf(e))) throw e;
+    if (
+      code !== 'ERR_UNKNOWN_FILE_EXTENSION' &&
+      code !== 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' &&
+      !/Unknown file extension/.test(messageOf(e))
+    )
+      throw e;
   }
   // From a CommonJS build tsx's ESM API cannot find its own loader (it resolves it against its
   // CommonJS file), so CommonJS uses tsx's require(), which compiles the config to CommonJS.
@@ -174,6 +188,11 @@ async function importConfig(file: string): Promise<unknown> {
     return await api.tsImport(url, pathToFileURL(join(dirname(file), 'noop.js')).href);
   } catch (e) {
     if (!isFastTestDbError(e, 'PEER_MISSING')) throw e;
-    throw new FastTestDbError('PEER_MISSING', `${file} is TypeScript and this process cannot load TypeScript`, `npm install --save-dev tsx, or write the config as ${file.replace(TS_FILE, '.mjs')}`, { cause: e });
+    throw new FastTestDbError(
+      'PEER_MISSING',
+      `${file} is TypeScript and this process cannot load TypeScript`,
+      `npm install --save-dev tsx, or write the config as ${file.replace(TS_FILE, '.mjs')}`,
+      { cause: e },
+    );
   }
 }

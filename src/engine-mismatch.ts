@@ -19,7 +19,8 @@ const FOREIGN_CLIENT: Record<Engine, RegExp> = {
 
 function chain(e: unknown): string {
   const parts: string[] = [];
-  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) parts.push(`${messageOf(c)} ${(c as { code?: unknown }).code ?? ''}`);
+  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++)
+    parts.push(`${messageOf(c)} ${(c as { code?: unknown }).code ?? ''}`);
   return parts.join(' | ');
 }
 

@@ -115,7 +115,8 @@ export function driverErrorKind(e: unknown): DriverErrorKind {
 /** Fixes that differ by engine; `undefined` engine (a socket error before any reply) names both. */
 const FIXES: Record<'auth' | 'permission' | 'connections' | 'inUse', Record<EngineName | 'any', string>> = {
   auth: {
-    postgres: 'check the user and password in the URL (or PGUSER/PGPASSWORD); the user needs the CREATEDB right (ALTER ROLE <user> CREATEDB)',
+    postgres:
+      'check the user and password in the URL (or PGUSER/PGPASSWORD); the user needs the CREATEDB right (ALTER ROLE <user> CREATEDB)',
     mysql: "check the user and password in the URL; the user needs CREATE and DROP rights (GRANT ALL ON *.* TO '<user>'@'%')",
     any: 'check the user and password in the URL',
   },
@@ -125,13 +126,17 @@ const FIXES: Record<'auth' | 'permission' | 'connections' | 'inUse', Record<Engi
     any: 'the user needs the right to create and drop databases, or use the embedded server',
   },
   connections: {
-    postgres: 'close connections your tests leave open, lower the worker count, or raise max_connections on the server (-c max_connections=...; our own servers take the `maxConnections` option)',
-    mysql: 'close connections your tests leave open, lower the worker count, or raise max_connections on the server (--max-connections=...; our own servers take the `maxConnections` option)',
+    postgres:
+      'close connections your tests leave open, lower the worker count, or raise max_connections on the server (-c max_connections=...; our own servers take the `maxConnections` option)',
+    mysql:
+      'close connections your tests leave open, lower the worker count, or raise max_connections on the server (--max-connections=...; our own servers take the `maxConnections` option)',
     any: 'close connections your tests leave open, lower the worker count, or raise max_connections (our own servers take the `maxConnections` option)',
   },
   inUse: {
-    postgres: 'close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
-    mysql: 'a lock is held by another connection: close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
+    postgres:
+      'close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
+    mysql:
+      'a lock is held by another connection: close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
     any: 'close every connection to this database first, or pass { force: true } to destroy()/recreate()',
   },
 };
@@ -158,7 +163,10 @@ export function classifyDriverError(e: unknown, context: string, engine?: Engine
     case 'in-use':
       return say('DATABASE_IN_USE', FIXES.inUse[which]);
     case 'disk-full':
-      return say('TMPFS_FULL', 'the tmpfs holding the data is full: free space in /dev/shm (or the dataRoot option), or point dataRoot at a larger disk');
+      return say(
+        'TMPFS_FULL',
+        'the tmpfs holding the data is full: free space in /dev/shm (or the dataRoot option), or point dataRoot at a larger disk',
+      );
     default:
       return say('QUERY_FAILED', 'see the cause above; set DEBUG=fast-test-db:* for every statement we ran');
   }

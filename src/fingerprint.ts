@@ -67,7 +67,11 @@ export async function fingerprint(input: FingerprintInput, cwd = process.cwd()):
     const { glob } = await import('tinyglobby');
     const files = (await glob(migrationFiles, { cwd, absolute: true, dot: true })).sort();
     if (files.length === 0)
-      throw new FastTestDbError('BAD_OPTION', `migrationFiles ${JSON.stringify(migrationFiles)} matched no file under ${cwd}`, 'fix the glob (relative to the working directory), or leave migrationFiles out and pass cacheKey');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `migrationFiles ${JSON.stringify(migrationFiles)} matched no file under ${cwd}`,
+        'fix the glob (relative to the working directory), or leave migrationFiles out and pass cacheKey',
+      );
     for (const file of files) hash.update(`\0${relative(cwd, file)}\0`).update(readFileSync(file));
   }
   return hash.digest('hex').slice(0, 16);

@@ -7,6 +7,6 @@ import { fileURLToPath } from 'node:url';
  * Prisma clients assign globalThis.__dirname, which an ES module would then take for its own.
  */
 export function here(): string {
-  const cjs = typeof __dirname === 'string' && !Object.prototype.hasOwnProperty.call(globalThis, '__dirname');
+  const cjs = typeof __dirname === 'string' && !Object.hasOwn(globalThis, '__dirname');
   return cjs ? __dirname : dirname(fileURLToPath(import.meta.url));
 }

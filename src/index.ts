@@ -2,7 +2,14 @@
  * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
  * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
  */
-export { createTestDatabase, prepareTemplate, startServer, resolveNames, workerDatabaseName, type PreparedTemplate } from './test-database.js';
+export {
+  createTestDatabase,
+  prepareTemplate,
+  startServer,
+  resolveNames,
+  workerDatabaseName,
+  type PreparedTemplate,
+} from './test-database.js';
 export { stopOwnedServer } from './server/registry.js';
 export { defineConfig, type FastTestDbConfig, type TemplateSource } from './config.js';
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';

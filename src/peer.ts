@@ -10,7 +10,12 @@ export async function loadPeer<T = any>(name: string, why: string): Promise<T> {
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new FastTestDbError('PEER_MISSING', `${why} needs the package "${name}", which is not installed`, `npm install --save-dev ${name}`, { cause: e });
+      throw new FastTestDbError(
+        'PEER_MISSING',
+        `${why} needs the package "${name}", which is not installed`,
+        `npm install --save-dev ${name}`,
+        { cause: e },
+      );
     }
     throw e;
   }

@@ -13,7 +13,8 @@ export type SqlFamily = Engine;
  * options, env vars or the catalog passes through here; nothing is concatenated raw.
  */
 export function quoteIdent(family: SqlFamily, name: string): string {
-  if (name.includes('\0')) throw new FastTestDbError('BAD_OPTION', `identifier ${JSON.stringify(name)} contains a NUL byte`, 'use a name without NUL bytes');
+  if (name.includes('\0'))
+    throw new FastTestDbError('BAD_OPTION', `identifier ${JSON.stringify(name)} contains a NUL byte`, 'use a name without NUL bytes');
   return family === 'postgres' ? `"${name.replace(/"/g, '""')}"` : '`' + name.replace(/`/g, '``') + '`';
 }
 
@@ -39,7 +40,12 @@ export const MAX_NAME_BYTES: Record<SqlFamily, number> = { postgres: 63, mysql: 
  */
 export function databaseName(family: SqlFamily, parts: Array<string | undefined>): string {
   const given = parts.filter((p): p is string => p !== undefined && p !== '');
-  const clean = given.map((p) => p.toLowerCase().replace(/[^a-z0-9]+/g, '').slice(0, 40));
+  const clean = given.map((p) =>
+    p
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '')
+      .slice(0, 40),
+  );
   let name = clean.filter(Boolean).join('_');
   const changed = clean.some((c, i) => c !== given[i]);
   const max = MAX_NAME_BYTES[family];

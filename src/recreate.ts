@@ -52,7 +52,15 @@ export async function settleRecreate(server: ServerInfo, name: string): Promise<
  * Replaces `name` with a fresh clone of `template`. `force`: connections still open to the used
  * database are ended (a previous test file's pool); without it such connections make it fail.
  */
-export async function recreateDatabase(dialect: Dialect, admin: SqlClient, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
+export async function recreateDatabase(
+  dialect: Dialect,
+  admin: SqlClient,
+  server: ServerInfo,
+  template: string,
+  name: string,
+  run?: string,
+  force = false,
+): Promise<void> {
   if (!dialect.renameDatabases) return cloneInto(dialect, admin, server, template, name, run, force);
   const key = keyOf(server, name);
   const started = performance.now();
@@ -68,16 +76,27 @@ export async function recreateDatabase(dialect: Dialect, admin: SqlClient, serve
   // Only a spare this process made: another's may be a clone of a template since rebuilt.
   let usedSpare = (await dialect.readMarker(admin, spare))?.pid === process.pid;
   if (usedSpare) {
-    await dialect.renameDatabases(admin, [[name, old], [spare, name]]).catch((e: unknown) => {
-      if ((e as FastTestDbError).code === 'DATABASE_IN_USE') throw e;
-      log('spare %s not taken: %s', spare, (e as Error).message);
-      usedSpare = false;
-    });
+    await dialect
+      .renameDatabases(admin, [
+        [name, old],
+        [spare, name],
+      ])
+      .catch((e: unknown) => {
+        if ((e as FastTestDbError).code === 'DATABASE_IN_USE') throw e;
+        log('spare %s not taken: %s', spare, (e as Error).message);
+        usedSpare = false;
+      });
   }
   if (!usedSpare) await dialect.renameDatabases(admin, [[name, old]]);
   try {
     if (!usedSpare) await cloneInto(dialect, admin, server, template, name, run);
-    log('%s: %s in %d ms (%d ms waiting for the previous background work)', name, usedSpare ? 'spare taken' : 'cloned', Math.round(performance.now() - started), Math.round(waited));
+    log(
+      '%s: %s in %d ms (%d ms waiting for the previous background work)',
+      name,
+      usedSpare ? 'spare taken' : 'cloned',
+      Math.round(performance.now() - started),
+      Math.round(waited),
+    );
   } finally {
     // The used database is dropped even when its replacement failed.
     background(dialect, server, template, name, run, [old]);

@@ -26,7 +26,11 @@ export async function clearStaging(dialect: Dialect, admin: SqlClient, name: str
     marker = await dialect.readMarker(admin, staging);
     if (marker === undefined) return false;
   }
-  const stale = marker === null || marker.pid === process.pid || ownerGone(marker, pidAlive) || Date.now() - Date.parse(marker.created) > STAGING_MAX_AGE_MS;
+  const stale =
+    marker === null ||
+    marker.pid === process.pid ||
+    ownerGone(marker, pidAlive) ||
+    Date.now() - Date.parse(marker.created) > STAGING_MAX_AGE_MS;
   if (!stale) throw sharedWorkerId(name);
   log('dropping %s, left by a creation of %s that was killed', staging, name);
   await dialect.drop(admin, staging, { force: true });

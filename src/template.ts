@@ -41,7 +41,11 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       if (state === 'complete') return false; // another process built it while we waited
       // Builders write the marker before they release the lock, so here an unmarked database is foreign.
       if (state === 'unmarked')
-        throw new FastTestDbError('NOT_OURS', `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`, 'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)');
+        throw new FastTestDbError(
+          'NOT_OURS',
+          `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`,
+          'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)',
+        );
       if (state === 'incomplete') await dropIncomplete(admin, req);
       await clearStaging(dialect, admin, name);
       const started = performance.now();
@@ -57,11 +61,19 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
           // A template that cannot be dropped stays marked incomplete; the next build drops it.
           const left = await dialect.drop(admin, name, {}).then(
             () => '',
-            (dropError) => (log('kept failed template %s: %s', name, messageOf(dropError)), ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`),
+            (dropError) => (
+              log('kept failed template %s: %s', name, messageOf(dropError)),
+              ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`
+            ),
           );
           // An adapter's own error (a missing CLI, a bad option) already says what to do.
           if (e instanceof FastTestDbError) throw e;
-          throw new FastTestDbError('MIGRATION_FAILED', `migrate failed while building template ${name}: ${messageOf(e)}${left}`, 'fix the migration; nothing was cached, the next run builds the template again', { cause: e });
+          throw new FastTestDbError(
+            'MIGRATION_FAILED',
+            `migrate failed while building template ${name}: ${messageOf(e)}${left}`,
+            'fix the migration; nothing was cached, the next run builds the template again',
+            { cause: e },
+          );
         }
       }
       await pausePoint('template:migrated');
@@ -85,7 +97,12 @@ async function dropIncomplete(admin: SqlClient, req: TemplateRequest): Promise<v
   const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
   log('dropping incomplete template %s (an earlier build failed or was killed)', req.name);
   await req.dialect.drop(admin, req.name, { force }).catch((e) => {
-    throw new FastTestDbError('DATABASE_IN_USE', `the incomplete template ${req.name} of an earlier failed build is still in use: ${messageOf(e)}`, "close the connections your migrate opened (client.end() in a finally block), or restart the test run", { cause: e });
+    throw new FastTestDbError(
+      'DATABASE_IN_USE',
+      `the incomplete template ${req.name} of an earlier failed build is still in use: ${messageOf(e)}`,
+      'close the connections your migrate opened (client.end() in a finally block), or restart the test run',
+      { cause: e },
+    );
   });
 }
 

@@ -32,10 +32,22 @@ export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
   const resolved = resolveOptions(options);
   const url = resolved.url;
   const engine = resolved.engine ?? (url ? engineOfUrl(url) : 'postgres');
-  if (engine !== 'postgres' && engine !== 'mysql') throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
+  if (engine !== 'postgres' && engine !== 'mysql')
+    throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
   const prefix = resolved.prefix;
-  if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix)) throw new FastTestDbError('BAD_OPTION', `prefix "${prefix}" is not 1-16 lowercase letters and digits`, "use something like 'ftdb' or 'myapp'");
-  return { engine, prefix, run: options.runId ?? detectRun(), shard: options.shard ?? detectShard(), worker: options.worker ?? detectWorker().id };
+  if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix))
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `prefix "${prefix}" is not 1-16 lowercase letters and digits`,
+      "use something like 'ftdb' or 'myapp'",
+    );
+  return {
+    engine,
+    prefix,
+    run: options.runId ?? detectRun(),
+    shard: options.shard ?? detectShard(),
+    worker: options.worker ?? detectWorker().id,
+  };
 }
 
 export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
@@ -70,8 +82,15 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
 }
 
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
-async function templateOn(admin: SqlClient, dialect: Dialect, server: ServerInfo, names: ResolvedNames, options: TestDatabaseOptions): Promise<PreparedTemplate> {
-  const unlogged = options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+async function templateOn(
+  admin: SqlClient,
+  dialect: Dialect,
+  server: ServerInfo,
+  names: ResolvedNames,
+  options: TestDatabaseOptions,
+): Promise<PreparedTemplate> {
+  const unlogged =
+    options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
   const scope = unverifiable(options) ? runScope(names.run) : undefined;
   const fp = await fingerprint({
     engine: server.engine,
@@ -143,7 +162,15 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
  * a previous test file), never a database that is not ours. With `force`, connections still open
  * to our leftover are ended first.
  */
-export async function cloneInto<C extends SqlClient>(dialect: Dialect<C>, admin: C, server: ServerInfo, template: string, name: string, run?: string, force = false): Promise<void> {
+export async function cloneInto<C extends SqlClient>(
+  dialect: Dialect<C>,
+  admin: C,
+  server: ServerInfo,
+  template: string,
+  name: string,
+  run?: string,
+  force = false,
+): Promise<void> {
   let existing = await dialect.readMarker(admin, name);
   if (existing === null) {
     // A database is created before its marker is written: look again before calling it foreign.
@@ -152,7 +179,11 @@ export async function cloneInto<C extends SqlClient>(dialect: Dialect<C>, admin:
     if (existing) throw sharedWorkerId(name);
   }
   if (existing === null)
-    throw new FastTestDbError('NOT_OURS', `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`, 'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself');
+    throw new FastTestDbError(
+      'NOT_OURS',
+      `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`,
+      'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself',
+    );
   // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
   // script may still be running on the server: it is ended too).
   if (existing) await dialect.drop(admin, name, { force: force || ownerGone(existing, pidAlive) });
@@ -244,7 +275,9 @@ export class Database implements TestDatabase {
   async recreate(opts: { force?: boolean } = {}): Promise<void> {
     await this.close();
     const force = opts.force ?? this.spec.owner === 'runner';
-    await this.withAdmin((admin) => recreateDatabase(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force));
+    await this.withAdmin((admin) =>
+      recreateDatabase(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force),
+    );
     this.spec.onCloned?.();
   }
 
@@ -254,7 +287,12 @@ export class Database implements TestDatabase {
       await releaseSpare(this.dialect, admin, this.server, this.template.name, this.name);
       const marker = await this.dialect.readMarker(admin, this.name);
       if (marker === undefined) return;
-      if (marker === null) throw new FastTestDbError('NOT_OURS', `${this.name} was not created by fast-test-db; left untouched`, 'remove it yourself if you mean to');
+      if (marker === null)
+        throw new FastTestDbError(
+          'NOT_OURS',
+          `${this.name} was not created by fast-test-db; left untouched`,
+          'remove it yourself if you mean to',
+        );
       await this.dialect.drop(admin, this.name, opts);
     });
     this.spec.onDropped?.();

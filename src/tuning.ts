@@ -112,7 +112,12 @@ function atLeast(v: [number, number, number], major: number, minor: number, patc
 /** Bytes of a size such as '256M', '1G', '512K' or a plain number. */
 export function parseSize(size: string, option = 'size'): number {
   const m = typeof size === 'string' ? /^(\d+)([KMG]?)B?$/i.exec(size.trim()) : null;
-  if (!m) throw new FastTestDbError('BAD_OPTION', `${option} ${JSON.stringify(size)} is not a size`, `write ${option} like '256M', '1G' or '512K'`);
+  if (!m)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `${option} ${JSON.stringify(size)} is not a size`,
+      `write ${option} like '256M', '1G' or '512K'`,
+    );
   const unit = (m[2] ?? '').toUpperCase();
   return Number(m[1]) * (unit === 'G' ? 1024 ** 3 : unit === 'M' ? 1024 ** 2 : unit === 'K' ? 1024 : 1);
 }

@@ -10,4 +10,6 @@ import { here } from './here.js';
 declare const __FAST_TEST_DB_VERSION__: string | undefined;
 
 export const VERSION: string =
-  typeof __FAST_TEST_DB_VERSION__ === 'string' ? __FAST_TEST_DB_VERSION__ : (JSON.parse(readFileSync(join(here(), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  typeof __FAST_TEST_DB_VERSION__ === 'string'
+    ? __FAST_TEST_DB_VERSION__
+    : (JSON.parse(readFileSync(join(here(), '..', 'package.json'), 'utf8')) as { version: string }).version;

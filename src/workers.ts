@@ -2,7 +2,15 @@
  * Which worker, run and shard this process is, from the test runners' and CI systems' env vars.
  * These values end up in database names, always through databaseName() and the quoting helper.
  */
-export const WORKER_ENV_VARS = ['FAST_TEST_DB_WORKER', 'JEST_WORKER_ID', 'VITEST_POOL_ID', 'NODE_TEST_WORKER_ID', 'MOCHA_WORKER_ID', 'TEST_PARALLEL_INDEX', 'TEST_TOKEN'] as const;
+export const WORKER_ENV_VARS = [
+  'FAST_TEST_DB_WORKER',
+  'JEST_WORKER_ID',
+  'VITEST_POOL_ID',
+  'NODE_TEST_WORKER_ID',
+  'MOCHA_WORKER_ID',
+  'TEST_PARALLEL_INDEX',
+  'TEST_TOKEN',
+] as const;
 
 export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string; source: string } {
   for (const name of WORKER_ENV_VARS) {

@@ -55,7 +55,15 @@ export async function openDrizzle(driver: DrizzleDriver, conn: ConnectionOptions
   } else if (driver === 'postgres-js') {
     const postgres = await loadPeer<any>('postgres', why);
     const make = typeof postgres === 'function' ? postgres : postgres.default;
-    client = make({ host: conn.host, port: conn.port, username: conn.user, password: conn.password, database: conn.database, max: opts.max ?? 10, onnotice: () => {} });
+    client = make({
+      host: conn.host,
+      port: conn.port,
+      username: conn.user,
+      password: conn.password,
+      database: conn.database,
+      max: opts.max ?? 10,
+      onnotice: () => {},
+    });
     close = () => client.end({ timeout: 5 });
   } else if (driver === 'mysql2') {
     const mysql = await loadPeer<any>('mysql2/promise', why);
@@ -64,7 +72,11 @@ export async function openDrizzle(driver: DrizzleDriver, conn: ConnectionOptions
     config.mode = 'default';
     close = () => client.end();
   } else {
-    throw new FastTestDbError('BAD_OPTION', `unknown drizzle driver ${JSON.stringify(driver)}`, "use driver: 'pg', 'postgres-js' or 'mysql2'");
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `unknown drizzle driver ${JSON.stringify(driver)}`,
+      "use driver: 'pg', 'postgres-js' or 'mysql2'",
+    );
   }
   return { db: drizzle(client, config), client, close };
 }

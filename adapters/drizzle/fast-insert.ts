@@ -69,7 +69,11 @@ function planFor(db: any, table: object, family: SqlFamily): TablePlan {
   if (!byTable) plans.set(dialect, (byTable = new WeakMap()));
   let plan = byTable.get(table);
   if (plan) return plan;
-  if (!isTable(table)) throw unsupported('fastInsert needs a Drizzle table (the value pgTable()/mysqlTable() returns)', 'pass the table object from your schema, not a view, subquery or name');
+  if (!isTable(table))
+    throw unsupported(
+      'fastInsert needs a Drizzle table (the value pgTable()/mysqlTable() returns)',
+      'pass the table object from your schema, not a view, subquery or name',
+    );
   const casing = (dialect as { casing: { getColumnCasing(c: DrizzleColumn): string } }).casing;
   const all: ColumnPlan[] = tableColumns(table).map(([key, column]) => ({
     key,
@@ -110,7 +114,10 @@ function inlineSql(plan: TablePlan, c: ColumnPlan, expression: unknown, origin: 
 /** Mirrors Drizzle's buildInsertQuery: a missing value takes $defaultFn, else $onUpdate (when no SQL default), else the column default. */
 function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow {
   if (row === null || typeof row !== 'object' || Array.isArray(row)) {
-    throw unsupported(`fastInsert got ${row === null ? 'null' : Array.isArray(row) ? 'a nested array' : typeof row} where a row object was expected`, 'pass one row object or an array of row objects');
+    throw unsupported(
+      `fastInsert got ${row === null ? 'null' : Array.isArray(row) ? 'a nested array' : typeof row} where a row object was expected`,
+      'pass one row object or an array of row objects',
+    );
   }
   const columns: number[] = [];
   const values: unknown[] = [];
@@ -207,9 +214,17 @@ async function runBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRo
 }
 
 export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert']): Promise<T['$inferSelect']>;
-export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, rows: ReadonlyArray<T['$inferInsert']>): Promise<Array<T['$inferSelect']>>;
+export function fastInsert<T extends PgTable>(
+  db: AnyPgDb,
+  table: T,
+  rows: ReadonlyArray<T['$inferInsert']>,
+): Promise<Array<T['$inferSelect']>>;
 export function fastInsert<T extends MySqlTable>(db: AnyMySqlDb, table: T, row: T['$inferInsert']): Promise<MySqlInsertedId<T>>;
-export function fastInsert<T extends MySqlTable>(db: AnyMySqlDb, table: T, rows: ReadonlyArray<T['$inferInsert']>): Promise<Array<MySqlInsertedId<T>>>;
+export function fastInsert<T extends MySqlTable>(
+  db: AnyMySqlDb,
+  table: T,
+  rows: ReadonlyArray<T['$inferInsert']>,
+): Promise<Array<MySqlInsertedId<T>>>;
 export function fastInsert<T extends PgTable | MySqlTable>(
   db: AnyPgDb | AnyMySqlDb,
   table: T,

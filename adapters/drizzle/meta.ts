@@ -40,7 +40,8 @@ export function isKind(value: unknown, kind: string): boolean {
 
 /** Entity kind of the object's own class, e.g. 'NodePgSession'. */
 export function kindOf(value: unknown): string | undefined {
-  const cls = value && typeof value === 'object' ? (Object.getPrototypeOf(value)?.constructor as Record<symbol, unknown> | undefined) : undefined;
+  const cls =
+    value && typeof value === 'object' ? (Object.getPrototypeOf(value)?.constructor as Record<symbol, unknown> | undefined) : undefined;
   const kind = cls?.[ENTITY_KIND];
   return typeof kind === 'string' ? kind : undefined;
 }

@@ -108,7 +108,11 @@ export function runnerFor(db: unknown): InsertSession | Promise<InsertSession> {
   const session = (db as { session?: { client?: unknown } } | undefined)?.session;
   const client = (session?.client ?? (db as { $client?: unknown })?.$client) as object | undefined;
   if (!session || !client) {
-    throw new FastTestDbError('UNSUPPORTED', 'fastInsert needs a Drizzle database or transaction object (the value drizzle() returns)', 'pass the `db` from drizzleTestDb() or from drizzle(client)');
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      'fastInsert needs a Drizzle database or transaction object (the value drizzle() returns)',
+      'pass the `db` from drizzleTestDb() or from drizzle(client)',
+    );
   }
   const known = runners.get(client);
   return known ?? createRunner(session, client);

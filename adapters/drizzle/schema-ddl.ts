@@ -14,7 +14,10 @@ export async function schemaDdl(schema: Record<string, unknown>, family: SqlFami
     if (family === 'postgres') {
       return await kit.generateMigration(kit.generateDrizzleJson({}), kit.generateDrizzleJson(schema, undefined, undefined, casing));
     }
-    return await kit.generateMySQLMigration(await kit.generateMySQLDrizzleJson({}), await kit.generateMySQLDrizzleJson(schema, undefined, casing));
+    return await kit.generateMySQLMigration(
+      await kit.generateMySQLDrizzleJson({}),
+      await kit.generateMySQLDrizzleJson(schema, undefined, casing),
+    );
   } catch (e) {
     throw new FastTestDbError(
       'MIGRATION_FAILED',

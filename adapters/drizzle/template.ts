@@ -38,19 +38,37 @@ function schemaEngine(schema: Record<string, unknown>): Engine | undefined {
   return undefined;
 }
 
-export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): { engine: Engine; driver: DrizzleDriver } {
+export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): {
+  engine: Engine;
+  driver: DrizzleDriver;
+} {
   if (!options.schema || typeof options.schema !== 'object') {
-    throw new FastTestDbError('BAD_OPTION', 'the Drizzle adapter needs `schema`, the module with your tables', "import * as schema from './schema' and pass { schema }");
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'the Drizzle adapter needs `schema`, the module with your tables',
+      "import * as schema from './schema' and pass { schema }",
+    );
   }
   const fromDriver = options.driver ? DRIVER_ENGINE[options.driver] : undefined;
   if (options.driver && !fromDriver) {
-    throw new FastTestDbError('BAD_OPTION', `unknown drizzle driver ${JSON.stringify(options.driver)}`, "use driver: 'pg', 'postgres-js' or 'mysql2'");
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `unknown drizzle driver ${JSON.stringify(options.driver)}`,
+      "use driver: 'pg', 'postgres-js' or 'mysql2'",
+    );
   }
   const fromSchema = schemaEngine(options.schema);
   const engine = options.engine ?? fromDriver ?? fromSchema ?? 'postgres';
-  for (const [what, other] of [['driver', fromDriver], ['schema tables', fromSchema]] as const) {
+  for (const [what, other] of [
+    ['driver', fromDriver],
+    ['schema tables', fromSchema],
+  ] as const) {
     if (other && other !== engine) {
-      throw new FastTestDbError('BAD_OPTION', `engine '${engine}' does not match the ${what}, which are for '${other}'`, `use engine: '${other}', or ${what === 'driver' ? `a ${engine} driver` : `${engine} tables`}`);
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `engine '${engine}' does not match the ${what}, which are for '${other}'`,
+        `use engine: '${other}', or ${what === 'driver' ? `a ${engine} driver` : `${engine} tables`}`,
+      );
     }
   }
   return { engine, driver: options.driver ?? (engine === 'mysql' ? 'mysql2' : 'pg') };

@@ -40,7 +40,18 @@ export interface DrizzleTestDb<TDb> extends AsyncDisposable {
 export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDriver extends DrizzleDriver | undefined = undefined>(
   options: DrizzleTestDbOptions<TSchema, TDriver>,
 ): Promise<DrizzleTestDb<DrizzleDbFor<TDriver, TSchema>>> {
-  const { schema, migrationsFolder, migrationsTable, migrationsSchema, driver: chosen, casing, logger: drizzleLogger, poolSize, migrate: seed, ...core } = options;
+  const {
+    schema,
+    migrationsFolder,
+    migrationsTable,
+    migrationsSchema,
+    driver: chosen,
+    casing,
+    logger: drizzleLogger,
+    poolSize,
+    migrate: seed,
+    ...core
+  } = options;
   const { engine, driver } = resolveEngine({ schema, driver: chosen, engine: core.engine });
   const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver, casing, engine });
   const migrate: MigrateFn = async (url, ctx) => {
@@ -54,7 +65,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     // The seed function is code we cannot hash: a cacheKey the caller gives covers it.
     cacheKey: [core.cacheKey, template.cacheKey].filter(Boolean).join('|'),
   });
-  let opened;
+  let opened: Awaited<ReturnType<typeof openDrizzle>>;
   try {
     opened = await openDrizzle(driver, database.connection, { schema, casing, logger: drizzleLogger, max: poolSize });
   } catch (e) {

@@ -65,11 +65,17 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
   const name = `prisma.${lowerFirst(model)}`;
   // A transaction client hides $connect; its delegates' $parent is the transaction's client.
   if (typeof client.$connect !== 'function') {
-    throw refuse(`${name} belongs to a $transaction callback; fastInsert runs on the pool and would write outside that transaction`, `call fastInsert(prisma.${lowerFirst(model)}, rows) with the base client, before or after the transaction`);
+    throw refuse(
+      `${name} belongs to a $transaction callback; fastInsert runs on the pool and would write outside that transaction`,
+      `call fastInsert(prisma.${lowerFirst(model)}, rows) with the base client, before or after the transaction`,
+    );
   }
   // An $extends() client's delegates are not the base client's, whose they name as $parent.
   if (client[lowerFirst(model)] !== delegate) {
-    throw refuse(`${name} belongs to an $extends() client; its query extensions would not run on rows fastInsert writes`, `pass the delegate of the client you extended (base.${lowerFirst(model)}), if the rows do not depend on those extensions`);
+    throw refuse(
+      `${name} belongs to an $extends() client; its query extensions would not run on rows fastInsert writes`,
+      `pass the delegate of the client you extended (base.${lowerFirst(model)}), if the rows do not depend on those extensions`,
+    );
   }
   const factory = clientAdapter(client) as AdapterFactory | undefined;
   const adapterName = factory?.adapterName;
@@ -81,7 +87,10 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
   }
   const version = client._clientVersion;
   if (adapterName === '@prisma/adapter-mariadb' && typeof version === 'string' && /^[0-6]\./.test(version)) {
-    throw refuse(`${name} belongs to a Prisma ${version} client on MySQL/MariaDB, which fastInsert does not support`, 'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)');
+    throw refuse(
+      `${name} belongs to a Prisma ${version} client on MySQL/MariaDB, which fastInsert does not support`,
+      'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)',
+    );
   }
   let state = clients.get(client);
   if (!state) clients.set(client, (state = { inFlight: 0, owned: false }));
@@ -108,7 +117,12 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
   };
 }
 
-async function open(client: Record<string, unknown>, factory: AdapterFactory, adapterName: string, s: ClientState): Promise<FastInsertContext> {
+async function open(
+  client: Record<string, unknown>,
+  factory: AdapterFactory,
+  adapterName: string,
+  s: ClientState,
+): Promise<FastInsertContext> {
   let driver: PrismaDriver;
   if (adapterName === '@prisma/adapter-pg') {
     const pg = await loadPeer<typeof import('pg')>('pg', 'fastInsert on PostgreSQL');
@@ -129,10 +143,17 @@ async function open(client: Record<string, unknown>, factory: AdapterFactory, ad
     try {
       adapter = await factory.connect!();
     } catch (e) {
-      throw refuse(`PrismaMariaDb would not connect a second time (${(e as Error).message})`, 'pass the adapter its pool without disposeExternalPool: true, or connection settings');
+      throw refuse(
+        `PrismaMariaDb would not connect a second time (${(e as Error).message})`,
+        'pass the adapter its pool without disposeExternalPool: true, or connection settings',
+      );
     }
     const pool = adapter.underlyingDriver?.();
-    if (!pool) throw refuse('this PrismaMariaDb version does not expose its pool', 'use prismaTestDb()/prismaClient(), or upgrade @prisma/adapter-mariadb to 7.10 or later');
+    if (!pool)
+      throw refuse(
+        'this PrismaMariaDb version does not expose its pool',
+        'use prismaTestDb()/prismaClient(), or upgrade @prisma/adapter-mariadb to 7.10 or later',
+      );
     const version = (await (pool as { query(q: string): Promise<Array<{ v: string }>> }).query('SELECT VERSION() AS v'))[0]?.v ?? '';
     const flavor: Flavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
     driver = mariadbDriverOn(pool, flavor, factory, () => adapter.dispose(), true);

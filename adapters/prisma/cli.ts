@@ -23,10 +23,15 @@ function prismaCli(): string {
       // try the next base
     }
   }
-  throw new FastTestDbError('PEER_MISSING', 'the Prisma CLI path needs the package "prisma", which is not installed', 'npm install --save-dev prisma, or use the default migrateWith: "sql"');
+  throw new FastTestDbError(
+    'PEER_MISSING',
+    'the Prisma CLI path needs the package "prisma", which is not installed',
+    'npm install --save-dev prisma, or use the default migrateWith: "sql"',
+  );
 }
 
-const ENGINE_MISSING = /binaries\.prisma\.sh|ENOTFOUND|EAI_AGAIN|schema.engine.*(not found|could not be found|ENOENT)|Failed to fetch|download/i;
+const ENGINE_MISSING =
+  /binaries\.prisma\.sh|ENOTFOUND|EAI_AGAIN|schema.engine.*(not found|could not be found|ENOENT)|Failed to fetch|download/i;
 
 export function engineMissingError(detail: string): FastTestDbError {
   return new FastTestDbError(
@@ -48,7 +53,8 @@ export async function runPrismaCli(command: CliCommand, opts: { schema: string; 
     config,
     `export default ${JSON.stringify({ schema: resolve(opts.schema), migrations: opts.migrations ? { path: resolve(opts.migrations) } : undefined, datasource: { url: opts.url } }, null, 2)};\n`,
   );
-  const args = command === 'migrate-deploy' ? ['migrate', 'deploy', '--config', config] : ['db', 'push', '--config', config, '--accept-data-loss'];
+  const args =
+    command === 'migrate-deploy' ? ['migrate', 'deploy', '--config', config] : ['db', 'push', '--config', config, '--accept-data-loss'];
   log('prisma %s', args.join(' '));
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((res, rej) => {
@@ -61,7 +67,11 @@ export async function runPrismaCli(command: CliCommand, opts: { schema: string; 
     });
     if (code === 0) return;
     if (ENGINE_MISSING.test(output)) throw engineMissingError(output);
-    throw new FastTestDbError('MIGRATION_FAILED', `prisma ${args.slice(0, 2).join(' ')} failed (exit ${code}):\n${output.trim()}`, 'fix the migration or schema shown above; run the same command by hand with DEBUG=prisma* for details');
+    throw new FastTestDbError(
+      'MIGRATION_FAILED',
+      `prisma ${args.slice(0, 2).join(' ')} failed (exit ${code}):\n${output.trim()}`,
+      'fix the migration or schema shown above; run the same command by hand with DEBUG=prisma* for details',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,9 +16,18 @@ export function inlineSchema(prisma: object): { models: Map<string, unknown> } |
 }
 
 /** Prefers the schema the client was generated from (it is embedded in the client). */
-export async function buildContext(prisma: object, fromFile: PrismaSchemaText | undefined, driver: PrismaDriver): Promise<FastInsertContext> {
+export async function buildContext(
+  prisma: object,
+  fromFile: PrismaSchemaText | undefined,
+  driver: PrismaDriver,
+): Promise<FastInsertContext> {
   const schema = clientSchema(prisma, fromFile);
-  if (!schema) throw new FastTestDbError('BAD_OPTION', 'fastInsert found no Prisma schema: this client embeds none and none was given', 'pass schema: the path of schema.prisma to prismaClient()');
+  if (!schema)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'fastInsert found no Prisma schema: this client embeds none and none was given',
+      'pass schema: the path of schema.prisma to prismaClient()',
+    );
   const runtime = await loadPeer<{ Decimal: DecimalCtor }>('@prisma/client/runtime/client', 'fastInsert (Prisma Decimal values)');
   let parseTextArray: (s: string) => Array<string | null> = () => {
     throw new FastTestDbError('UNSUPPORTED', 'array columns are PostgreSQL-only', 'remove the list field');

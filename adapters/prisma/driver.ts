@@ -60,7 +60,8 @@ function pgTypes(pg: PgModule) {
     1182: (s) => textArray(s).map((x) => (x === null ? null : day(x))),
   };
   return {
-    getTypeParser: (oid: number, format?: string) => custom[oid] ?? (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format),
+    getTypeParser: (oid: number, format?: string) =>
+      custom[oid] ?? (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format),
   };
 }
 
@@ -98,7 +99,10 @@ export function pgDriverOn(pool: unknown, pg: PgModule, adapter: unknown, end: (
     pool,
     ...session(pool as Queryable),
     async transaction(fn) {
-      const client = (await (pool as { connect(): Promise<Queryable & { release(): void }> }).connect()) as Queryable & { query(sql: string): Promise<unknown>; release(): void };
+      const client = (await (pool as { connect(): Promise<Queryable & { release(): void }> }).connect()) as Queryable & {
+        query(sql: string): Promise<unknown>;
+        release(): void;
+      };
       return inTransaction(sqlTransaction(client), () => fn(session(client)));
     },
     end,
@@ -136,7 +140,10 @@ const MARIA_READ = { dateStrings: true, autoJsonMap: false, jsonStrings: true } 
 
 async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions): Promise<PrismaDriver> {
   const mariadb = await loadMariadb('fast-test-db/prisma on MySQL/MariaDB (via @prisma/adapter-mariadb)');
-  const { PrismaMariaDb } = await loadPeer<typeof import('@prisma/adapter-mariadb')>('@prisma/adapter-mariadb', 'fast-test-db/prisma on MySQL/MariaDB');
+  const { PrismaMariaDb } = await loadPeer<typeof import('@prisma/adapter-mariadb')>(
+    '@prisma/adapter-mariadb',
+    'fast-test-db/prisma on MySQL/MariaDB',
+  );
   const socket = conn.host.startsWith('/');
   const pool = mariadb.createPool({
     ...(socket ? { socketPath: conn.host } : { host: conn.host, port: conn.port }),
@@ -156,7 +163,13 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
  * options may differ from MARIA_READ; each statement then carries them (slower, but the values
  * read back are the same).
  */
-export function mariadbDriverOn(pool: unknown, flavor: Flavor, adapter: unknown, end: () => Promise<void>, perQuery: boolean): PrismaDriver {
+export function mariadbDriverOn(
+  pool: unknown,
+  flavor: Flavor,
+  adapter: unknown,
+  end: () => Promise<void>,
+  perQuery: boolean,
+): PrismaDriver {
   type Conn = { execute(q: unknown, v: unknown[]): Promise<unknown>; query(q: unknown, v?: unknown[]): Promise<unknown> };
   const statement = (sql: string) => (perQuery ? { sql, ...MARIA_READ } : sql);
   const session = (c: Conn): DriverSession => ({
@@ -183,7 +196,15 @@ export function mariadbDriverOn(pool: unknown, flavor: Flavor, adapter: unknown,
     ...session(pool as Conn),
     async transaction(fn) {
       const conn = await (pool as { getConnection(): Promise<Lent> }).getConnection();
-      return inTransaction({ begin: () => conn.beginTransaction(), commit: () => conn.commit(), rollback: () => conn.rollback(), release: () => conn.release() }, () => fn(session(conn)));
+      return inTransaction(
+        {
+          begin: () => conn.beginTransaction(),
+          commit: () => conn.commit(),
+          rollback: () => conn.rollback(),
+          release: () => conn.release(),
+        },
+        () => fn(session(conn)),
+      );
     },
     end,
   };

@@ -57,7 +57,11 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
   if (cached) return cached;
   const model = ctx.schema.models.get(modelName);
   if (!model) {
-    throw new FastTestDbError('BAD_OPTION', `fastInsert: model ${modelName} is not in the Prisma schema`, `use one of ${[...ctx.schema.models.keys()].join(', ')}`);
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `fastInsert: model ${modelName} is not in the Prisma schema`,
+      `use one of ${[...ctx.schema.models.keys()].join(', ')}`,
+    );
   }
   const family = ctx.driver.family;
   const plan: ModelPlan = {
@@ -86,7 +90,11 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
         if (!gen) {
           const name = d.name;
           fp.fill = () => {
-            throw new FastTestDbError('UNSUPPORTED', `fastInsert ${model.name}.${field.name}: @default(${name}(...)) is not something fastInsert can compute`, 'pass a value for this field in every row');
+            throw new FastTestDbError(
+              'UNSUPPORTED',
+              `fastInsert ${model.name}.${field.name}: @default(${name}(...)) is not something fastInsert can compute`,
+              'pass a value for this field in every row',
+            );
           };
         } else fp.fill = gen;
       }
@@ -106,14 +114,26 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
 /** The parameters of one row, in plan field order, and which fields they cover. */
 function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): { fields: FieldPlan[]; values: unknown[]; key: string } {
   if (!row || typeof row !== 'object' || Array.isArray(row)) {
-    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: each row must be a plain object, got ${Array.isArray(row) ? 'an array' : typeof row}`, 'pass the object you would pass as create({ data })');
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fastInsert ${plan.model.name}: each row must be a plain object, got ${Array.isArray(row) ? 'an array' : typeof row}`,
+      'pass the object you would pass as create({ data })',
+    );
   }
   for (const key of Object.keys(row)) {
     if (plan.byName.has(key) || row[key] === undefined) continue;
     if (plan.relations.has(key)) {
-      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}.${key}: nested relation writes (connect/create) are not supported`, `insert the related rows first and pass the foreign key field instead (e.g. ${plan.model.name.toLowerCase()}.authorId)`);
+      throw new FastTestDbError(
+        'UNSUPPORTED',
+        `fastInsert ${plan.model.name}.${key}: nested relation writes (connect/create) are not supported`,
+        `insert the related rows first and pass the foreign key field instead (e.g. ${plan.model.name.toLowerCase()}.authorId)`,
+      );
     }
-    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: unknown field "${key}"`, `fields of ${plan.model.name} are ${[...plan.byName.keys()].join(', ')}`);
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fastInsert ${plan.model.name}: unknown field "${key}"`,
+      `fields of ${plan.model.name} are ${[...plan.byName.keys()].join(', ')}`,
+    );
   }
   const fields: FieldPlan[] = [];
   const values: unknown[] = [];
@@ -131,7 +151,11 @@ function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): {
       values.push(fp.codec.write(fp.fill(now)));
       key += i + ',';
     } else if (!fp.field.optional && !fp.field.list && fp.field.default === undefined) {
-      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: required field ${fp.field.name} is missing`, 'give it in every row (create() rejects this row too)');
+      throw new FastTestDbError(
+        'UNSUPPORTED',
+        `fastInsert ${plan.model.name}: required field ${fp.field.name} is missing`,
+        'give it in every row (create() rejects this row too)',
+      );
     }
   }
   return { fields, values, key };
@@ -145,7 +169,15 @@ function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string,
 }
 
 /** The INSERT for one column set and row count, built once per plan. */
-function statementFor(plan: ModelPlan, family: 'postgres' | 'mysql', key: string, fields: FieldPlan[], rows: number, wantRows: boolean, canReturn: boolean): string {
+function statementFor(
+  plan: ModelPlan,
+  family: 'postgres' | 'mysql',
+  key: string,
+  fields: FieldPlan[],
+  rows: number,
+  wantRows: boolean,
+  canReturn: boolean,
+): string {
   const sqlKey = `${key}|${rows}|${wantRows ? 1 : 0}`;
   let sql = plan.statements.get(sqlKey);
   if (sql) return sql;
@@ -168,7 +200,12 @@ interface Group {
  * input order. Rows with different sets of fields go into different statements, so that a
  * missing field always means the same thing (its default), never NULL by accident.
  */
-export async function insertRows(ctx: FastInsertContext, modelName: string, rows: Array<Record<string, unknown>>, opts: { returning?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
+export async function insertRows(
+  ctx: FastInsertContext,
+  modelName: string,
+  rows: Array<Record<string, unknown>>,
+  opts: { returning?: boolean } = {},
+): Promise<Array<Record<string, unknown>>> {
   const plan = planFor(ctx, modelName);
   const { driver } = ctx;
   const family = driver.family;
@@ -209,8 +246,10 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
     for (const st of statements) {
       const res = await session.run(st.sql, st.batch.length === 1 ? st.batch[0]! : st.batch.flat());
       if (!wantRows) continue;
-      if (canReturn) res.rows.forEach((r, k) => (out[st.idx[k]!] = toRecord(plan, r)));
-      else (await reselect(ctx, session, plan, st.fields, st.batch, res.insertId)).forEach((r, k) => (out[st.idx[k]!] = r));
+      const rows = canReturn
+        ? res.rows.map((r) => toRecord(plan, r))
+        : await reselect(ctx, session, plan, st.fields, st.batch, res.insertId);
+      for (const [k, r] of rows.entries()) out[st.idx[k]!] = r;
     }
   };
   // Several statements (big arrays, mixed column sets) run in one transaction: all rows or none,
@@ -224,10 +263,21 @@ export async function insertRows(ctx: FastInsertContext, modelName: string, rows
  * MySQL has no RETURNING: read the rows back by primary key, as Prisma does after an insert
  * there. AUTO_INCREMENT values of one multi-row INSERT are consecutive from insertId.
  */
-async function reselect(ctx: FastInsertContext, driver: DriverSession, plan: ModelPlan, fields: FieldPlan[], batch: unknown[][], insertId: bigint | undefined): Promise<Array<Record<string, unknown>>> {
+async function reselect(
+  ctx: FastInsertContext,
+  driver: DriverSession,
+  plan: ModelPlan,
+  fields: FieldPlan[],
+  batch: unknown[][],
+  insertId: bigint | undefined,
+): Promise<Array<Record<string, unknown>>> {
   const pk = plan.model.primaryKey.map((n) => plan.byName.get(n)!);
   if (!pk.length || pk.some((f) => !f)) {
-    throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: on MySQL a model needs a primary key to read inserted rows back`, 'add @id/@@id, or use createMany() for this model');
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fastInsert ${plan.model.name}: on MySQL a model needs a primary key to read inserted rows back`,
+      'add @id/@@id, or use createMany() for this model',
+    );
   }
   const auto = plan.autoincrement;
   const autoGiven = auto ? fields.includes(auto) : false;
@@ -240,7 +290,11 @@ async function reselect(ctx: FastInsertContext, driver: DriverSession, plan: Mod
       const at = fields.indexOf(f);
       if (at >= 0) return values[at];
       if (f === auto && insertId !== undefined) return String(insertId + BigInt(k * (ctx.autoIncrementStep ?? 1)));
-      throw new FastTestDbError('UNSUPPORTED', `fastInsert ${plan.model.name}: primary key ${f.field.name} is generated by the database and cannot be read back on MySQL`, 'pass the key in every row');
+      throw new FastTestDbError(
+        'UNSUPPORTED',
+        `fastInsert ${plan.model.name}: primary key ${f.field.name} is generated by the database and cannot be read back on MySQL`,
+        'pass the key in every row',
+      );
     }),
   );
   const q = (c: string) => quoteIdent('mysql', c);
@@ -251,7 +305,12 @@ async function reselect(ctx: FastInsertContext, driver: DriverSession, plan: Mod
   const byKey = new Map(rows.map((r) => [pk.map((f) => String(r[f.field.dbName])).join('\0'), r]));
   return keys.map((k) => {
     const r = byKey.get(k.map(String).join('\0'));
-    if (!r) throw new FastTestDbError('QUERY_FAILED', `fastInsert ${plan.model.name}: an inserted row could not be read back`, 'check auto_increment settings of the server');
+    if (!r)
+      throw new FastTestDbError(
+        'QUERY_FAILED',
+        `fastInsert ${plan.model.name}: an inserted row could not be read back`,
+        'check auto_increment settings of the server',
+      );
     return toRecord(plan, r);
   });
 }

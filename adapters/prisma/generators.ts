@@ -31,10 +31,9 @@ export function uuid7(): string {
 const B36 = 36;
 const pad = (s: string, n: number) => s.padStart(n, '0').slice(-n);
 let cuidCounter = Math.floor(Math.random() * B36 ** 4);
-const fingerprint = pad((process.pid % B36 ** 2).toString(B36), 2) + pad(
-  [...hostname()].reduce((acc, ch) => acc + ch.charCodeAt(0), hostname().length + B36).toString(B36),
-  2,
-);
+const fingerprint =
+  pad((process.pid % B36 ** 2).toString(B36), 2) +
+  pad([...hostname()].reduce((acc, ch) => acc + ch.charCodeAt(0), hostname().length + B36).toString(B36), 2);
 
 /** cuid v1: 'c' + time + counter + fingerprint + random, 25 characters. */
 export function cuid1(): string {
@@ -98,5 +97,9 @@ export function clientGenerated(name: string, args: unknown[]): (() => string) |
     default:
       return undefined;
   }
-  throw new FastTestDbError('UNSUPPORTED', `@default(${name}(${args.map(String).join(', ')})) is not a form fastInsert knows`, 'pass a value for this field in every row, or use create() for this model');
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `@default(${name}(${args.map(String).join(', ')})) is not a form fastInsert knows`,
+    'pass a value for this field in every row, or use create() for this model',
+  );
 }

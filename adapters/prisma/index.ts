@@ -16,7 +16,18 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { adapterDatabase, FastTestDbError, runnerServer, type ConnectionOptions, type Engine, type Flavor, type MigrateFn, type TemplateSource, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
+import {
+  adapterDatabase,
+  FastTestDbError,
+  runnerServer,
+  type ConnectionOptions,
+  type Engine,
+  type Flavor,
+  type MigrateFn,
+  type TemplateSource,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from '../../src/adapter-kit.js';
 import { runPrismaCli } from './cli.js';
 import { appClientLease } from './app-client.js';
 import { buildContext, inlineSchema } from './context.js';
@@ -39,7 +50,9 @@ export type PrismaMigrateWith = 'sql' | 'migrate-deploy' | 'db-push';
 
 export interface PrismaTestDbOptions<C> extends Omit<TestDatabaseOptions, 'migrate' | 'migrationFiles'> {
   /** The generated PrismaClient class; constructed as `new client({ adapter })`. */
-  client?: new (options: { adapter: never }) => C;
+  client?: new (options: {
+    adapter: never;
+  }) => C;
   /** Or a factory, for clients that need more options (log, omit, $extends). */
   factory?: (adapter: never) => C | Promise<C>;
   /** Schema file or folder. Default: prisma/schema.prisma. */
@@ -71,7 +84,12 @@ interface Registered {
 const registry = new WeakMap<object, Registered>();
 
 function readSchemaText(path: string): string {
-  if (!existsSync(path)) throw new FastTestDbError('BAD_OPTION', `Prisma schema ${path} does not exist`, 'pass schema: the path of schema.prisma (or of the folder holding *.prisma files)');
+  if (!existsSync(path))
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `Prisma schema ${path} does not exist`,
+      'pass schema: the path of schema.prisma (or of the folder holding *.prisma files)',
+    );
   if (!statSync(path).isDirectory()) return readFileSync(path, 'utf8');
   const files: string[] = [];
   const walk = (d: string) => {
@@ -89,7 +107,11 @@ function readSchemaText(path: string): string {
 function engineOfProvider(provider: string): Engine {
   if (provider === 'postgresql' || provider === 'postgres') return 'postgres';
   if (provider === 'mysql') return 'mysql';
-  throw new FastTestDbError('UNSUPPORTED', `datasource provider "${provider}" is not supported by fast-test-db`, 'use provider "postgresql" or "mysql" (MariaDB is "mysql")');
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `datasource provider "${provider}" is not supported by fast-test-db`,
+    'use provider "postgresql" or "mysql" (MariaDB is "mysql")',
+  );
 }
 
 const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -114,20 +136,32 @@ export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promi
   const schemaText = readSchemaText(schemaPath);
   const parsed = parsePrismaSchema(schemaText);
   const engine = engineOfProvider(parsed.provider);
-  const migrationsDir = resolve(options.migrations ?? join(statSync(schemaPath).isDirectory() ? schemaPath : dirname(schemaPath), 'migrations'));
+  const migrationsDir = resolve(
+    options.migrations ?? join(statSync(schemaPath).isDirectory() ? schemaPath : dirname(schemaPath), 'migrations'),
+  );
   const migrations = readMigrations(migrationsDir);
   if (migrateWith === 'sql') {
     if (migrations.length === 0) {
-      throw new FastTestDbError('BAD_OPTION', `no migrations in ${migrationsDir}`, 'pass migrations: the folder holding <name>/migration.sql, or use migrateWith: "db-push" (needs the Prisma schema engine)');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `no migrations in ${migrationsDir}`,
+        'pass migrations: the folder holding <name>/migration.sql, or use migrateWith: "db-push" (needs the Prisma schema engine)',
+      );
     }
     const locked = lockedProvider(migrationsDir);
     if (locked && locked !== parsed.provider) {
-      throw new FastTestDbError('BAD_OPTION', `migration_lock.toml says provider "${locked}" but the schema says "${parsed.provider}"`, 'point schema and migrations at the same project');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `migration_lock.toml says provider "${locked}" but the schema says "${parsed.provider}"`,
+        'point schema and migrations at the same project',
+      );
     }
   }
 
   // The template depends on the migrations, the schema and how they are applied.
-  const fp = createHash('sha256').update(JSON.stringify({ migrateWith, schemaText, migrations: migrations.map((m) => [m.name, m.checksum]) }));
+  const fp = createHash('sha256').update(
+    JSON.stringify({ migrateWith, schemaText, migrations: migrations.map((m) => [m.name, m.checksum]) }),
+  );
   const cacheKey = `prisma:${fp.digest('hex').slice(0, 16)}${options.cacheKey ? `:${options.cacheKey}` : ''}`;
 
   const migrate: MigrateFn = async (url, ctx) => {
@@ -147,7 +181,9 @@ export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promi
 
 export interface PrismaClientOptions<C> {
   /** The generated PrismaClient class; constructed as `new client({ adapter })`. */
-  client?: new (options: { adapter: never }) => C;
+  client?: new (options: {
+    adapter: never;
+  }) => C;
   /** Or a factory, for clients that need more options (log, omit, $extends). */
   factory?: (adapter: never) => C | Promise<C>;
   /**
@@ -177,11 +213,27 @@ function connectionOf(url: string): { connection: ConnectionOptions; flavor?: Fl
   try {
     u = new URL(url);
   } catch {
-    throw new FastTestDbError('BAD_OPTION', 'prismaClient: `database` is not a URL', "pass the URL the runner exported (process.env.DATABASE_URL) or testDatabase().connection");
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'prismaClient: `database` is not a URL',
+      'pass the URL the runner exported (process.env.DATABASE_URL) or testDatabase().connection',
+    );
   }
   const scheme = u.protocol.replace(/:$/, '');
-  const flavor: Flavor | undefined = scheme === 'postgres' || scheme === 'postgresql' ? 'postgres' : scheme === 'mariadb' ? 'mariadb' : scheme === 'mysql' ? 'mysql' : undefined;
-  if (!flavor) throw new FastTestDbError('UNSUPPORTED', `prismaClient: URL scheme "${scheme}" is not PostgreSQL, MySQL or MariaDB`, 'use a postgres:// or mysql:// URL');
+  const flavor: Flavor | undefined =
+    scheme === 'postgres' || scheme === 'postgresql'
+      ? 'postgres'
+      : scheme === 'mariadb'
+        ? 'mariadb'
+        : scheme === 'mysql'
+          ? 'mysql'
+          : undefined;
+  if (!flavor)
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `prismaClient: URL scheme "${scheme}" is not PostgreSQL, MySQL or MariaDB`,
+      'use a postgres:// or mysql:// URL',
+    );
   const host = u.hostname.replace(/^\[|\]$/g, '');
   return {
     flavor,
@@ -201,13 +253,27 @@ function connectionOf(url: string): { connection: ConnectionOptions; flavor?: Fl
  */
 export async function prismaClient<C extends object>(options: PrismaClientOptions<C>): Promise<PrismaClientHandle<C>> {
   const { client, factory, poolSize } = options;
-  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaClient needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
-  if (!options.database) throw new FastTestDbError('BAD_OPTION', 'prismaClient needs `database`, and it is empty', 'pass process.env.DATABASE_URL after the runner setup file ran, or testDatabase().connection');
-  const fromUrl = typeof options.database === 'string' ? connectionOf(options.database) : { connection: options.database, flavor: undefined };
+  if (!client === !factory)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'prismaClient needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)',
+      "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }",
+    );
+  if (!options.database)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'prismaClient needs `database`, and it is empty',
+      'pass process.env.DATABASE_URL after the runner setup file ran, or testDatabase().connection',
+    );
+  const fromUrl =
+    typeof options.database === 'string' ? connectionOf(options.database) : { connection: options.database, flavor: undefined };
   const parsed = options.schema ? parsePrismaSchema(readSchemaText(resolve(options.schema))) : undefined;
   // A mysql:// URL does not say MariaDB; the server the runner started does.
   const flavor: Flavor =
-    options.flavor ?? runnerServer()?.flavor ?? fromUrl.flavor ?? (parsed && engineOfProvider(parsed.provider) === 'mysql' ? 'mysql' : 'postgres');
+    options.flavor ??
+    runnerServer()?.flavor ??
+    fromUrl.flavor ??
+    (parsed && engineOfProvider(parsed.provider) === 'mysql' ? 'mysql' : 'postgres');
   return openClient(fromUrl.connection, flavor, { client, factory, poolSize }, parsed);
 }
 
@@ -231,7 +297,11 @@ async function openClient<C extends object>(
   const clientVersion = (prisma as { _clientVersion?: unknown })._clientVersion;
   if (driver.family === 'mysql' && typeof clientVersion === 'string' && /^[0-6]\./.test(clientVersion)) {
     await driver.end().catch(() => undefined);
-    throw new FastTestDbError('UNSUPPORTED', `fast-test-db/prisma on MySQL/MariaDB needs Prisma 7; this client is Prisma ${clientVersion}, whose @prisma/adapter-mariadb cannot share a pool`, 'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)');
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fast-test-db/prisma on MySQL/MariaDB needs Prisma 7; this client is Prisma ${clientVersion}, whose @prisma/adapter-mariadb cannot share a pool`,
+      'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)',
+    );
   }
 
   let ctxPromise: Promise<FastInsertContext> | undefined;
@@ -253,12 +323,21 @@ async function openClient<C extends object>(
 
 export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
   const { client, factory, schema: schemaOpt, migrations, migrateWith, poolSize, ...core } = options;
-  if (!client === !factory) throw new FastTestDbError('BAD_OPTION', 'prismaTestDb needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)', "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }");
+  if (!client === !factory)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'prismaTestDb needs exactly one of `client` (your generated PrismaClient class) or `factory` ((adapter) => client)',
+      "import { PrismaClient } from './generated/prisma/client.js' and pass { client: PrismaClient }",
+    );
   const schemaPath = resolve(schemaOpt ?? 'prisma/schema.prisma');
   const parsed = parsePrismaSchema(readSchemaText(schemaPath));
   const engine = engineOfProvider(parsed.provider);
   if (core.engine && core.engine !== engine) {
-    throw new FastTestDbError('BAD_OPTION', `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`, 'leave engine out: it follows the schema');
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `engine "${core.engine}" does not match the schema's provider "${parsed.provider}"`,
+      'leave engine out: it follows the schema',
+    );
   }
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
   const database = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
@@ -291,10 +370,20 @@ export interface ModelDelegate {
 }
 
 /** create()'s `data` for this delegate (checked or unchecked input, as create takes). */
-export type CreateData<D> = 0 extends 1 & D ? any : D extends { create(args: infer A): unknown } ? (A extends { data: infer I } ? I : never) : never;
+export type CreateData<D> = 0 extends 1 & D
+  ? any
+  : D extends { create(args: infer A): unknown }
+    ? A extends { data: infer I }
+      ? I
+      : never
+    : never;
 
 /** The record create() returns for this delegate. */
-export type CreatedRecord<D> = 0 extends 1 & D ? any : D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> } ? R : Record<string, unknown>;
+export type CreatedRecord<D> = 0 extends 1 & D
+  ? any
+  : D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> }
+    ? R
+    : Record<string, unknown>;
 
 export interface FastInsertOptions {
   /** false: skip RETURNING / reading rows back and resolve to { count } (like createMany). Default true. */
@@ -314,9 +403,21 @@ export interface FastInsertOptions {
  * Returns records shaped like create() returns them, in input order. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
  */
-export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options?: FastInsertOptions & { returning?: true }): Promise<Array<CreatedRecord<D>>>;
-export function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions & { returning: false }): Promise<{ count: number }>;
-export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyArray<CreateData<D>>, options: FastInsertOptions = {}): Promise<Array<CreatedRecord<D>> | { count: number }> {
+export function fastInsert<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options?: FastInsertOptions & { returning?: true },
+): Promise<Array<CreatedRecord<D>>>;
+export function fastInsert<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions & { returning: false },
+): Promise<{ count: number }>;
+export async function fastInsert<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions = {},
+): Promise<Array<CreatedRecord<D>> | { count: number }> {
   const reg = delegate && typeof delegate === 'object' ? registry.get(delegate) : undefined;
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
   const returning = options.returning !== false;
@@ -330,7 +431,9 @@ export async function fastInsert<D>(delegate: D, rows: CreateData<D> | ReadonlyA
     if (!lease) {
       throw new FastTestDbError(
         'BAD_OPTION',
-        reg ? 'fastInsert takes a model delegate such as prisma.user, not the client' : 'fastInsert: the first argument is not a Prisma model delegate',
+        reg
+          ? 'fastInsert takes a model delegate such as prisma.user, not the client'
+          : 'fastInsert: the first argument is not a Prisma model delegate',
         'pass a model delegate of a Prisma 7 client, e.g. fastInsert(prisma.user, rows)',
       );
     }

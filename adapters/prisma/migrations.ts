@@ -60,7 +60,11 @@ export function readMigrations(dir: string): PrismaMigration[] {
   return names.map((name) => {
     const file = join(dir, name, 'migration.sql');
     if (!existsSync(file)) {
-      throw new FastTestDbError('MIGRATION_FAILED', `migration directory ${join(dir, name)} has no migration.sql`, 'remove the directory or add its migration.sql (prisma migrate deploy fails on it too)');
+      throw new FastTestDbError(
+        'MIGRATION_FAILED',
+        `migration directory ${join(dir, name)} has no migration.sql`,
+        'remove the directory or add its migration.sql (prisma migrate deploy fails on it too)',
+      );
     }
     const bytes = readFileSync(file);
     return { name, script: bytes.toString('utf8'), checksum: createHash('sha256').update(bytes).digest('hex') };
@@ -83,8 +87,12 @@ function now(family: SqlFamily): Date | string {
 async function tableExists(run: ScriptRunner): Promise<boolean> {
   const rows =
     run.family === 'postgres'
-      ? await run.query(`SELECT 1 AS x FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = current_schema()`, [MIGRATIONS_TABLE])
-      : await run.query(`SELECT 1 AS x FROM information_schema.tables WHERE table_name = ? AND table_schema = DATABASE()`, [MIGRATIONS_TABLE]);
+      ? await run.query(`SELECT 1 AS x FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = current_schema()`, [
+          MIGRATIONS_TABLE,
+        ])
+      : await run.query(`SELECT 1 AS x FROM information_schema.tables WHERE table_name = ? AND table_schema = DATABASE()`, [
+          MIGRATIONS_TABLE,
+        ]);
   return rows.length > 0;
 }
 
@@ -97,19 +105,29 @@ export async function applyMigrations(run: ScriptRunner, migrations: PrismaMigra
   const p = (i: number) => (run.family === 'postgres' ? `$${i}` : '?');
   if (!(await tableExists(run))) await run.script(MIGRATIONS_TABLE_DDL[run.family]);
   const done = new Set(
-    (await run.query(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).map((r) => String(r.migration_name)),
+    (await run.query(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).map((r) =>
+      String(r.migration_name),
+    ),
   );
   const applied: string[] = [];
   for (const m of migrations) {
     if (done.has(m.name)) continue;
     const id = crypto.randomUUID();
-    await run.query(`INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`, [id, m.checksum, now(run.family), m.name]);
+    await run.query(
+      `INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`,
+      [id, m.checksum, now(run.family), m.name],
+    );
     try {
       await run.script(m.script);
     } catch (e) {
       const logs = `Migration name: ${m.name}\n\nDatabase error:\n${messageOf(e)}`;
       await run.query(`UPDATE _prisma_migrations SET logs = ${p(1)} WHERE id = ${p(2)}`, [logs, id]).catch(() => undefined);
-      throw new FastTestDbError('MIGRATION_FAILED', `Prisma migration ${m.name} failed: ${messageOf(e)}`, `fix prisma/migrations/${m.name}/migration.sql; the template is rebuilt from scratch on the next run`, { cause: e });
+      throw new FastTestDbError(
+        'MIGRATION_FAILED',
+        `Prisma migration ${m.name} failed: ${messageOf(e)}`,
+        `fix prisma/migrations/${m.name}/migration.sql; the template is rebuilt from scratch on the next run`,
+        { cause: e },
+      );
     }
     await run.query(`UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1 WHERE id = ${p(1)}`, [id]);
     await run.query(`UPDATE _prisma_migrations SET finished_at = ${p(1)} WHERE id = ${p(2)}`, [now(run.family), id]);

@@ -57,7 +57,11 @@ export function clientAdapter(client: object): unknown {
 }
 
 function missing(what: string, source: string): FastTestDbError {
-  return new FastTestDbError('BAD_OPTION', `fastInsert: ${what} of the Prisma client is not in ${source}`, 'generate the client from this schema again (prisma generate), or pass the schema it was generated from');
+  return new FastTestDbError(
+    'BAD_OPTION',
+    `fastInsert: ${what} of the Prisma client is not in ${source}`,
+    'generate the client from this schema again (prisma generate), or pass the schema it was generated from',
+  );
 }
 
 /**

@@ -9,9 +9,7 @@ import { FastTestDbError } from '../../src/adapter-kit.js';
  * not a validator: the schema has already passed `prisma generate`.
  */
 
-export type DefaultSpec =
-  | { kind: 'value'; value: DefaultArg }
-  | { kind: 'fn'; name: string; args: DefaultArg[] };
+export type DefaultSpec = { kind: 'value'; value: DefaultArg } | { kind: 'fn'; name: string; args: DefaultArg[] };
 
 export type DefaultArg = string | number | boolean | { ident: string } | DefaultArg[] | { call: string; args: DefaultArg[] };
 
@@ -269,7 +267,10 @@ export function parsePrismaSchema(text: string): PrismaSchemaText {
               if (a.name === 'schema') model.schema = str(a.args[0]?.value);
               else if (a.name === 'id') {
                 const fields = a.args.find((x) => x.name === undefined || x.name === 'fields')?.value;
-                if (Array.isArray(fields)) model.primaryKey = fields.map((f) => (typeof f === 'object' && f && 'ident' in f ? f.ident : typeof f === 'object' && f && 'call' in f ? f.call : String(f)));
+                if (Array.isArray(fields))
+                  model.primaryKey = fields.map((f) =>
+                    typeof f === 'object' && f && 'ident' in f ? f.ident : typeof f === 'object' && f && 'call' in f ? f.call : String(f),
+                  );
               }
             }
             continue;
@@ -292,7 +293,12 @@ export function parsePrismaSchema(text: string): PrismaSchemaText {
         schema.models.set(b.name, model);
       }
     } catch (e) {
-      throw new FastTestDbError('UNSUPPORTED', `could not read ${b.type} ${b.name} of the Prisma schema: ${(e as Error).message}`, 'please report the schema lines; meanwhile use prisma.<model>.create() for this model', { cause: e });
+      throw new FastTestDbError(
+        'UNSUPPORTED',
+        `could not read ${b.type} ${b.name} of the Prisma schema: ${(e as Error).message}`,
+        'please report the schema lines; meanwhile use prisma.<model>.create() for this model',
+        { cause: e },
+      );
     }
   }
   return schema;

@@ -45,7 +45,14 @@ export interface FieldCodec {
   read(v: unknown): unknown;
 }
 
-export function codecFor(field: PrismaField, model: string, family: SqlFamily, enums: Map<string, PrismaEnum>, Decimal: DecimalCtor, parseTextArray: (s: string) => Array<string | null>): FieldCodec {
+export function codecFor(
+  field: PrismaField,
+  model: string,
+  family: SqlFamily,
+  enums: Map<string, PrismaEnum>,
+  Decimal: DecimalCtor,
+  parseTextArray: (s: string) => Array<string | null>,
+): FieldCodec {
   const one = scalarCodec(field, model, family, enums, Decimal);
   if (!field.list) {
     return {
@@ -76,7 +83,13 @@ export function codecFor(field: PrismaField, model: string, family: SqlFamily, e
   };
 }
 
-function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums: Map<string, PrismaEnum>, Decimal: DecimalCtor): FieldCodec {
+function scalarCodec(
+  field: PrismaField,
+  model: string,
+  family: SqlFamily,
+  enums: Map<string, PrismaEnum>,
+  Decimal: DecimalCtor,
+): FieldCodec {
   if (field.kind === 'enum') {
     const en = enums.get(field.type);
     if (!en) reject(field, model, `enum ${field.type} is not in the schema`);
@@ -85,7 +98,8 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
     return {
       write(v) {
         const db = typeof v === 'string' ? toDb.get(v) : undefined;
-        if (db === undefined) reject(field, model, `${JSON.stringify(v)} is not a value of enum ${en.name}`, `use one of ${[...toDb.keys()].join(', ')}`);
+        if (db === undefined)
+          reject(field, model, `${JSON.stringify(v)} is not a value of enum ${en.name}`, `use one of ${[...toDb.keys()].join(', ')}`);
         return db;
       },
       read: (v) => fromDb.get(String(v)) ?? String(v),
@@ -99,7 +113,8 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
       };
     case 'Int':
       return {
-        write: (v) => (typeof v === 'number' && Number.isInteger(v) ? v : reject(field, model, `expected an integer number, got ${String(v)}`)),
+        write: (v) =>
+          typeof v === 'number' && Number.isInteger(v) ? v : reject(field, model, `expected an integer number, got ${String(v)}`),
         read: (v) => Number(v),
       };
     case 'Float':
@@ -109,12 +124,16 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
       };
     case 'Boolean':
       return {
-        write: (v) => (typeof v === 'boolean' ? (family === 'mysql' ? (v ? 1 : 0) : v) : reject(field, model, `expected a boolean, got ${typeof v}`)),
+        write: (v) =>
+          typeof v === 'boolean' ? (family === 'mysql' ? (v ? 1 : 0) : v) : reject(field, model, `expected a boolean, got ${typeof v}`),
         read: (v) => (typeof v === 'boolean' ? v : Number(v) !== 0),
       };
     case 'BigInt':
       return {
-        write: (v) => (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)) ? String(v) : reject(field, model, `expected a bigint, got ${typeof v}`)),
+        write: (v) =>
+          typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))
+            ? String(v)
+            : reject(field, model, `expected a bigint, got ${typeof v}`),
         read: (v) => BigInt(v as string),
       };
     case 'Decimal':
@@ -161,7 +180,13 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
             return null;
           }
           if (kind === 'JsonNull') return 'null';
-          if (kind !== undefined || v === null) reject(field, model, `${kind ?? 'null'} is ambiguous for a Json field`, 'use Prisma.JsonNull (JSON null) or Prisma.DbNull (SQL NULL), as create() requires');
+          if (kind !== undefined || v === null)
+            reject(
+              field,
+              model,
+              `${kind ?? 'null'} is ambiguous for a Json field`,
+              'use Prisma.JsonNull (JSON null) or Prisma.DbNull (SQL NULL), as create() requires',
+            );
           const text = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
           if (text === undefined) reject(field, model, `${typeof v} cannot be stored as JSON`);
           return text;
@@ -170,7 +195,12 @@ function scalarCodec(field: PrismaField, model: string, family: SqlFamily, enums
       };
     case 'Bytes':
       return {
-        write: (v) => (v instanceof Uint8Array ? (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)) : reject(field, model, `expected a Uint8Array, got ${typeof v}`)),
+        write: (v) =>
+          v instanceof Uint8Array
+            ? Buffer.isBuffer(v)
+              ? v
+              : Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+            : reject(field, model, `expected a Uint8Array, got ${typeof v}`),
         read(v) {
           const b = v as Uint8Array;
           return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);

@@ -49,10 +49,13 @@ export function insertSql(shape: InsertShape): string {
   const values =
     columns.length === 0
       ? family === 'postgres'
-        ? rows === 1 ? ' DEFAULT VALUES' : ' VALUES ' + Array.from({ length: rows }, () => '(DEFAULT)').join(', ')
+        ? rows === 1
+          ? ' DEFAULT VALUES'
+          : ' VALUES ' + Array.from({ length: rows }, () => '(DEFAULT)').join(', ')
         : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')
       : ` (${cols}) VALUES ` + Array.from({ length: rows }, tuple).join(', ');
-  const returning = family === 'postgres' && shape.returning?.length ? ` RETURNING ${shape.returning.map((c) => quoteIdent(family, c)).join(', ')}` : '';
+  const returning =
+    family === 'postgres' && shape.returning?.length ? ` RETURNING ${shape.returning.map((c) => quoteIdent(family, c)).join(', ')}` : '';
   sql = `INSERT INTO ${quoteQualified(family, ...shape.table)}${values}${returning}`;
   if (cache.size > 5000) cache.clear();
   cache.set(key, sql);

@@ -27,5 +27,10 @@ export async function inTransaction<T>(conn: LentConnection, body: () => Promise
 
 /** The same, on a connection that only speaks SQL (node-postgres' PoolClient, mysql2's PoolConnection). */
 export function sqlTransaction(conn: { query(sql: string): Promise<unknown>; release(): unknown }, beginSql = 'BEGIN'): LentConnection {
-  return { begin: () => conn.query(beginSql), commit: () => conn.query('COMMIT'), rollback: () => conn.query('ROLLBACK'), release: () => conn.release() };
+  return {
+    begin: () => conn.query(beginSql),
+    commit: () => conn.query('COMMIT'),
+    rollback: () => conn.query('ROLLBACK'),
+    release: () => conn.release(),
+  };
 }

@@ -29,7 +29,11 @@ export function familyOf(dataSource: DataSource): SqlFamily {
   const type = dataSource.options.type;
   if (type === 'postgres') return 'postgres';
   if (type === 'mysql' || type === 'mariadb') return 'mysql';
-  throw new FastTestDbError('UNSUPPORTED', `fastInsert does not support the TypeORM driver "${type}"`, 'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one');
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `fastInsert does not support the TypeORM driver "${type}"`,
+    'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one',
+  );
 }
 
 function pgRunner(target: PgQueryable): InsertStatement {
@@ -74,5 +78,9 @@ export async function runnerFor(dataSource: DataSource, family: SqlFamily, query
 }
 
 function notConnected(): FastTestDbError {
-  return new FastTestDbError('UNSUPPORTED', 'fastInsert needs an initialised DataSource without replication (no pool found on its driver)', 'call dataSource.initialize() first; with `replication` options, pass a repository from a QueryRunner: dataSource.createQueryRunner("master").manager.getRepository(Entity)');
+  return new FastTestDbError(
+    'UNSUPPORTED',
+    'fastInsert needs an initialised DataSource without replication (no pool found on its driver)',
+    'call dataSource.initialize() first; with `replication` options, pass a repository from a QueryRunner: dataSource.createQueryRunner("master").manager.getRepository(Entity)',
+  );
 }

@@ -71,7 +71,10 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
   const family = familyOf(dataSource);
   const driver = dataSource.driver;
   if (md.treeType) {
-    throw unsupported(`${md.name} is a tree entity (${md.treeType}); insert() would write it without its tree bookkeeping`, 'seed tree entities with repository.save() or treeRepository.save()');
+    throw unsupported(
+      `${md.name} is a tree entity (${md.treeType}); insert() would write it without its tree bookkeeping`,
+      'seed tree entities with repository.save() or treeRepository.save()',
+    );
   }
   if (md.tableType === 'view') throw unsupported(`${md.name} is a view entity`, 'insert into the tables the view reads from');
   const columns = md.columns.filter((c) => {
@@ -106,7 +109,9 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
  */
 function returningColumns(md: EntityMetadata): ColumnMetadata[] {
   if (typeof md.getInsertionReturningColumns === 'function') return md.getInsertionReturningColumns();
-  return md.columns.filter((c) => c.default !== undefined || c.isGenerated || c.isCreateDate || c.isUpdateDate || c.isDeleteDate || c.isVersion);
+  return md.columns.filter(
+    (c) => c.default !== undefined || c.isGenerated || c.isCreateDate || c.isUpdateDate || c.isDeleteDate || c.isVersion,
+  );
 }
 
 function checkSubscribers(plan: EntityPlan, opts: FastInsertOptions): void {
@@ -149,7 +154,10 @@ function prepareRow(plan: EntityPlan, row: ObjectLiteral): PreparedRow {
     } else {
       v = c.getEntityValue(row);
       if (typeof v === 'function') {
-        throw unsupported(`${plan.metadata.name}.${c.propertyPath} is a SQL expression (a function value)`, 'pass a plain value, or use repository.insert() for rows with SQL expressions');
+        throw unsupported(
+          `${plan.metadata.name}.${c.propertyPath} is a SQL expression (a function value)`,
+          'pass a plain value, or use repository.insert() for rows with SQL expressions',
+        );
       }
       if (v === undefined && c.relationMetadata && c.referencedColumn) checkRelation(plan, c, row);
       v = driver.preparePersistentValue(v, c);
@@ -160,7 +168,10 @@ function prepareRow(plan: EntityPlan, row: ObjectLiteral): PreparedRow {
           (local ??= new Map()).set(c, v);
         } else continue;
       } else if (v !== null && plan.spatial.has(c)) {
-        throw unsupported(`${plan.metadata.name}.${c.propertyPath} is a spatial column`, 'use repository.insert() for rows with spatial values');
+        throw unsupported(
+          `${plan.metadata.name}.${c.propertyPath} is a spatial column`,
+          'use repository.insert() for rows with spatial values',
+        );
       }
     }
     key += i + ',';
@@ -199,17 +210,27 @@ function statement(plan: EntityPlan, row: PreparedRow, rows: number, returning: 
   return st.text;
 }
 
-function resolveTarget<T extends ObjectLiteral>(target: FastInsertTarget<T>): { dataSource: DataSource; entity: EntityTarget<T>; metadata?: EntityMetadata; queryRunner?: QueryRunner } {
+function resolveTarget<T extends ObjectLiteral>(
+  target: FastInsertTarget<T>,
+): { dataSource: DataSource; entity: EntityTarget<T>; metadata?: EntityMetadata; queryRunner?: QueryRunner } {
   if ('entity' in target && 'dataSource' in target && !('metadata' in target)) {
     return { dataSource: target.dataSource, entity: target.entity };
   }
   const repo = target as Repository<T>;
   if (!repo.manager || !repo.metadata) {
-    throw new FastTestDbError('BAD_OPTION', 'fastInsert: the first argument is neither a Repository nor { entity, dataSource }', 'pass dataSource.getRepository(Entity), or { entity: Entity, dataSource }');
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'fastInsert: the first argument is neither a Repository nor { entity, dataSource }',
+      'pass dataSource.getRepository(Entity), or { entity: Entity, dataSource }',
+    );
   }
   const dataSource = dataSourceOf(repo.manager);
   if (!dataSource?.driver) {
-    throw new FastTestDbError('UNSUPPORTED', "fastInsert: this repository's manager has no DataSource (or Connection) with a driver", 'pass a repository from dataSource.getRepository(Entity) (TypeORM 0.3/1.x) or connection.getRepository(Entity) (0.2.x)');
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      "fastInsert: this repository's manager has no DataSource (or Connection) with a driver",
+      'pass a repository from dataSource.getRepository(Entity) (TypeORM 0.3/1.x) or connection.getRepository(Entity) (0.2.x)',
+    );
   }
   return { dataSource, entity: repo.target, metadata: repo.metadata, queryRunner: repo.queryRunner ?? repo.manager.queryRunner };
 }
@@ -294,7 +315,13 @@ function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
   return batches;
 }
 
-async function runBatches(plan: EntityPlan, run: InsertStatement, prepared: PreparedRow[], batches: number[][], returning: boolean): Promise<InsertOutcome[]> {
+async function runBatches(
+  plan: EntityPlan,
+  run: InsertStatement,
+  prepared: PreparedRow[],
+  batches: number[][],
+  returning: boolean,
+): Promise<InsertOutcome[]> {
   const outs: InsertOutcome[] = [];
   for (const part of batches) {
     const first = prepared[part[0]!]!;
@@ -332,7 +359,13 @@ async function runListeners(listeners: EntityMetadata['beforeInsertListeners'], 
 }
 
 /** Merges what the database returned (or we generated) into the caller's object, as insert() does. */
-function applyGenerated(plan: EntityPlan, entity: ObjectLiteral, row: PreparedRow, returned: Record<string, unknown> | undefined, insertId: number): ObjectLiteral {
+function applyGenerated(
+  plan: EntityPlan,
+  entity: ObjectLiteral,
+  row: PreparedRow,
+  returned: Record<string, unknown> | undefined,
+  insertId: number,
+): ObjectLiteral {
   const map: ObjectLiteral = {};
   if (returned) {
     for (const c of plan.returning) {

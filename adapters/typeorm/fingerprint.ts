@@ -23,7 +23,8 @@ function primitives(obj: object, skip: ReadonlySet<string> = new Set()): Record<
     if (v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[key] = v;
     else if (typeof v === 'function') {
       // Column types given as constructors (String, Number) and defaults given as SQL functions.
-      out[key] = key === 'default' ? `fn:${String((v as () => unknown)())}` : key === 'type' ? `ctor:${(v as { name: string }).name}` : undefined;
+      out[key] =
+        key === 'default' ? `fn:${String((v as () => unknown)())}` : key === 'type' ? `ctor:${(v as { name: string }).name}` : undefined;
     } else if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) out[key] = v;
     else if (v instanceof RegExp || v instanceof Date) out[key] = String(v);
   }

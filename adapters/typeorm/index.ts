@@ -2,7 +2,15 @@
  * fast-test-db/typeorm: a worker's test database for a TypeORM DataSource, and fastInsert for seeding.
  * TypeORM is an optional peer: it is loaded when typeormTestDb runs, never by the core.
  */
-export { typeormTestDb, typeormTemplate, typeormDataSource, typeormOptions, type TypeormTestDb, type TypeormTestDbOptions, type TypeormTemplateOptions } from './test-db.js';
+export {
+  typeormTestDb,
+  typeormTemplate,
+  typeormDataSource,
+  typeormOptions,
+  type TypeormTestDb,
+  type TypeormTestDbOptions,
+  type TypeormTemplateOptions,
+} from './test-db.js';
 export type { TemplateSource } from '../../src/adapter-kit.js';
 export { fastInsert, type FastInsertOptions, type FastInsertResult, type FastInsertTarget } from './fast-insert.js';
 export type { SchemaSource } from './fingerprint.js';

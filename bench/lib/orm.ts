@@ -26,7 +26,10 @@ interface OrmResult {
 
 function run(script: string, quick: boolean): Promise<string | undefined> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...(quick ? ['--quick'] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...(quick ? ['--quick'] : [])], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.once('exit', (code) => res(code === 0 ? undefined : err.trim().split('\n').slice(-3).join(' ') || `exited with ${code}`));
@@ -53,13 +56,28 @@ export async function runOrmBenches(opts: { quick: boolean; log: (l: string) => 
     }
     const results = (JSON.parse(readFileSync(out, 'utf8')) as { results: OrmResult[] }).results;
     // Database paths only: rows measuring the library's own cost against a stub driver are not comparable.
-    for (const r of results.filter((x) => x.engine === 'postgres' && x.shape === 'per row' && (!x.driver || x.driver === 'pg') && !/stub/.test(x.path))) {
+    for (const r of results.filter(
+      (x) => x.engine === 'postgres' && x.shape === 'per row' && (!x.driver || x.driver === 'pg') && !/stub/.test(x.path),
+    )) {
       const id = `${b.name}:${r.path}`;
       // One raw-driver baseline for the table: TypeORM's bench measures it on the same kind of pool.
       if (/^raw driver/.test(r.path) && b.name !== 'typeorm-insert') continue;
-      rows.push(row(/^raw driver, prepared$/.test(r.path) ? 'raw' : id, /^raw driver/.test(r.path) ? `pg ${r.path}` : `${b.orm} ${r.path}`, [r.usPerRow]));
+      rows.push(
+        row(/^raw driver, prepared$/.test(r.path) ? 'raw' : id, /^raw driver/.test(r.path) ? `pg ${r.path}` : `${b.orm} ${r.path}`, [
+          r.usPerRow,
+        ]),
+      );
     }
   }
-  notes.push(`PostgreSQL on the tuned server fast-test-db starts; one row per statement${opts.quick ? ', each bench in its --quick mode' : ''}. Each figure is that bench\'s own median of interleaved slices (n=1 here).`);
-  return withSpeedups({ id: 'orm-insert', title: 'Per-row insert per ORM path vs raw driver (microseconds per row)', unit: 'us', baseline: 'raw', rows, notes });
+  notes.push(
+    `PostgreSQL on the tuned server fast-test-db starts; one row per statement${opts.quick ? ', each bench in its --quick mode' : ''}. Each figure is that bench's own median of interleaved slices (n=1 here).`,
+  );
+  return withSpeedups({
+    id: 'orm-insert',
+    title: 'Per-row insert per ORM path vs raw driver (microseconds per row)',
+    unit: 'us',
+    baseline: 'raw',
+    rows,
+    notes,
+  });
 }

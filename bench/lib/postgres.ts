@@ -43,7 +43,13 @@ function plan(variant: PgVariant, dataDir: string) {
     return {
       ...base,
       // Plain initdb (it syncs, as a packaged install does); only auth and locale are pinned.
-      init: [{ command: join(dirname(command), 'initdb'), args: ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'], ...as }],
+      init: [
+        {
+          command: join(dirname(command), 'initdb'),
+          args: ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'],
+          ...as,
+        },
+      ],
       server: { command, args: ['-D', dataDir, ...address, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])], ...as },
       cleanup: [dataDir, ...base.cleanup],
       snapshot: undefined,
@@ -68,10 +74,9 @@ export async function startBenchPostgres(variant: PgVariant): Promise<BenchPostg
   });
   const c = new pg.Client({ host: info.host, port: info.port, user: info.user, database: 'postgres' });
   await c.connect();
-  const rows = await c.query<{ name: string; setting: string }>(
-    `SELECT name, setting FROM pg_settings WHERE name = ANY($1)`,
-    [['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_wal_size', 'wal_level', 'data_directory', 'server_version']],
-  );
+  const rows = await c.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1)`, [
+    ['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_wal_size', 'wal_level', 'data_directory', 'server_version'],
+  ]);
   await c.end();
   return {
     info,

@@ -38,7 +38,11 @@ export function sectionTable(s: Section): string {
   for (const r of s.rows) {
     const label = r.label + (r.note ? ` (${r.note})` : '');
     if (r.error) {
-      lines.push(s.baseline ? `| ${label} | failed | ${r.error.replace(/\|/g, '/').replace(/\n/g, ' ').slice(0, 120)} | | | 0 |` : `| ${label} | failed: ${r.error.slice(0, 120)} | | | 0 |`);
+      lines.push(
+        s.baseline
+          ? `| ${label} | failed | ${r.error.replace(/\|/g, '/').replace(/\n/g, ' ').slice(0, 120)} | | | 0 |`
+          : `| ${label} | failed: ${r.error.slice(0, 120)} | | | 0 |`,
+      );
       continue;
     }
     const cells = [fmt(r.median, s.unit), fmt(r.min, s.unit), fmt(r.max, s.unit), String(r.samples.length)];
@@ -75,8 +79,8 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 export function textWidth(text: string, size: number): number {
   let em = 0;
   for (const ch of text) {
-    if (/[il.,:;'|!()\[\] ]/.test(ch)) em += 0.32;
-    else if (/[fjrt\-]/.test(ch)) em += 0.42;
+    if (/[il.,:;'|!()[\] ]/.test(ch)) em += 0.32;
+    else if (/[fjrt-]/.test(ch)) em += 0.42;
     else if (/[mwMW@%]/.test(ch)) em += 0.95;
     else if (/[A-Z]/.test(ch)) em += 0.72;
     else em += 0.62;
@@ -118,12 +122,16 @@ export function svgChart(r: BenchResult): string {
   const labelOf = (row: Row) => row.label + (row.note ? ` (${row.note})` : '');
   const allRows = r.sections.flatMap((s) => s.rows.map((row) => ({ row, s })));
   const labelW = Math.ceil(Math.max(0, ...allRows.map(({ row }) => textWidth(labelOf(row), labelSize)))) + margin + 8;
-  const valueW = Math.ceil(Math.max(0, ...allRows.filter(({ row }) => !row.error).map(({ row, s }) => textWidth(valueLabel(row, s.unit), valueSize)))) + 8;
+  const valueW =
+    Math.ceil(Math.max(0, ...allRows.filter(({ row }) => !row.error).map(({ row, s }) => textWidth(valueLabel(row, s.unit), valueSize)))) +
+    8;
   const barX = labelW;
   const barMax = Math.max(120, width - barX - valueW - margin);
   let y = 40;
   const parts: string[] = [];
-  parts.push(`<text x="${margin}" y="24" font-size="15" font-weight="bold">fast-test-db benchmarks, ${esc(r.date.slice(0, 10))}${r.quick ? ' (quick)' : ''}</text>`);
+  parts.push(
+    `<text x="${margin}" y="24" font-size="15" font-weight="bold">fast-test-db benchmarks, ${esc(r.date.slice(0, 10))}${r.quick ? ' (quick)' : ''}</text>`,
+  );
   for (const s of r.sections) {
     y += 14;
     for (const line of wrap(s.title, 13, width - 2 * margin)) {
@@ -137,7 +145,9 @@ export function svgChart(r: BenchResult): string {
       parts.push(`<text x="${barX - 8}" y="${cy + 4}" font-size="${labelSize}" text-anchor="end">${esc(labelOf(row))}</text>`);
       if (row.error || !(max > 0)) {
         const why = row.error ? 'failed: ' + row.error.split('\n')[0]! : 'no data';
-        parts.push(`<text x="${barX}" y="${cy + 4}" font-size="${valueSize}" fill="#b00">${esc(wrap(why, valueSize, width - barX - margin)[0]!)}</text>`);
+        parts.push(
+          `<text x="${barX}" y="${cy + 4}" font-size="${valueSize}" fill="#b00">${esc(wrap(why, valueSize, width - barX - margin)[0]!)}</text>`,
+        );
       } else {
         const w = Math.max(1, (row.median / max) * barMax);
         const fill = row.id === s.baseline ? '#999' : '#2a7ab8';
@@ -146,7 +156,9 @@ export function svgChart(r: BenchResult): string {
         const x1 = barX + (row.min / max) * barMax;
         const x2 = barX + (row.max / max) * barMax;
         if (row.samples.length > 1 && x2 - x1 >= 1) {
-          parts.push(`<path d="M${x1.toFixed(1)} ${cy}H${x2.toFixed(1)}M${x1.toFixed(1)} ${cy - 4}v8M${x2.toFixed(1)} ${cy - 4}v8" stroke="#222" stroke-width="1" fill="none"/>`);
+          parts.push(
+            `<path d="M${x1.toFixed(1)} ${cy}H${x2.toFixed(1)}M${x1.toFixed(1)} ${cy - 4}v8M${x2.toFixed(1)} ${cy - 4}v8" stroke="#222" stroke-width="1" fill="none"/>`,
+          );
         }
         const valueX = Math.max(barX + w, x2) + 6;
         parts.push(`<text x="${valueX.toFixed(1)}" y="${cy + 4}" font-size="${valueSize}">${esc(valueLabel(row, s.unit))}</text>`);

@@ -22,7 +22,9 @@ export function schemaStatements(): string[] {
     out.push(
       `CREATE TABLE ${id(t)} (id BIGINT AUTO_INCREMENT PRIMARY KEY, parent_id BIGINT NULL, name VARCHAR(200) NOT NULL DEFAULT '', qty INT NOT NULL DEFAULT 0, ` +
         `price DECIMAL(12,2) NULL, created_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), KEY ${id(`idx_${t}_name`)} (name)` +
-        (parent === 'country' ? '' : `, CONSTRAINT ${id(`fk_${t}_${parent}`)} FOREIGN KEY (parent_id) REFERENCES ${id(parent)}(id) ON DELETE CASCADE`) +
+        (parent === 'country'
+          ? ''
+          : `, CONSTRAINT ${id(`fk_${t}_${parent}`)} FOREIGN KEY (parent_id) REFERENCES ${id(parent)}(id) ON DELETE CASCADE`) +
         `) ENGINE=InnoDB`,
     );
   });

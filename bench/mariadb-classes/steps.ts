@@ -67,7 +67,9 @@ export function share(total: number, workers: number, i: number): number {
   return Math.floor(total / workers) + (i < total % workers ? 1 : 0);
 }
 
-export async function runMariadbClasses(opts: MariadbClassesOptions): Promise<{ sections: Section[]; servers: Record<string, Record<string, string>>; version?: string }> {
+export async function runMariadbClasses(
+  opts: MariadbClassesOptions,
+): Promise<{ sections: Section[]; servers: Record<string, Record<string, string>>; version?: string }> {
   const servers = new Map<MariaVariant, BenchMariadb>();
   const settings: Record<string, Record<string, string>> = {};
   const samples = new Map<string, number[]>();
@@ -82,7 +84,9 @@ export async function runMariadbClasses(opts: MariadbClassesOptions): Promise<{ 
         const srv = await startBenchMariadb(s.variant);
         servers.set(s.variant, srv);
         settings[s.variant] = srv.settings;
-        opts.log(`  mariadb-classes: ${s.variant} MariaDB ${srv.settings.version} on :${srv.info.port} (flush_log_at_trx_commit=${srv.settings.innodb_flush_log_at_trx_commit}, datadir ${srv.dataDir})`);
+        opts.log(
+          `  mariadb-classes: ${s.variant} MariaDB ${srv.settings.version} on :${srv.info.port} (flush_log_at_trx_commit=${srv.settings.innodb_flush_log_at_trx_commit}, datadir ${srv.dataDir})`,
+        );
       }
     }
     if (steps.some((s) => !s.variant)) {
@@ -102,11 +106,14 @@ export async function runMariadbClasses(opts: MariadbClassesOptions): Promise<{ 
             const cacheKey = `classes-${process.pid}-${++nonce}`;
             await Promise.all(
               Array.from({ length: s.workers }, (_, i) =>
-                runWorker({ ...base, classes: share(opts.classes, s.workers, i), mode: 'ftdb', cacheKey }, {
-                  TEST_TOKEN: String(i + 1),
-                  FAST_TEST_DB_DATA_ROOT: dataRoot,
-                  [SERVER_ENV]: JSON.stringify([library]),
-                }),
+                runWorker(
+                  { ...base, classes: share(opts.classes, s.workers, i), mode: 'ftdb', cacheKey },
+                  {
+                    TEST_TOKEN: String(i + 1),
+                    FAST_TEST_DB_DATA_ROOT: dataRoot,
+                    [SERVER_ENV]: JSON.stringify([library]),
+                  },
+                ),
               ),
             );
           }
@@ -132,7 +139,7 @@ export async function runMariadbClasses(opts: MariadbClassesOptions): Promise<{ 
     rows: steps.map((s) => row(s.id, s.label, samples.get(s.id) ?? [], errors.has(s.id) ? { error: errors.get(s.id) } : {})),
     notes: [
       'The first four rows migrate a fresh database (30 tables + seed rows) for every test class, in one process; the fast-test-db rows migrate once into a template per run, clone it per worker and reset between classes.',
-      'MariaDB has the binary log off by default, so --skip-log-bin changes nothing here (it did on the write-up\'s MySQL 8.4). Min and max show the spread over repeats.',
+      "MariaDB has the binary log off by default, so --skip-log-bin changes nothing here (it did on the write-up's MySQL 8.4). Min and max show the spread over repeats.",
     ],
   };
   const version = library?.version ?? Object.values(settings).find((x) => x.version)?.version;

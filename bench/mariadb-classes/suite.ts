@@ -28,19 +28,27 @@ async function runTest(c: Conn, cls: number, test: number, rows: number): Promis
   let statements = 0;
   // Three tables per class, one chain: a parent row, then children pointing at it.
   const chain = TABLES.slice((cls % 10) * 3, (cls % 10) * 3 + 3);
-  const [root] = await c.execute<mysql.ResultSetHeader>(`INSERT INTO ${quoteIdent('mysql', chain[0]!)} (parent_id, name, qty) VALUES (?, ?, ?)`, [1, `c${cls}t${test}`, test]);
+  const [root] = await c.execute<mysql.ResultSetHeader>(
+    `INSERT INTO ${quoteIdent('mysql', chain[0]!)} (parent_id, name, qty) VALUES (?, ?, ?)`,
+    [1, `c${cls}t${test}`, test],
+  );
   statements++;
   // Even rows are children of the class's root row, odd rows grandchildren under the last child.
   let child = 0;
   for (let r = 0; r < rows; r++) {
     const t = chain[1 + (r % 2)]!;
     const parent = r % 2 === 0 ? root.insertId : child;
-    const [res] = await c.execute<mysql.ResultSetHeader>(`INSERT INTO ${quoteIdent('mysql', t)} (parent_id, name, qty, price) VALUES (?, ?, ?, ?)`, [parent, `row ${r}`, r, (r * 1.5).toFixed(2)]);
+    const [res] = await c.execute<mysql.ResultSetHeader>(
+      `INSERT INTO ${quoteIdent('mysql', t)} (parent_id, name, qty, price) VALUES (?, ?, ?, ?)`,
+      [parent, `row ${r}`, r, (r * 1.5).toFixed(2)],
+    );
     if (r % 2 === 0) child = res.insertId;
     statements++;
   }
   await c.execute(`UPDATE ${quoteIdent('mysql', chain[0]!)} SET qty = qty + 1 WHERE id = ?`, [root.insertId]);
-  await c.query(`SELECT count(*) AS n FROM ${quoteIdent('mysql', chain[1]!)} a JOIN ${quoteIdent('mysql', chain[0]!)} b ON a.parent_id = b.id`);
+  await c.query(
+    `SELECT count(*) AS n FROM ${quoteIdent('mysql', chain[1]!)} a JOIN ${quoteIdent('mysql', chain[0]!)} b ON a.parent_id = b.id`,
+  );
   return statements + 2;
 }
 

@@ -76,7 +76,8 @@ async function runVitest(config: string, env: Record<string, string>, marks: str
   rmSync(marks, { recursive: true, force: true });
   const base = { ...process.env };
   for (const k of WORKER_ENV_VARS) delete base[k];
-  for (const k of Object.keys(base)) if (/^(VITEST|FAST_TEST_DB_|TEST_DATABASE_URL$|APP_DATABASE_URL$|NODE_OPTIONS$)/.test(k)) delete base[k];
+  for (const k of Object.keys(base))
+    if (/^(VITEST|FAST_TEST_DB_|TEST_DATABASE_URL$|APP_DATABASE_URL$|NODE_OPTIONS$)/.test(k)) delete base[k];
   const started = Date.now();
   const t0 = performance.now();
   const child = spawn(process.execPath, [VITEST, 'run', '--config', join(HERE, config)], {
@@ -117,7 +118,9 @@ export async function runSmallSuite(opts: SmallSuiteOptions): Promise<{ sections
   try {
     server = await startBenchPostgres('disk');
     const url = `postgres://${server.info.user}@${server.info.host}:${server.info.port}/postgres`;
-    opts.log(`  small-suite: default PostgreSQL on disk on :${server.info.port} (fsync=${server.settings.fsync}), ${opts.files} files, ${opts.workers} workers`);
+    opts.log(
+      `  small-suite: default PostgreSQL on disk on :${server.info.port} (fsync=${server.settings.fsync}), ${opts.files} files, ${opts.workers} workers`,
+    );
     const workers = String(opts.workers);
     for (let rep = 0; rep < opts.repeats; rep++) {
       const p = await runVitest('vitest.plain.config.ts', { BENCH_SMALL_PG_URL: url, BENCH_SMALL_WORKERS: workers }, marks);
@@ -133,12 +136,18 @@ export async function runSmallSuite(opts: SmallSuiteOptions): Promise<{ sections
         // With reuse its exit leaves the server up for the next run (and skips the stop, ~0.3 s).
         const second = await runVitest('vitest.ftdb.config.ts', { ...env, FAST_TEST_DB_REUSE: '1' }, marks);
         const reuse = await runVitest('vitest.ftdb.config.ts', { ...env, FAST_TEST_DB_REUSE: '1' }, marks);
-        for (const [k, r] of [['cold', cold], ['second', second], ['reuse', reuse]] as const) {
+        for (const [k, r] of [
+          ['cold', cold],
+          ['second', second],
+          ['reuse', reuse],
+        ] as const) {
           whole[k]!.push(r.ms);
           first[k]!.push(r.firstTestMs);
           if (r.templateBuilt !== undefined) built[k]!.push(r.templateBuilt);
         }
-        opts.log(`  small-suite #${rep + 1}: default server ${(p.ms / 1000).toFixed(2)} s (first test ${p.firstTestMs} ms), fast-test-db first run ${(cold.ms / 1000).toFixed(2)} s (${cold.firstTestMs} ms), second ${(second.ms / 1000).toFixed(2)} s (${second.firstTestMs} ms), with reuse ${(reuse.ms / 1000).toFixed(2)} s (${reuse.firstTestMs} ms)`);
+        opts.log(
+          `  small-suite #${rep + 1}: default server ${(p.ms / 1000).toFixed(2)} s (first test ${p.firstTestMs} ms), fast-test-db first run ${(cold.ms / 1000).toFixed(2)} s (${cold.firstTestMs} ms), second ${(second.ms / 1000).toFixed(2)} s (${second.firstTestMs} ms), with reuse ${(reuse.ms / 1000).toFixed(2)} s (${reuse.firstTestMs} ms)`,
+        );
       } finally {
         await removeDataRoot(dataRoot);
       }
@@ -165,7 +174,7 @@ export async function runSmallSuite(opts: SmallSuiteOptions): Promise<{ sections
     rows: KEYS.map((k) => row(k, labels[k], whole[k]!, k === 'plain' ? {} : meta(k))),
     notes: [
       note,
-      'The default server is started before the timed run; the suite\'s global setup drops and makes one database per worker with the schema, and every file TRUNCATEs its tables, as a project without a library does.',
+      "The default server is started before the timed run; the suite's global setup drops and makes one database per worker with the schema, and every file TRUNCATEs its tables, as a project without a library does.",
       'The first run starts with no server, no template and no initdb cache. It stops its server on exit, so the second run (default settings) starts the server again from the initdb cache and builds the template again. The second run is made with FAST_TEST_DB_REUSE=1, so its exit leaves the server up (and skips the stop, about 0.3 s); the third run, also with reuse, finds the server and the template.',
     ],
   };
@@ -175,7 +184,7 @@ export async function runSmallSuite(opts: SmallSuiteOptions): Promise<{ sections
     unit: 'ms',
     baseline: 'plain',
     rows: KEYS.map((k) => row(k, labels[k], first[k]!)),
-    notes: ['The wall clock when Vitest was spawned to the earliest start of any file\'s first test.'],
+    notes: ["The wall clock when Vitest was spawned to the earliest start of any file's first test."],
   };
   return { sections: [withSpeedups(wholeSection), withSpeedups(firstSection)], servers: { plain: server?.settings } };
 }

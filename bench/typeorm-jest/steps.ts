@@ -24,17 +24,67 @@ interface Step {
 const perFile = { schema: 'per-file', unlogged: false } as const;
 
 export const TYPEORM_JEST_STEPS: Step[] = [
-  { id: 'before', label: '1. before: disk, save(), ts-jest, in band', server: 'disk', spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'save', ...perFile } } },
-  { id: 'insert', label: '2. + insert()', server: 'disk', spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
-  { id: 'swc', label: '3. + @swc/jest', server: 'disk', spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
-  { id: 'tmpfs', label: '4. + tmpfs', server: 'tmpfs', spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
-  { id: 'nodurable', label: '5. + durability off', server: 'tmpfs-nodurable', spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } } },
-  { id: 'unlogged', label: '6. + UNLOGGED', server: 'tmpfs-nodurable', spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', schema: 'per-file', unlogged: true } } },
-  { id: 'ftdb', label: '7. fast-test-db: fastInsert, migrated once, 2 workers', spec: { transformer: 'swc', workers: 2, env: { store: 'ftdb', insert: 'fastInsert', ...perFile } } },
+  {
+    id: 'before',
+    label: '1. before: disk, save(), ts-jest, in band',
+    server: 'disk',
+    spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'save', ...perFile } },
+  },
+  {
+    id: 'insert',
+    label: '2. + insert()',
+    server: 'disk',
+    spec: { transformer: 'ts-jest', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } },
+  },
+  {
+    id: 'swc',
+    label: '3. + @swc/jest',
+    server: 'disk',
+    spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } },
+  },
+  {
+    id: 'tmpfs',
+    label: '4. + tmpfs',
+    server: 'tmpfs',
+    spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } },
+  },
+  {
+    id: 'nodurable',
+    label: '5. + durability off',
+    server: 'tmpfs-nodurable',
+    spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', ...perFile } },
+  },
+  {
+    id: 'unlogged',
+    label: '6. + UNLOGGED',
+    server: 'tmpfs-nodurable',
+    spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', schema: 'per-file', unlogged: true } },
+  },
+  {
+    id: 'ftdb',
+    label: '7. fast-test-db: fastInsert, migrated once, 2 workers',
+    spec: { transformer: 'swc', workers: 2, env: { store: 'ftdb', insert: 'fastInsert', ...perFile } },
+  },
   // What a user would pick instead, on the same workload.
-  { id: 'pglite', label: 'PGlite in process (raw SQL, no ORM driver)', alternative: true, spec: { transformer: 'swc', workers: 1, env: { store: 'pglite', insert: 'sql', ...perFile } } },
-  { id: 'pg-mem', label: 'pg-mem through TypeORM, insert()', alternative: true, spec: { transformer: 'swc', workers: 1, env: { store: 'pg-mem', insert: 'insert', ...perFile } } },
-  { id: 'truncate', label: 'default PostgreSQL on disk, TRUNCATE per file', server: 'disk', alternative: true, spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', schema: 'truncate', unlogged: false } } },
+  {
+    id: 'pglite',
+    label: 'PGlite in process (raw SQL, no ORM driver)',
+    alternative: true,
+    spec: { transformer: 'swc', workers: 1, env: { store: 'pglite', insert: 'sql', ...perFile } },
+  },
+  {
+    id: 'pg-mem',
+    label: 'pg-mem through TypeORM, insert()',
+    alternative: true,
+    spec: { transformer: 'swc', workers: 1, env: { store: 'pg-mem', insert: 'insert', ...perFile } },
+  },
+  {
+    id: 'truncate',
+    label: 'default PostgreSQL on disk, TRUNCATE per file',
+    server: 'disk',
+    alternative: true,
+    spec: { transformer: 'swc', workers: 1, env: { store: 'typeorm', insert: 'insert', schema: 'truncate', unlogged: false } },
+  },
 ];
 
 export interface TypeormJestOptions {
@@ -61,7 +111,9 @@ export async function runTypeormJest(opts: TypeormJestOptions): Promise<TypeormJ
         const srv = await startBenchPostgres(s.server);
         servers.set(s.server, srv);
         settings[s.server] = srv.settings;
-        opts.log(`  typeorm-jest: ${s.server} PostgreSQL ${srv.info.version} on :${srv.info.port} (fsync=${srv.settings.fsync}, data ${srv.dataDir})`);
+        opts.log(
+          `  typeorm-jest: ${s.server} PostgreSQL ${srv.info.version} on :${srv.info.port} (fsync=${srv.settings.fsync}, data ${srv.dataDir})`,
+        );
       }
     }
     // The library's own server for step 7 lives under a data root of the bench's, started and
@@ -73,7 +125,8 @@ export async function runTypeormJest(opts: TypeormJestOptions): Promise<TypeormJ
         const srv = s.server ? servers.get(s.server) : undefined;
         const env: TypeormJestEnv = { ...s.spec.env, rows: opts.rows, ...(srv ? { pg: pgConnection(srv.info) } : {}) };
         // PGlite loads its WASM through import(), which Jest's sandbox allows only with VM modules on.
-        const nodeOptions: Record<string, string> = s.id === 'pglite' ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' ') } : {};
+        const nodeOptions: Record<string, string> =
+          s.id === 'pglite' ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' ') } : {};
         const result = await runJest({ ...s.spec, env, extraEnv: { FAST_TEST_DB_DATA_ROOT: ftdbRoot, ...nodeOptions } });
         // The server step 7 started stops once Jest has gone; wait for it, so it does not overlap the next run.
         if (s.spec.env.store === 'ftdb') await stopServersUnder(ftdbRoot);
@@ -110,7 +163,11 @@ export async function runTypeormJest(opts: TypeormJestOptions): Promise<TypeormJ
     title: 'What a user would pick instead (same workload)',
     unit: 'ms',
     baseline: 'before',
-    rows: [toRow(steps[0]!), ...steps.filter((s) => s.alternative).map(toRow), ...(steps.some((s) => s.id === 'ftdb') ? [toRow(steps.find((s) => s.id === 'ftdb')!)] : [])],
+    rows: [
+      toRow(steps[0]!),
+      ...steps.filter((s) => s.alternative).map(toRow),
+      ...(steps.some((s) => s.id === 'ftdb') ? [toRow(steps.find((s) => s.id === 'ftdb')!)] : []),
+    ],
     notes: [
       'PGlite has no TypeORM driver installed here, so its row runs the statement insert() sends through PGlite directly: it carries no ORM cost at all. It starts one PGlite per file, as separate test files would.',
       ...(steps.some((s) => s.id === 'pg-mem') ? [await pgMemPointProbe()] : []),
@@ -140,7 +197,10 @@ async function pgMemPointProbe(): Promise<string> {
 
 /** The first lines of a failed run that say why. */
 function summarizeFailure(out: string): string {
-  const lines = out.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const key = lines.find((l) => /Error|error:|failed|Cannot|not supported|ENOENT/.test(l) && !l.startsWith('at ')) ?? lines[0] ?? 'failed';
   return key.slice(0, 300);
 }

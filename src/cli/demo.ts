@@ -16,7 +16,7 @@ async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
 
 let migrations = 0;
 const options = {
-  cacheKey: "demo-schema-v1",
+  cacheKey: 'demo-schema-v1',
   async migrate(url: string) {
     migrations++;
     const pg = (await import('pg')).default;
@@ -34,7 +34,8 @@ const first = await step('start tuned PostgreSQL, build template, clone worker 1
 const second = await step('worker 2: join the server, reuse the template, clone', () => createTestDatabase({ ...options, worker: '2' }));
 const report = await first.describe();
 process.stdout.write(`\n  server: PostgreSQL ${report.version} (${first.server.provider}, owned), tuned: ${report.tuned}\n`);
-for (const name of ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_level']) process.stdout.write(`    ${name} = ${report.settings[name]}\n`);
+for (const name of ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_level'])
+  process.stdout.write(`    ${name} = ${report.settings[name]}\n`);
 process.stdout.write(`  template: ${first.template.name}; migrate ran ${migrations} time(s) for 2 workers\n`);
 process.stdout.write(`  worker 1: ${first.url}\n  worker 2: ${second.url}\n\n`);
 
@@ -48,4 +49,6 @@ await client.query(`INSERT INTO author (name) VALUES ('a'), ('b'); INSERT INTO b
 await step('worker 1: reset() again, 2 of 2 tables dirty', () => first.reset());
 await client.end();
 await step('drop both worker databases', () => Promise.all([first.destroy(), second.destroy()]));
-process.stdout.write(`\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; the server stops by itself once this process exits.\n`);
+process.stdout.write(
+  `\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; the server stops by itself once this process exits.\n`,
+);

@@ -9,7 +9,11 @@ export function parseDuration(text: string): number {
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== t)
-    throw new FastTestDbError('BAD_OPTION', `"${text}" is not a duration`, 'write it like 90s, 30m, 2h, 7d or 1h30m (a bare number is seconds)');
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `"${text}" is not a duration`,
+      'write it like 90s, 30m, 2h, 7d or 1h30m (a bare number is seconds)',
+    );
   return parts.reduce((ms, p) => ms + Number(p[1]) * UNITS[p[2]!]!, 0);
 }
 
@@ -21,4 +25,3 @@ export function formatDuration(ms: number): string {
   if (s < 172_800) return `${(s / 3600).toFixed(1)}h`;
   return `${(s / 86_400).toFixed(1)}d`;
 }
-

@@ -33,7 +33,11 @@ export interface HandedOut {
 /** Refuses a system database by name, before any server starts. */
 export function handOutName(engine: Engine, database = DEFAULT_HANDED_OUT): string {
   if (SYSTEM_DATABASES[engine].includes(database.toLowerCase()))
-    throw new FastTestDbError('BAD_OPTION', `--database ${database} is one of the server's own databases`, `name the database your app uses, e.g. --database ${DEFAULT_HANDED_OUT}`);
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `--database ${database} is one of the server's own databases`,
+      `name the database your app uses, e.g. --database ${DEFAULT_HANDED_OUT}`,
+    );
   return database;
 }
 
@@ -42,11 +46,19 @@ export async function handOutDatabase(dialect: Dialect, admin: SqlClient, server
   const user = req.user ?? server.user;
   const password = req.password ?? (user === server.user ? server.password : '');
   if (user === server.user && password !== server.password)
-    throw new FastTestDbError('BAD_OPTION', `--user ${user} is the server's admin account, whose password fast-test-db keeps as it is`, `use another user name, e.g. --user test --password ${password || 'test'}`);
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `--user ${user} is the server's admin account, whose password fast-test-db keeps as it is`,
+      `use another user name, e.g. --user test --password ${password || 'test'}`,
+    );
 
   const marker = await dialect.readMarker(admin, database);
   if (marker === null)
-    throw new FastTestDbError('NOT_OURS', `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`, 'choose another --database, or remove that database yourself');
+    throw new FastTestDbError(
+      'NOT_OURS',
+      `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`,
+      'choose another --database, or remove that database yourself',
+    );
   if (marker === undefined) await dialect.createEmpty(admin, database, newMarker('database', { run: 'start' }));
   if (user !== server.user) {
     await dialect.createLogin(admin, user, password);

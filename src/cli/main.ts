@@ -44,16 +44,29 @@ export async function main(argv: string[], io: Io, signal: AbortSignal = new Abo
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
     const out = new Output(io, { json });
-    out.error(new FastTestDbError('BAD_OPTION', `unknown command "${name}"`, `run one of: ${COMMANDS.map((c) => c.name).join(', ')} (fast-test-db --help lists them)`));
+    out.error(
+      new FastTestDbError(
+        'BAD_OPTION',
+        `unknown command "${name}"`,
+        `run one of: ${COMMANDS.map((c) => c.name).join(', ')} (fast-test-db --help lists them)`,
+      ),
+    );
     return EXIT.usage;
   }
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    if (parsed.positionals.length > (command.maxPositionals ?? 0)) throw new Error(`unexpected argument "${parsed.positionals[command.maxPositionals ?? 0]}"`);
+    if (parsed.positionals.length > (command.maxPositionals ?? 0))
+      throw new Error(`unexpected argument "${parsed.positionals[command.maxPositionals ?? 0]}"`);
   } catch (e) {
     const out = new Output(io, { json });
-    out.error(new FastTestDbError('BAD_OPTION', `${name}: ${messageOf(e).replace(/\. To specify a positional.*$/s, '')}`, `see fast-test-db ${name} --help`));
+    out.error(
+      new FastTestDbError(
+        'BAD_OPTION',
+        `${name}: ${messageOf(e).replace(/\. To specify a positional.*$/s, '')}`,
+        `see fast-test-db ${name} --help`,
+      ),
+    );
     return EXIT.usage;
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;

@@ -27,12 +27,15 @@ export function parseEngine(v: string | undefined): Engine | undefined {
 export function parseCount(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new FastTestDbError('BAD_OPTION', `--${name} must be a positive whole number, not "${v}"`, `e.g. --${name} 5432`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new FastTestDbError('BAD_OPTION', `--${name} must be a positive whole number, not "${v}"`, `e.g. --${name} 5432`);
   return n;
 }
 
 /** `engineGiven`: the engine came from the command line, the config or FAST_TEST_DB_ENGINE, not the default. */
-export async function serverOptions(values: Record<string, string | boolean | undefined>): Promise<FastTestDbConfig & { engine: Engine; engineGiven: boolean }> {
+export async function serverOptions(
+  values: Record<string, string | boolean | undefined>,
+): Promise<FastTestDbConfig & { engine: Engine; engineGiven: boolean }> {
   const merged = mergeConfig(await loadConfig(), {
     engine: parseEngine(str(values.engine)),
     binDir: str(values['bin-dir']),

@@ -32,7 +32,14 @@ export interface Palette {
 }
 
 function palette(on: boolean): Palette {
-  return { red: sgr(on, 31, 39), green: sgr(on, 32, 39), yellow: sgr(on, 33, 39), blue: sgr(on, 36, 39), dim: sgr(on, 2, 22), bold: sgr(on, 1, 22) };
+  return {
+    red: sgr(on, 31, 39),
+    green: sgr(on, 32, 39),
+    yellow: sgr(on, 33, 39),
+    blue: sgr(on, 36, 39),
+    dim: sgr(on, 2, 22),
+    bold: sgr(on, 1, 22),
+  };
 }
 
 export interface Status {
@@ -76,7 +83,10 @@ export class Output {
 
   error(e: unknown): void {
     if (this.json) {
-      const err = e instanceof FastTestDbError ? { code: e.code, message: e.message.split('\n  fix: ')[0], fix: e.fix } : { code: 'INTERNAL', message: messageOf(e) };
+      const err =
+        e instanceof FastTestDbError
+          ? { code: e.code, message: e.message.split('\n  fix: ')[0], fix: e.fix }
+          : { code: 'INTERNAL', message: messageOf(e) };
       this.io.stdout.write(JSON.stringify({ error: err }) + '\n');
       return;
     }
@@ -94,11 +104,14 @@ export class Output {
     let detail = '';
     let frame = 0;
     const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
-    const text = () => `${label}${total !== undefined ? ` ${done}/${total}` : ''}${detail ? ` ${this.ce.dim(detail)}` : ''} ${this.ce.dim(elapsed())}`;
+    const text = () =>
+      `${label}${total !== undefined ? ` ${done}/${total}` : ''}${detail ? ` ${this.ce.dim(detail)}` : ''} ${this.ce.dim(elapsed())}`;
     const width = () => (this.io.stderr.columns || 100) - 1;
     const draw = () => {
       const t = text();
-      this.io.stderr.write(`\r\x1b[2K${this.ce.blue(FRAMES[frame++ % FRAMES.length]!)} ${t.length > width() + 20 ? t.slice(0, width() + 20) : t}`);
+      this.io.stderr.write(
+        `\r\x1b[2K${this.ce.blue(FRAMES[frame++ % FRAMES.length]!)} ${t.length > width() + 20 ? t.slice(0, width() + 20) : t}`,
+      );
     };
     let timer: NodeJS.Timeout | undefined;
     if (this.live) {
@@ -115,7 +128,8 @@ export class Output {
       update: (n, d) => {
         if (n !== undefined) done = n;
         if (d !== undefined) detail = d;
-        if (!this.live && total !== undefined && n !== undefined && (n === total || n % Math.max(1, Math.ceil(total / 10)) === 0)) this.note(`  ${done}/${total} ${detail}`);
+        if (!this.live && total !== undefined && n !== undefined && (n === total || n % Math.max(1, Math.ceil(total / 10)) === 0))
+          this.note(`  ${done}/${total} ${detail}`);
       },
       succeed: (t) => end(this.ce.green('✓'), t ?? label),
       fail: (t) => end(this.ce.red('✗'), t ?? label),

@@ -29,7 +29,11 @@ export function isRunning(dir: string): boolean {
 }
 
 /** Starts or joins the server behind a status line; `done` words the outcome. */
-export async function acquire(req: OwnedRequest, out: Output, done: (joined: boolean) => string): Promise<{ server: ServerInfo; joined: boolean }> {
+export async function acquire(
+  req: OwnedRequest,
+  out: Output,
+  done: (joined: boolean) => string,
+): Promise<{ server: ServerInfo; joined: boolean }> {
   const joined = isRunning(req.dir);
   const status = out.status(`${joined ? 'joining' : 'starting'} ${req.label}`);
   let server: ServerInfo;

@@ -126,7 +126,7 @@ export function encodeMarker(m: Marker): string {
 }
 
 export function decodeMarker(text: string | null | undefined): Marker | null {
-  if (!text || !text.startsWith(MARKER_TAG + ' ')) return null;
+  if (!text?.startsWith(MARKER_TAG + ' ')) return null;
   try {
     const m = JSON.parse(text.slice(MARKER_TAG.length + 1)) as Marker;
     return m.tool === 'fast-test-db' ? m : null;

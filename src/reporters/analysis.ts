@@ -84,7 +84,8 @@ export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heap
     let up = 0;
     for (let i = 1; i < seq.length; i++) if (seq[i]! > seq[i - 1]!) up++;
     const growth = (seq.at(-1)! - seq[0]!) / 1024 ** 2;
-    if (up / (seq.length - 1) >= 0.75 && growth >= minGrowthMb) out.push({ pid, files: seq.length, fromMb: seq[0]! / 1024 ** 2, toMb: seq.at(-1)! / 1024 ** 2 });
+    if (up / (seq.length - 1) >= 0.75 && growth >= minGrowthMb)
+      out.push({ pid, files: seq.length, fromMb: seq[0]! / 1024 ** 2, toMb: seq.at(-1)! / 1024 ** 2 });
   }
   return out;
 }
@@ -116,7 +117,11 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
   });
   if (historyFile) {
     // Failed files say little about normal timing; keep them out of the history.
-    for (const f of files) if (!f.failed) history[relative(root, f.file)] = [...(history[relative(root, f.file)] ?? []), Math.round(f.wallMs)].slice(-(opts.historySize ?? 20));
+    for (const f of files)
+      if (!f.failed)
+        history[relative(root, f.file)] = [...(history[relative(root, f.file)] ?? []), Math.round(f.wallMs)].slice(
+          -(opts.historySize ?? 20),
+        );
     try {
       mkdirSync(dirname(historyFile), { recursive: true });
       writeFileSync(historyFile, JSON.stringify(history));
@@ -132,11 +137,24 @@ const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0
 const ms = (x?: number) => (x === undefined ? '-' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
 
 /** The table printed at the end of a run, slowest files first. */
-export function formatAnalysis(a: Analysis, root: string, paint: { yellow(s: string): string; bold(s: string): string; dim(s: string): string } = { yellow: (s) => s, bold: (s) => s, dim: (s) => s }): string {
+export function formatAnalysis(
+  a: Analysis,
+  root: string,
+  paint: { yellow(s: string): string; bold(s: string): string; dim(s: string): string } = {
+    yellow: (s) => s,
+    bold: (s) => s,
+    dim: (s) => s,
+  },
+): string {
   const rows = [...a.files].sort((x, y) => y.wallMs - x.wallMs);
   const names = rows.map((f) => relative(root, f.file) || f.file);
   const w = Math.max(4, ...names.map((n) => n.length));
-  const lines = [paint.bold(`fast-test-db: time and heap per test file`), paint.dim(`${'file'.padEnd(w)}  ${'wall'.padStart(8)}  ${'db wait'.padStart(8)}  ${'db %'.padStart(5)}  ${'queries'.padStart(7)}  ${'heap after'.padStart(10)}`)];
+  const lines = [
+    paint.bold(`fast-test-db: time and heap per test file`),
+    paint.dim(
+      `${'file'.padEnd(w)}  ${'wall'.padStart(8)}  ${'db wait'.padStart(8)}  ${'db %'.padStart(5)}  ${'queries'.padStart(7)}  ${'heap after'.padStart(10)}`,
+    ),
+  ];
   rows.forEach((f, i) => {
     const pct = f.dbMs !== undefined && f.wallMs > 0 ? `${Math.round((100 * f.dbMs) / f.wallMs)}%` : '-';
     const line = `${names[i]!.padEnd(w)}  ${ms(f.wallMs).padStart(8)}  ${ms(f.dbMs).padStart(8)}  ${pct.padStart(5)}  ${String(f.queries ?? '-').padStart(7)}  ${mb(f.heapUsed).padStart(10)}`;
@@ -146,8 +164,17 @@ export function formatAnalysis(a: Analysis, root: string, paint: { yellow(s: str
   const db = rows.reduce((s, f) => s + (f.dbMs ?? 0), 0);
   lines.push(paint.dim(`${rows.length} file(s), ${ms(total)} in files, ${ms(db)} waiting on the database`));
   for (const g of a.heapGrowth)
-    lines.push(paint.yellow(`! heap kept growing in worker ${g.pid}: ${g.fromMb.toFixed(0)} MB -> ${g.toMb.toFixed(0)} MB over ${g.files} files. Something holds on to memory between files (on Jest with Node >= 16.11, try --workerIdleMemoryLimit or a newer Node; close pools and data sources in afterAll).`));
-  if (a.outliers.length) lines.push(paint.yellow(`! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`));
+    lines.push(
+      paint.yellow(
+        `! heap kept growing in worker ${g.pid}: ${g.fromMb.toFixed(0)} MB -> ${g.toMb.toFixed(0)} MB over ${g.files} files. Something holds on to memory between files (on Jest with Node >= 16.11, try --workerIdleMemoryLimit or a newer Node; close pools and data sources in afterAll).`,
+      ),
+    );
+  if (a.outliers.length)
+    lines.push(
+      paint.yellow(
+        `! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`,
+      ),
+    );
   if (a.database) lines.push(paint.bold(`fast-test-db: ${formatGain(a.database)}`));
   return lines.join('\n');
 }

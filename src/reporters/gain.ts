@@ -36,7 +36,11 @@ export interface DatabaseGain {
   factor: number;
 }
 
-export function databaseGain(files: Array<{ wallMs: number; dbMs?: number }>, runMs: number, factor = DURABLE_LATENCY_FACTOR): DatabaseGain | undefined {
+export function databaseGain(
+  files: Array<{ wallMs: number; dbMs?: number }>,
+  runMs: number,
+  factor = DURABLE_LATENCY_FACTOR,
+): DatabaseGain | undefined {
   const filesMs = files.reduce((s, f) => s + f.wallMs, 0);
   // Files without a record (setup file missing) have no database figure: leave them out of both sums.
   const measured = files.filter((f) => f.dbMs !== undefined);

@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { analyse, formatAnalysis, type FileStats, type ReporterOptions } from './analysis.js';
 
 /** `runMs`: the run's wall time from the reporter's start, for the database line's estimate. */
-export function finish(files: FileStats[], root: string, opts: ReporterOptions, runMs?: number, write: (text: string) => void = (t) => process.stderr.write(t)): void {
+export function finish(
+  files: FileStats[],
+  root: string,
+  opts: ReporterOptions,
+  runMs?: number,
+  write: (text: string) => void = (t) => process.stderr.write(t),
+): void {
   if (files.length === 0) return;
   const analysis = analyse(files, root, opts, runMs);
   if (opts.outputFile) writeFileSync(opts.outputFile, JSON.stringify(analysis, null, 2));

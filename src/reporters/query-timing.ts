@@ -117,7 +117,10 @@ export function instrumentMysql2(mysql2: any): boolean {
 export function instrumentDrivers(load: (id: string) => unknown = createRequire(join(process.cwd(), 'package.json'))): string[] {
   const req = load;
   const done: string[] = [];
-  for (const [name, fn] of [['pg', instrumentPg], ['mysql2', instrumentMysql2]] as const) {
+  for (const [name, fn] of [
+    ['pg', instrumentPg],
+    ['mysql2', instrumentMysql2],
+  ] as const) {
     try {
       if (fn(req(name))) done.push(name);
     } catch (e) {

@@ -66,7 +66,11 @@ export function readRecord(dir: string, file: string): FileRecord | undefined {
  * file write its wall time, database time and heap. `load` is the runner's own module loader
  * (Jest gives every test file its own registry).
  */
-export function recordThisFile(afterAll: (fn: () => void) => void, testPath: () => string | undefined, load?: (id: string) => unknown): void {
+export function recordThisFile(
+  afterAll: (fn: () => void) => void,
+  testPath: () => string | undefined,
+  load?: (id: string) => unknown,
+): void {
   if (!process.env[REPORT_DIR_ENV]) return;
   instrumentDrivers(load);
   const startedAt = Date.now();
@@ -76,6 +80,16 @@ export function recordThisFile(afterAll: (fn: () => void) => void, testPath: () 
     const file = testPath();
     const gc = typeof globalThis.gc === 'function';
     if (gc) globalThis.gc!();
-    if (file) writeRecord({ file, pid: process.pid, startedAt, endedAt: Date.now(), queries: t.queries, dbMs: t.busyMs, heapUsed: process.memoryUsage().heapUsed, gc });
+    if (file)
+      writeRecord({
+        file,
+        pid: process.pid,
+        startedAt,
+        endedAt: Date.now(),
+        queries: t.queries,
+        dbMs: t.busyMs,
+        heapUsed: process.memoryUsage().heapUsed,
+        gc,
+      });
   });
 }

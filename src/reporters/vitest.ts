@@ -15,7 +15,14 @@ import { closeReportDir, openReportDir, readRecord } from './records.js';
 interface TestModuleLike {
   moduleId: string;
   state(): string;
-  diagnostic(): { environmentSetupDuration: number; prepareDuration: number; collectDuration: number; setupDuration: number; duration: number; heap?: number };
+  diagnostic(): {
+    environmentSetupDuration: number;
+    prepareDuration: number;
+    collectDuration: number;
+    setupDuration: number;
+    duration: number;
+    heap?: number;
+  };
 }
 
 export default class FastTestDbVitestReporter {

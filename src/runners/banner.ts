@@ -17,10 +17,14 @@ export interface BannerContext {
 
 export function runBanner(server: ServerInfo, ctx: BannerContext): string {
   const name = `${FLAVOR[server.flavor] ?? server.engine} ${server.version.replace(/-.*$/, '')}`;
-  const where = server.owned ? `${server.provider}, ours` : `${server.host}:${server.port}${ctx.source === 'env' ? ' from TEST_DATABASE_URL' : ctx.source === 'option' ? ' from the url option' : ''}, not ours`;
+  const where = server.owned
+    ? `${server.provider}, ours`
+    : `${server.host}:${server.port}${ctx.source === 'env' ? ' from TEST_DATABASE_URL' : ctx.source === 'option' ? ' from the url option' : ''}, not ours`;
   const template = `template ${ctx.template}${ctx.built ? ' built' : ''}`;
   if (server.tuned) return `fast-test-db: ${name} (${where}), tuned; ${template}`;
-  const fix = server.owned ? 'fast-test-db doctor says why' : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${ctx.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
+  const fix = server.owned
+    ? 'fast-test-db doctor says why'
+    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${ctx.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
   return `fast-test-db: ${name} (${where}), NOT tuned: ${fix}; ${template}`;
 }
 
@@ -28,8 +32,15 @@ export function runBanner(server: ServerInfo, ctx: BannerContext): string {
  * Shows `label` with a spinner and the time while `work` runs, then the line `done` returns in its
  * place; without a terminal, only that line. Nothing at all when quiet.
  */
-export async function withStatus<T>(quiet: boolean, label: string, work: () => Promise<T>, done: (value: T) => string, stderr: Io['stderr'] = process.stderr): Promise<T> {
-  const status: Status | undefined = !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env: process.env }).status(label) : undefined;
+export async function withStatus<T>(
+  quiet: boolean,
+  label: string,
+  work: () => Promise<T>,
+  done: (value: T) => string,
+  stderr: Io['stderr'] = process.stderr,
+): Promise<T> {
+  const status: Status | undefined =
+    !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env: process.env }).status(label) : undefined;
   let value: T;
   try {
     value = await work();

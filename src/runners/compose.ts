@@ -19,7 +19,8 @@ import { readyForFile, workerDatabase } from './worker.js';
 
 const log = logger('runner');
 
-const sameServer = (a: ServerInfo, b: ServerInfo) => a.engine === b.engine && a.host === b.host && a.port === b.port && a.socket === b.socket;
+const sameServer = (a: ServerInfo, b: ServerInfo) =>
+  a.engine === b.engine && a.host === b.host && a.port === b.port && a.socket === b.socket;
 
 /** The name suffix an adapter's own database takes under a runner: its template's fingerprint. */
 export function adapterSuffix(fingerprint: string, suffix?: string): string {
@@ -36,7 +37,12 @@ export async function adapterDatabase(options: TestDatabaseOptions): Promise<Tes
   if (!sameServer(prepared.server, h.server)) return createTestDatabase(options);
   if (prepared.template.name === h.template) return runnersDatabase(h);
   const suffix = adapterSuffix(prepared.template.fingerprint, options.suffix);
-  log('the runner built %s and this adapter %s: the adapter takes its own database (suffix %s)', h.template, prepared.template.name, suffix);
+  log(
+    'the runner built %s and this adapter %s: the adapter takes its own database (suffix %s)',
+    h.template,
+    prepared.template.name,
+    suffix,
+  );
   return createTestDatabase({ ...withRun, suffix });
 }
 

@@ -78,8 +78,14 @@ function parseIsolation(value: string | undefined): Isolation {
 function parseEnvVars(value: string | string[] | undefined): string[] {
   const list = value === undefined ? [DEFAULT_ENV_VAR] : Array.isArray(value) ? value : value.split(',').map((s) => s.trim());
   for (const v of list)
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new FastTestDbError('BAD_OPTION', `envVar "${v}" is not an environment variable name`, "use letters, digits and underscores, e.g. 'DATABASE_URL'");
-  if (list.length === 0) throw new FastTestDbError('BAD_OPTION', 'envVar is an empty list', "name at least one variable, e.g. 'DATABASE_URL'");
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v))
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `envVar "${v}" is not an environment variable name`,
+        "use letters, digits and underscores, e.g. 'DATABASE_URL'",
+      );
+  if (list.length === 0)
+    throw new FastTestDbError('BAD_OPTION', 'envVar is an empty list', "name at least one variable, e.g. 'DATABASE_URL'");
   return list;
 }
 
@@ -92,7 +98,11 @@ export function runDir(run: string, options: TestDatabaseOptions = {}): string {
  * The template for `options` (built if no process has yet) and what workers of run `run` need:
  * the handoff both the runners' global setups and node:test's standalone children give out.
  */
-export async function prepareHandoff(options: FastTestDbConfig, run: string, dir: string): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
+export async function prepareHandoff(
+  options: FastTestDbConfig,
+  run: string,
+  dir: string,
+): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
   const names = resolveNames({ ...options, runId: run });
   const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
     throw explainEngineMismatch(e, names.engine);
@@ -102,7 +112,15 @@ export async function prepareHandoff(options: FastTestDbConfig, run: string, dir
   return { handoff, dialect, prefix: names.prefix, built: prepared.template.built };
 }
 
-function handoffFor(options: FastTestDbConfig, run: string, dir: string, dialect: Dialect, server: ServerInfo, template: { name: string; fingerprint: string }, seeded: string[]): Handoff {
+function handoffFor(
+  options: FastTestDbConfig,
+  run: string,
+  dir: string,
+  dialect: Dialect,
+  server: ServerInfo,
+  template: { name: string; fingerprint: string },
+  seeded: string[],
+): Handoff {
   const names = resolveNames({ ...options, runId: run });
   return {
     v: 1,
@@ -142,7 +160,8 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   mkdirSync(dir, { recursive: true });
   const quiet = resolveOptions(options).quiet;
   const source = handed ? 'handed' : merged.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
-  const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) => runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
+  const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
+    runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
   const readyFile = readyFileOf(dir);
   rmSync(readyFile, { force: true });
   rmSync(`${readyFile}.reported`, { force: true });
@@ -158,27 +177,45 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   let outcome: Promise<{ handoff: Handoff; dialect: Dialect; prefix: string } | { error: unknown }>;
   if (expected) {
     const dialect = await dialectFor(expected.engine);
-    handoff = { ...handoffFor(options, run, dir, dialect, expected, { name: '', fingerprint: '' }, []), pending: readyFile, owner: process.pid };
-    outcome = work.then(
-      async (p) => {
+    handoff = {
+      ...handoffFor(options, run, dir, dialect, expected, { name: '', fingerprint: '' }, []),
+      pending: readyFile,
+      owner: process.pid,
+    };
+    outcome = work
+      .then(async (p) => {
         await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
         writeReady(readyFile, { handoff: p.handoff });
         if (!quiet) process.stderr.write(banner(p) + '\n');
-        log('run %s: template %s%s ready in %d ms (handed out early); isolation %s', run, p.handoff.template, p.built ? ' (built)' : '', Math.round(performance.now() - started), p.handoff.isolation);
+        log(
+          'run %s: template %s%s ready in %d ms (handed out early); isolation %s',
+          run,
+          p.handoff.template,
+          p.built ? ' (built)' : '',
+          Math.round(performance.now() - started),
+          p.handoff.isolation,
+        );
         return p;
-      },
-    ).catch((e: unknown) => {
-      writeReady(readyFile, errorRecord(e));
-      log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
-      return { error: e };
-    });
+      })
+      .catch((e: unknown) => {
+        writeReady(readyFile, errorRecord(e));
+        log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
+        return { error: e };
+      });
   } else {
     const p = await withStatus(quiet, 'fast-test-db: starting the server and the template', () => work, banner);
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
     await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
     handoff = p.handoff;
     outcome = Promise.resolve(p);
-    log('run %s: template %s%s ready in %d ms; isolation %s', run, handoff.template, p.built ? ' (built)' : '', Math.round(performance.now() - started), handoff.isolation);
+    log(
+      'run %s: template %s%s ready in %d ms; isolation %s',
+      run,
+      handoff.template,
+      p.built ? ' (built)' : '',
+      Math.round(performance.now() - started),
+      handoff.isolation,
+    );
   }
   const { server } = handoff;
   process.env[RUNNER_ENV] = JSON.stringify(handoff);
@@ -226,7 +263,9 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
 
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */
 export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
-  const dropped = await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run));
+  const dropped = await withClient(dialect, server, (admin) =>
+    dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run),
+  );
   if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
   return dropped;
 }

@@ -63,7 +63,11 @@ export function readHandoff(env: NodeJS.ProcessEnv = process.env): Handoff | und
   } catch {
     // fall through to the error below
   }
-  throw new FastTestDbError('BAD_OPTION', `${RUNNER_ENV} does not hold a handoff this version of fast-test-db understands`, 'use the same fast-test-db version in the global setup and the workers, and do not set this variable by hand');
+  throw new FastTestDbError(
+    'BAD_OPTION',
+    `${RUNNER_ENV} does not hold a handoff this version of fast-test-db understands`,
+    'use the same fast-test-db version in the global setup and the workers, and do not set this variable by hand',
+  );
 }
 
 export function requireHandoff(runner: string): Handoff {

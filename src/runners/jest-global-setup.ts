@@ -11,7 +11,11 @@ interface JestGlobalConfig {
   watchAll?: boolean;
 }
 
-export default async function globalSetup(globalConfig: JestGlobalConfig = {}, projectConfig: { rootDir?: string } = {}, options: FastTestDbConfig = {}): Promise<void> {
+export default async function globalSetup(
+  globalConfig: JestGlobalConfig = {},
+  projectConfig: { rootDir?: string } = {},
+  options: FastTestDbConfig = {},
+): Promise<void> {
   if (currentRun()) {
     // Watch mode: same run, same server, same template; only the workers' databases start over.
     await currentRun()!.resetRun();

@@ -8,6 +8,10 @@ import { installWorker, type Hook } from './worker.js';
 
 const g = globalThis as { beforeAll?: Hook; afterAll?: Hook; beforeEach?: Hook };
 if (!g.beforeAll || !g.afterAll || !g.beforeEach)
-  throw new FastTestDbError('BAD_OPTION', 'fast-test-db/jest-setup found no Jest globals (beforeAll, beforeEach, afterAll)', 'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on');
+  throw new FastTestDbError(
+    'BAD_OPTION',
+    'fast-test-db/jest-setup found no Jest globals (beforeAll, beforeEach, afterAll)',
+    'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on',
+  );
 
 installWorker(requireHandoff('jest'), { beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach });

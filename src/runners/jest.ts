@@ -28,7 +28,11 @@ interface JestConfigLike {
 
 /** Paths of the files Jest loads by path, for configs that list them by hand. */
 export function jestFiles(): { globalSetup: string; globalTeardown: string; setupFile: string } {
-  return { globalSetup: runnerFile('jest-global-setup'), globalTeardown: runnerFile('jest-global-teardown'), setupFile: runnerFile('jest-setup') };
+  return {
+    globalSetup: runnerFile('jest-global-setup'),
+    globalTeardown: runnerFile('jest-global-teardown'),
+    setupFile: runnerFile('jest-setup'),
+  };
 }
 
 /**

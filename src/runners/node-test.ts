@@ -35,7 +35,8 @@ const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.st
 /** Hooks of node:test's root test, so that they wrap every test of the file. */
 async function nodeTestHooks() {
   const t = await import('node:test');
-  const wrap = (register: (fn: () => Promise<void>) => unknown) => (fn: () => Promise<unknown>) => void register(async () => void (await fn()));
+  const wrap = (register: (fn: () => Promise<void>) => unknown) => (fn: () => Promise<unknown>) =>
+    void register(async () => void (await fn()));
   return { beforeAll: wrap(t.before), afterAll: wrap(t.after), beforeEach: wrap(t.beforeEach) };
 }
 
@@ -107,5 +108,9 @@ async function dropOwn(h: Handoff, name: string): Promise<void> {
 /** This file's database. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
   if (db) return db;
-  throw new FastTestDbError('BAD_OPTION', 'testDatabase() from fast-test-db/node-test was called in the test runner process, which has no database of its own', 'call it inside a test file');
+  throw new FastTestDbError(
+    'BAD_OPTION',
+    'testDatabase() from fast-test-db/node-test was called in the test runner process, which has no database of its own',
+    'call it inside a test file',
+  );
 }

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { here } from '../here.js';
 import { FastTestDbError } from '../errors.js';
 
-
 export function runnerFile(base: string, prefer: readonly string[] = ['.cjs', '.js', '.mjs']): string {
   const dir = here();
   // A bundler may move this code into a shared chunk one level up from the runner files.

@@ -53,6 +53,7 @@ export const fixtures: {
   fastTestDbIsolation: [(args: { db: TestDatabase }, use: Use<void>, testInfo: { file: string }) => Promise<void>, { auto: true }];
 } = {
   db: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this destructuring, and this one has none.
     async ({}, use: Use<TestDatabase>) => {
       const db = await testDatabase();
       lastFile = undefined;

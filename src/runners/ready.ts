@@ -52,7 +52,11 @@ function failure(file: string, error: { code: ErrorCode; what: string; fix?: str
   } catch {
     // Another worker showed the whole error: one line here, so the log is not N copies of it.
     const first = error.what.split('\n')[0];
-    e = new FastTestDbError(error.code, `the run's database could not be prepared (${first}); the full error is shown with the first test file that needed it`, error.fix);
+    e = new FastTestDbError(
+      error.code,
+      `the run's database could not be prepared (${first}); the full error is shown with the first test file that needed it`,
+      error.fix,
+    );
   }
   // The failure happened in the global setup's process: a stack pointing here would only mislead.
   e.stack = `${e.name}: ${e.message}`;
@@ -87,7 +91,11 @@ export function settled(h: Handoff): Promise<Handoff> {
           return record.handoff;
         }
         if (h.owner !== undefined && !pidAlive(h.owner))
-          throw new FastTestDbError('SERVER_START_FAILED', `the runner's main process (${h.owner}) ended before the run's database was ready`, 'run the tests again; DEBUG=fast-test-db:* shows each step');
+          throw new FastTestDbError(
+            'SERVER_START_FAILED',
+            `the runner's main process (${h.owner}) ended before the run's database was ready`,
+            'run the tests again; DEBUG=fast-test-db:* shows each step',
+          );
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     })();

@@ -67,6 +67,10 @@ export async function testDatabase(): Promise<TestDatabase> {
   const { inject } = await import('vitest');
   const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff();
   if (!handoff)
-    throw new FastTestDbError('BAD_OPTION', 'testDatabase() found no fast-test-db global setup in this Vitest run', "wrap the config in withFastTestDb(...) from 'fast-test-db/vitest'");
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      'testDatabase() found no fast-test-db global setup in this Vitest run',
+      "wrap the config in withFastTestDb(...) from 'fast-test-db/vitest'",
+    );
   return workerDatabase(handoff);
 }

@@ -55,7 +55,12 @@ export const testcontainersRunner: ContainerRunner = {
       .withExposedPorts(def.port)
       .withWaitStrategy(Wait.forLogMessage(def.readyLog, def.readyLogTimes ?? 1))
       .start();
-    return { id: c.getId(), host: c.getHost(), port: c.getMappedPort(def.port), stop: async () => void (await c.stop({ remove: true, removeVolumes: true })) };
+    return {
+      id: c.getId(),
+      host: c.getHost(),
+      port: c.getMappedPort(def.port),
+      stop: async () => void (await c.stop({ remove: true, removeVolumes: true })),
+    };
   },
   removeNow(id) {
     // The docker CLI, when there is one; testcontainers' reaper (Ryuk) removes it otherwise.
@@ -109,15 +114,35 @@ export async function startDefinedContainer(def: ContainerDefinition, runner: Co
     container = await runner.start(def);
   } catch (e) {
     if (e instanceof FastTestDbError) throw e;
-    throw new FastTestDbError('DOCKER_UNAVAILABLE', `could not start a ${def.image} container: ${messageOf(e)}`, "start a Docker engine, or use server: 'embedded' (the default), which needs no Docker", { cause: e });
+    throw new FastTestDbError(
+      'DOCKER_UNAVAILABLE',
+      `could not start a ${def.image} container: ${messageOf(e)}`,
+      "start a Docker engine, or use server: 'embedded' (the default), which needs no Docker",
+      { cause: e },
+    );
   }
   owned.set(container.id, { container, runner });
   hookProcessEnd();
-  const info: ServerInfo = { ...def.server, version: '', major: 0, provider: 'container', owned: true, tuned: false, host: container.host, port: container.port };
+  const info: ServerInfo = {
+    ...def.server,
+    version: '',
+    major: 0,
+    provider: 'container',
+    owned: true,
+    tuned: false,
+    host: container.host,
+    port: container.port,
+  };
   try {
     // Read the settings back rather than trust the flags we passed.
     const report = await describeServer(await dialectFor(info.engine), info);
-    return { ...info, flavor: report.flavor, version: report.version, major: Number(report.version.split('.')[0]) || 0, tuned: report.tuned };
+    return {
+      ...info,
+      flavor: report.flavor,
+      version: report.version,
+      major: Number(report.version.split('.')[0]) || 0,
+      tuned: report.tuned,
+    };
   } catch (e) {
     // A container that never served us is ours to remove now, not at exit.
     owned.delete(container.id);

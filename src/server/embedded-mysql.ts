@@ -41,7 +41,11 @@ export function parseVersionLine(line: string): { flavor: MysqlFlavor; version: 
 
 function probe(path: string): MysqlBinary | undefined {
   try {
-    const out = execFileSync(path, ['--no-defaults', '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+    const out = execFileSync(path, ['--no-defaults', '--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    });
     const v = parseVersionLine(out);
     return v ? { path, ...v } : undefined;
   } catch (e) {
@@ -61,7 +65,11 @@ export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
       const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
       if (b) return b;
     }
-    throw new FastTestDbError('BINARY_NOT_FOUND', `no working mariadbd or mysqld in binDir ${dir}`, 'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld');
+    throw new FastTestDbError(
+      'BINARY_NOT_FOUND',
+      `no working mariadbd or mysqld in binDir ${dir}`,
+      'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld',
+    );
   }
   if (found) return found;
   const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
@@ -89,7 +97,13 @@ function mariadbSystemSql(bin: MysqlBinary): string[] | undefined {
 
 function installDbScript(bin: MysqlBinary): string | undefined {
   const dir = dirname(bin.path);
-  for (const p of [join(dir, 'mariadb-install-db'), join(dirname(dir), 'bin', 'mariadb-install-db'), join(dirname(dir), 'scripts', 'mariadb-install-db'), '/usr/bin/mariadb-install-db', join(dirname(dir), 'bin', 'mysql_install_db')])
+  for (const p of [
+    join(dir, 'mariadb-install-db'),
+    join(dirname(dir), 'bin', 'mariadb-install-db'),
+    join(dirname(dir), 'scripts', 'mariadb-install-db'),
+    '/usr/bin/mariadb-install-db',
+    join(dirname(dir), 'bin', 'mysql_install_db'),
+  ])
     if (existsSync(p)) return p;
   return undefined;
 }
@@ -124,29 +138,67 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   // --no-defaults must come first; basedir lets a tarball install find its messages and plugins.
   const common = ['--no-defaults', `--basedir=${dirname(dirname(bin.path))}`, `--datadir=${dataDir}`, `--tmpdir=${tmpDir}`];
   const init: Command[] = [];
-  const serverArgs = [...common, `--port=${ctx.port}`, '--bind-address=127.0.0.1', `--socket=${socket}`, `--pid-file=${join(home, 'mysqld.pid')}`, ...flags];
+  const serverArgs = [
+    ...common,
+    `--port=${ctx.port}`,
+    '--bind-address=127.0.0.1',
+    `--socket=${socket}`,
+    `--pid-file=${join(home, 'mysqld.pid')}`,
+    ...flags,
+  ];
 
   if (bin.flavor === 'mariadb') {
     const sql = mariadbSystemSql(bin);
     if (sql) {
       // What mariadb-install-db does, minus the help tables and the sys schema: half the time.
       const bootstrap = join(home, 'bootstrap.sql');
-      writeFileSync(bootstrap, ['CREATE DATABASE IF NOT EXISTS mysql;', 'USE mysql;', 'SET @auth_root_socket=NULL;', ...sql.map((f) => readFileSync(f, 'utf8'))].join('\n'), { mode: 0o644 });
+      writeFileSync(
+        bootstrap,
+        [
+          'CREATE DATABASE IF NOT EXISTS mysql;',
+          'USE mysql;',
+          'SET @auth_root_socket=NULL;',
+          ...sql.map((f) => readFileSync(f, 'utf8')),
+        ].join('\n'),
+        { mode: 0o644 },
+      );
       mkdirSync(dataDir, { mode: 0o700 });
       init.push({
         command: '/bin/sh',
         // The keeper gives commands no stdin; the script arrives through a redirect.
-        args: ['-c', 'exec "$0" "$@" < "$FTDB_BOOTSTRAP_SQL"', bin.path, ...common, '--bootstrap', '--log-warnings=0', '--enforce-storage-engine=', ...flags],
+        args: [
+          '-c',
+          'exec "$0" "$@" < "$FTDB_BOOTSTRAP_SQL"',
+          bin.path,
+          ...common,
+          '--bootstrap',
+          '--log-warnings=0',
+          '--enforce-storage-engine=',
+          ...flags,
+        ],
         ...as,
         env: { ...as.env, FTDB_BOOTSTRAP_SQL: bootstrap },
       });
     } else {
       const script = installDbScript(bin);
       if (!script)
-        throw new FastTestDbError('BINARY_NOT_FOUND', `found ${bin.path} but neither its system-table scripts nor mariadb-install-db`, 'install the full MariaDB server package, or pass binDir pointing at a complete installation');
+        throw new FastTestDbError(
+          'BINARY_NOT_FOUND',
+          `found ${bin.path} but neither its system-table scripts nor mariadb-install-db`,
+          'install the full MariaDB server package, or pass binDir pointing at a complete installation',
+        );
       init.push({
         command: script,
-        args: ['--no-defaults', `--basedir=${dirname(dirname(bin.path))}`, `--datadir=${dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve', ...(user ? [`--user=${user.name}`] : []), ...flags],
+        args: [
+          '--no-defaults',
+          `--basedir=${dirname(dirname(bin.path))}`,
+          `--datadir=${dataDir}`,
+          '--auth-root-authentication-method=normal',
+          '--skip-test-db',
+          '--skip-name-resolve',
+          ...(user ? [`--user=${user.name}`] : []),
+          ...flags,
+        ],
         cwd: home,
         env: as.env,
       });
@@ -154,11 +206,17 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   } else {
     // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
     const initFile = join(home, 'init.sql');
-    writeFileSync(initFile, "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n", { mode: 0o644 });
+    writeFileSync(
+      initFile,
+      "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n",
+      { mode: 0o644 },
+    );
     init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
     serverArgs.push(`--init-file=${initFile}`);
   }
-  if (user) for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])]) chownSync(d, user.uid, user.gid);
+  if (user)
+    for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
+      chownSync(d, user.uid, user.gid);
   const v = parseMysqlVersion(bin.version);
   const info: ServerInfo = {
     engine: 'mysql',
@@ -188,15 +246,34 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
 
 function startFailure(logText: string, dir: string): FastTestDbError {
   const reason = whyNotStarted(dir, logText);
-  if (/Can't start server: Bind on TCP\/IP port|Address already in use|Do you already have another (mysqld|mariadbd) server running/i.test(logText))
-    return new FastTestDbError('PORT_IN_USE', `MySQL/MariaDB could not bind its port:\n${reason}`, 'start again (a free port is picked each time), or stop whatever listens on it');
+  if (
+    /Can't start server: Bind on TCP\/IP port|Address already in use|Do you already have another (mysqld|mariadbd) server running/i.test(
+      logText,
+    )
+  )
+    return new FastTestDbError(
+      'PORT_IN_USE',
+      `MySQL/MariaDB could not bind its port:\n${reason}`,
+      'start again (a free port is picked each time), or stop whatever listens on it',
+    );
   if (/No space left on device|errno: 28|OS error: 28/i.test(logText))
-    return new FastTestDbError('TMPFS_FULL', `MySQL/MariaDB ran out of space:\n${reason}`, 'free space in /dev/shm, lower redoLogSize, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
+    return new FastTestDbError(
+      'TMPFS_FULL',
+      `MySQL/MariaDB ran out of space:\n${reason}`,
+      'free space in /dev/shm, lower redoLogSize, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk',
+    );
   if (/unknown (option|variable)/i.test(logText))
-    return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB rejected a start-up flag:\n${reason}`, 'this server version is not covered by mysqlServerFlags() in tuning.ts: report it with the version line above');
-  return new FastTestDbError('SERVER_START_FAILED', `MySQL/MariaDB did not start:\n${reason}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
+    return new FastTestDbError(
+      'SERVER_START_FAILED',
+      `MySQL/MariaDB rejected a start-up flag:\n${reason}`,
+      'this server version is not covered by mysqlServerFlags() in tuning.ts: report it with the version line above',
+    );
+  return new FastTestDbError(
+    'SERVER_START_FAILED',
+    `MySQL/MariaDB did not start:\n${reason}`,
+    'read the server log above; DEBUG=fast-test-db:* shows each step',
+  );
 }
-
 
 async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
   const mysqlDialect = await (await import('../dialect/index.js')).dialectFor('mysql');

@@ -4,7 +4,22 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -91,7 +106,13 @@ function withLibraryPath(env: Record<string, string | undefined>, libraryPath: s
 /** `postgres --version`, as `user` when given: the one exec that proves the binaries run for whoever runs the server. */
 function runVersion(binDir: string, libraryPath: string | undefined, user?: ServerUser): string {
   try {
-    return execFileSync(join(binDir, POSTGRES), ['--version'], { env: withLibraryPath(process.env, libraryPath), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], uid: user?.uid, gid: user?.gid });
+    return execFileSync(join(binDir, POSTGRES), ['--version'], {
+      env: withLibraryPath(process.env, libraryPath),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      uid: user?.uid,
+      gid: user?.gid,
+    });
   } catch (e) {
     const stderr = String((e as { stderr?: unknown }).stderr ?? '').trim();
     const who = user ? ` as "${user.name}"` : '';
@@ -107,13 +128,19 @@ function runVersion(binDir: string, libraryPath: string | undefined, user?: Serv
 function versionOf(binDir: string, libraryPath?: string): { version: string; major: number } {
   const out = runVersion(binDir, libraryPath);
   const version = /(\d+(?:\.\d+)?)/.exec(out)?.[1];
-  if (!version) throw new FastTestDbError('BINARY_NOT_FOUND', `could not read the version from "${out.trim()}"`, 'pass binDir pointing at a PostgreSQL bin directory');
+  if (!version)
+    throw new FastTestDbError(
+      'BINARY_NOT_FOUND',
+      `could not read the version from "${out.trim()}"`,
+      'pass binDir pointing at a PostgreSQL bin directory',
+    );
   return { version, major: Number(version.split('.')[0]) };
 }
 
 function systemBinDirs(): string[] {
   const dirs: string[] = [];
-  for (const p of (process.env.PATH ?? '').split(delimiter)) if (p && existsSync(join(p, POSTGRES)) && existsSync(join(p, INITDB))) dirs.push(p);
+  for (const p of (process.env.PATH ?? '').split(delimiter))
+    if (p && existsSync(join(p, POSTGRES)) && existsSync(join(p, INITDB))) dirs.push(p);
   for (const base of ['/usr/lib/postgresql', '/usr/local/pgsql', '/opt/homebrew/opt']) {
     if (!existsSync(base)) continue;
     const versions = readdirSync(base).sort((a, b) => Number(b.replace(/\D/g, '')) - Number(a.replace(/\D/g, '')));
@@ -133,7 +160,11 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
   if (explicit) {
     const binDir = resolve(explicit);
     if (!existsSync(join(binDir, POSTGRES)))
-      throw new FastTestDbError('BINARY_NOT_FOUND', `no postgres binary in binDir ${binDir}`, 'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding postgres and initdb');
+      throw new FastTestDbError(
+        'BINARY_NOT_FOUND',
+        `no postgres binary in binDir ${binDir}`,
+        'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding postgres and initdb',
+      );
     return { binDir, ...versionOf(binDir), source: 'option' };
   }
   if (found) return found;
@@ -208,7 +239,17 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     server: {
       command: join(bins.binDir, POSTGRES),
       // -k '' where there are no Unix sockets (Windows): TCP only.
-      args: ['-D', dataDir, '-p', String(ctx.port), '-h', '127.0.0.1', '-k', socketDir ?? '', ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+      args: [
+        '-D',
+        dataDir,
+        '-p',
+        String(ctx.port),
+        '-h',
+        '127.0.0.1',
+        '-k',
+        socketDir ?? '',
+        ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      ],
       ...as,
     },
     stopSignal: stop.signal,
@@ -227,7 +268,9 @@ let locales: string[] | undefined;
 export function availableLocales(): string[] {
   if (locales) return locales;
   try {
-    locales = execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).split(/\r?\n/).filter(Boolean);
+    locales = execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+      .split(/\r?\n/)
+      .filter(Boolean);
   } catch {
     locales = [];
   }
@@ -249,7 +292,10 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
   }
   const install = dirname(bins.binDir);
   const st = statSync(join(bins.binDir, POSTGRES));
-  const key = createHash('sha256').update(JSON.stringify([install, bins.version, st.size, st.mtimeMs])).digest('hex').slice(0, 10);
+  const key = createHash('sha256')
+    .update(JSON.stringify([install, bins.version, st.size, st.mtimeMs]))
+    .digest('hex')
+    .slice(0, 10);
   const copy = join(serversRoot, `bin-postgres-${bins.major}-${key}`);
   if (!existsSync(join(copy, 'bin', POSTGRES))) {
     const began = Date.now();
@@ -257,7 +303,8 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { mode: 0o755 });
     try {
-      for (const part of ['bin', 'lib', 'share']) if (existsSync(join(install, part))) linkOrCopyTree(join(install, part), join(partial, part));
+      for (const part of ['bin', 'lib', 'share'])
+        if (existsSync(join(install, part))) linkOrCopyTree(join(install, part), join(partial, part));
       // Library symlinks made outside a read-only node_modules (hydrateSymlinks) go into the copy's lib.
       if (bins.libraryPath)
         for (const name of readdirSync(bins.libraryPath)) {
@@ -290,7 +337,10 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
  */
 function linkOrCopyTree(from: string, to: string): void {
   const st = lstatSync(from);
-  if (st.isSymbolicLink()) return symlinkSync(readlinkSync(from), to);
+  if (st.isSymbolicLink()) {
+    symlinkSync(readlinkSync(from), to);
+    return;
+  }
   if (st.isDirectory()) {
     mkdirSync(to, { mode: 0o755 });
     for (const entry of readdirSync(from)) linkOrCopyTree(join(from, entry), join(to, entry));
@@ -314,12 +364,23 @@ function linkOrCopyTree(from: string, to: string): void {
  *   start (warm-cache.ts). Its key adds what the initdb copy's does not need: the server settings
  *   (max_connections among them) and our version, which writes the templates' markers.
  */
-function cachePaths(options: TestDatabaseOptions, bins: PostgresBinaries, initdbFlags: string[], settings: Record<string, string>): { initdb?: string; snapshot?: string; always?: boolean } {
+function cachePaths(
+  options: TestDatabaseOptions,
+  bins: PostgresBinaries,
+  initdbFlags: string[],
+  settings: Record<string, string>,
+): { initdb?: string; snapshot?: string; always?: boolean } {
   const resolved = resolveOptions(options);
   const root = resolve(resolved.cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
-  const key = createHash('sha256').update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE])).digest('hex').slice(0, 10);
-  const warmKey = createHash('sha256').update(JSON.stringify([key, settings, VERSION])).digest('hex').slice(0, 10);
+  const key = createHash('sha256')
+    .update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE]))
+    .digest('hex')
+    .slice(0, 10);
+  const warmKey = createHash('sha256')
+    .update(JSON.stringify([key, settings, VERSION]))
+    .digest('hex')
+    .slice(0, 10);
   const warm = resolved.cacheDataDir;
   const initdbOn = resolved.initdbCache;
   return {
@@ -353,16 +414,35 @@ function chownTree(path: string, uid: number, gid: number): void {
 function startFailure(logText: string, dir: string): FastTestDbError {
   const reason = whyNotStarted(dir, logText);
   if (/could not bind|Address already in use/i.test(logText))
-    return new FastTestDbError('PORT_IN_USE', `PostgreSQL could not bind its port:\n${reason}`, 'pass another port, or stop whatever listens on it');
+    return new FastTestDbError(
+      'PORT_IN_USE',
+      `PostgreSQL could not bind its port:\n${reason}`,
+      'pass another port, or stop whatever listens on it',
+    );
   if (/No space left on device/i.test(logText))
-    return new FastTestDbError('TMPFS_FULL', `PostgreSQL ran out of space:\n${reason}`, 'free space in /dev/shm, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk');
+    return new FastTestDbError(
+      'TMPFS_FULL',
+      `PostgreSQL ran out of space:\n${reason}`,
+      'free space in /dev/shm, or set dataRoot (FAST_TEST_DB_DATA_ROOT) to a larger disk',
+    );
   if (/invalid locale name|locale .* (is not|not) (supported|available)/i.test(logText))
-    return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start: the locale is not available on this machine:\n${reason}`, 'pass a locale that `locale -a` lists (option locale, FAST_TEST_DB_LOCALE), e.g. C.UTF-8');
+    return new FastTestDbError(
+      'SERVER_START_FAILED',
+      `PostgreSQL did not start: the locale is not available on this machine:\n${reason}`,
+      'pass a locale that `locale -a` lists (option locale, FAST_TEST_DB_LOCALE), e.g. C.UTF-8',
+    );
   if (/cannot be run as root|error while loading shared libraries|EACCES|ENOENT|Permission denied/i.test(reason))
-    return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${reason}`, 'check that the binaries are readable by an unprivileged user, or pass binDir');
-  return new FastTestDbError('SERVER_START_FAILED', `PostgreSQL did not start:\n${reason}`, 'read the server log above; DEBUG=fast-test-db:* shows each step');
+    return new FastTestDbError(
+      'SERVER_START_FAILED',
+      `PostgreSQL did not start:\n${reason}`,
+      'check that the binaries are readable by an unprivileged user, or pass binDir',
+    );
+  return new FastTestDbError(
+    'SERVER_START_FAILED',
+    `PostgreSQL did not start:\n${reason}`,
+    'read the server log above; DEBUG=fast-test-db:* shows each step',
+  );
 }
-
 
 async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
   const postgresDialect = await (await import('../dialect/index.js')).dialectFor('postgres');

@@ -8,7 +8,20 @@
  * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
@@ -63,7 +76,10 @@ function saveInBackground(dir: string, snapshot: { from: string; to: string }): 
   const staged = join(dirname(dir), `warm-save-${process.pid}`);
   try {
     renameSync(snapshot.from, staged);
-    spawn(process.execPath, [...process.execArgv, process.argv[1]!, SAVE_ARG, staged, snapshot.to], { detached: true, stdio: 'ignore' }).unref();
+    spawn(process.execPath, [...process.execArgv, process.argv[1]!, SAVE_ARG, staged, snapshot.to], {
+      detached: true,
+      stdio: 'ignore',
+    }).unref();
   } catch {
     rmSync(staged, { recursive: true, force: true });
   }
@@ -109,7 +125,12 @@ async function main(dir: string): Promise<void> {
       clean = (await exited) === 0;
       clearTimeout(timer);
     }
-    if (clean && plan.snapshot && (plan.snapshot.always || existsSync(worthSavingFile(dir))) && treeBytes(plan.snapshot.from, WARM_MAX_BYTES) <= WARM_MAX_BYTES) {
+    if (
+      clean &&
+      plan.snapshot &&
+      (plan.snapshot.always || existsSync(worthSavingFile(dir))) &&
+      treeBytes(plan.snapshot.from, WARM_MAX_BYTES) <= WARM_MAX_BYTES
+    ) {
       // Asked for explicitly (cacheDataDir: true, `start --data-cache`): saved before the stop returns, as it says.
       if (plan.snapshot.always) saveWarmCopy(plan.snapshot.from, plan.snapshot.to);
       else saveInBackground(dir, plan.snapshot);
@@ -118,7 +139,8 @@ async function main(dir: string): Promise<void> {
     rmSync(files.state, { force: true });
     // A stopped server leaves nothing: no client joins while the status says stopping, and one
     // waiting for this keeper to exit makes the directory again under its lock.
-    for (const name of existsSync(dir) ? readdirSync(dir) : []) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+    for (const name of existsSync(dir) ? readdirSync(dir) : [])
+      if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
     try {
       rmdirSync(dir);
       rmdirSync(dirname(dir));
@@ -188,6 +210,5 @@ if (dirArg && /(^|[\\/])keeper\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) {
     } catch {
       /* a server lives there */
     }
-  }
-  else void main(dirArg);
+  } else void main(dirArg);
 }

@@ -62,7 +62,11 @@ export interface PlanContext {
  */
 export function startFailureReason(logText: string, keeperStatus: { phase?: string; error?: string } | undefined): string {
   const log = logText.trim();
-  const status = keeperStatus?.error ? `${keeperStatus.error}` : keeperStatus?.phase ? `the keeper stopped in phase "${keeperStatus.phase}"` : 'the keeper process ended without recording a status';
+  const status = keeperStatus?.error
+    ? `${keeperStatus.error}`
+    : keeperStatus?.phase
+      ? `the keeper stopped in phase "${keeperStatus.phase}"`
+      : 'the keeper process ended without recording a status';
   if (log) return keeperStatus?.error ? `${log}\n(${status})` : log;
   return `${status}; the server wrote nothing to its log`;
 }

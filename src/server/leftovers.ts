@@ -33,6 +33,6 @@ export function removeSegment(seg: { key: number; id: number }): boolean {
     .slice(1)
     .map((l) => l.trim().split(/\s+/).map(Number))
     .find(([key, id]) => key === seg.key && id === seg.id);
-  if (!row || row[6] !== 0) return false;
+  if (row?.[6] !== 0) return false;
   return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
 }

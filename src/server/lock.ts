@@ -59,7 +59,11 @@ export async function withFileLock<T>(lockDir: string, fn: () => Promise<T>, tim
   while (!tryTake(lockDir)) {
     breakIfStale(lockDir);
     if (Date.now() > deadline)
-      throw new FastTestDbError('LOCK_TIMEOUT', `waited ${timeoutMs} ms for the lock ${lockDir}`, `another process holds it; if none is running, remove ${lockDir}`);
+      throw new FastTestDbError(
+        'LOCK_TIMEOUT',
+        `waited ${timeoutMs} ms for the lock ${lockDir}`,
+        `another process holds it; if none is running, remove ${lockDir}`,
+      );
     await sleep(wait);
     wait = Math.min(wait * 2, 100);
   }

@@ -22,7 +22,7 @@ export function isKeeperOf(pid: number | undefined, dir: string): boolean {
   if (!pidAlive(pid)) return false;
   if (!HAS_PROC) return true;
   const args = argsOf(pid!);
-  return args !== undefined && args.includes(dir);
+  return args?.includes(dir) ?? false;
 }
 
 /**

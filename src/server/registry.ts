@@ -127,7 +127,10 @@ export interface OwnedServerRequest {
 }
 
 export function serverDir(req: Pick<OwnedServerRequest, 'engine' | 'identity' | 'options'>): string {
-  const key = createHash('sha256').update(JSON.stringify([process.cwd(), ...req.identity])).digest('hex').slice(0, 10);
+  const key = createHash('sha256')
+    .update(JSON.stringify([process.cwd(), ...req.identity]))
+    .digest('hex')
+    .slice(0, 10);
   return join(serversRoot(req.options), `${req.engine}-${key}`);
 }
 
@@ -191,7 +194,11 @@ export function serverState(dir: string): OwnedServerEntry {
       /* try the next */
     }
   }
-  const leases = existsSync(files.leases) ? readdirSync(files.leases).map(Number).filter((p) => pidAlive(p)) : [];
+  const leases = existsSync(files.leases)
+    ? readdirSync(files.leases)
+        .map(Number)
+        .filter((p) => pidAlive(p))
+    : [];
   const base = { dir, engine, project: plan?.project, info, status, leases, ageMs: Date.now() - changed } as const;
   const clients = plural(leases.length, 'client');
   if (status && isKeeperOf(status.keeperPid, dir)) {
@@ -207,7 +214,13 @@ export function serverState(dir: string): OwnedServerEntry {
   const dataLeft = (plan?.cleanup ?? []).some((p) => existsSync(p));
   if (processes.length > 0) {
     const what = serverPid ? `server process ${serverPid} still runs` : `process ${processes.join(', ')} still runs in it`;
-    return { ...base, state: 'orphaned', processes, serverPid, summary: `lost its keeper; ${what}${leases.length ? `, used by ${clients}` : ''}` };
+    return {
+      ...base,
+      state: 'orphaned',
+      processes,
+      serverPid,
+      summary: `lost its keeper; ${what}${leases.length ? `, used by ${clients}` : ''}`,
+    };
   }
   if (dataLeft) return { ...base, state: 'orphaned', processes, summary: 'lost its keeper; its data was left behind' };
   return { ...base, state: 'stopped', processes, summary: 'stopped; only its bookkeeping files are left' };
@@ -255,7 +268,8 @@ async function reapLocked(dir: string): Promise<void> {
   for (const seg of segments) if (removeSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
-  for (const name of existsSync(dir) ? readdirSync(dir) : []) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of existsSync(dir) ? readdirSync(dir) : [])
+    if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
 /**
@@ -265,11 +279,15 @@ async function reapLocked(dir: string): Promise<void> {
  */
 export async function reapServer(dir: string): Promise<OwnedServerEntry> {
   const files = keeperFiles(dir);
-  const entry = await withFileLock(files.lock, async () => {
-    const now = serverState(dir);
-    if (now.state === 'orphaned' || now.state === 'stopped') await reapLocked(dir);
-    return now;
-  }, 30_000);
+  const entry = await withFileLock(
+    files.lock,
+    async () => {
+      const now = serverState(dir);
+      if (now.state === 'orphaned' || now.state === 'stopped') await reapLocked(dir);
+      return now;
+    },
+    30_000,
+  );
   removeEmptyDir(dir);
   return entry;
 }
@@ -348,7 +366,11 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     };
     writeFileSync(files.plan, JSON.stringify(keeperPlan));
     takeLease(dir);
-    const keeper = spawn(process.execPath, [...keeperCommand(), dir], { detached: true, stdio: 'ignore', env: { ...process.env, FAST_TEST_DB_KEEPER: '1' } });
+    const keeper = spawn(process.execPath, [...keeperCommand(), dir], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, FAST_TEST_DB_KEEPER: '1' },
+    });
     keeper.unref();
     pauseHere('client-server-start');
     if (plan.expected) announce(plan.expected);

@@ -16,7 +16,11 @@ export function engineOfUrl(url: string): Engine {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
   if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
-  throw new FastTestDbError('BAD_OPTION', `cannot tell the engine of URL scheme "${scheme}:"`, 'use a postgres://, postgresql://, mysql:// or mariadb:// URL');
+  throw new FastTestDbError(
+    'BAD_OPTION',
+    `cannot tell the engine of URL scheme "${scheme}:"`,
+    'use a postgres://, postgresql://, mysql:// or mariadb:// URL',
+  );
 }
 
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[?::1\]?)$/i;
@@ -37,7 +41,12 @@ export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerIn
   try {
     u = new URL(url);
   } catch (e) {
-    throw new FastTestDbError('BAD_OPTION', `the server URL is not a valid URL`, 'use the form postgres://user:password@host:port/database', { cause: e });
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `the server URL is not a valid URL`,
+      'use the form postgres://user:password@host:port/database',
+      { cause: e },
+    );
   }
   const engine = engineOfUrl(url);
   let host = decodeURIComponent(u.hostname) || 'localhost';
@@ -62,8 +71,8 @@ export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerIn
     host,
     port: Number(u.port) || (engine === 'postgres' ? 5432 : 3306),
     socket,
-    user: decodeURIComponent(u.username) || (engine === 'postgres' ? process.env.PGUSER ?? 'postgres' : 'root'),
-    password: decodeURIComponent(u.password) || (engine === 'postgres' ? process.env.PGPASSWORD ?? '' : ''),
+    user: decodeURIComponent(u.username) || (engine === 'postgres' ? (process.env.PGUSER ?? 'postgres') : 'root'),
+    password: decodeURIComponent(u.password) || (engine === 'postgres' ? (process.env.PGPASSWORD ?? '') : ''),
     adminDatabase: decodeURIComponent(u.pathname.slice(1)) || (engine === 'postgres' ? 'postgres' : 'mysql'),
   };
 }
@@ -132,13 +141,22 @@ export function handedServers(raw: string): ServerInfo[] {
  * The embedded server this project's processes share for `engine` and `options`: tests, the
  * runners and the CLI's `start` all build their request here, so that they meet on one server.
  */
-export async function embeddedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<{ request: OwnedServerRequest; label: string }> {
+export async function embeddedRequest(
+  engine: Engine,
+  options: TestDatabaseOptions,
+  port?: number,
+): Promise<{ request: OwnedServerRequest; label: string }> {
   if (engine === 'postgres') {
     const { findPostgresBinaries, planEmbeddedPostgres } = await import('./embedded-postgres.js');
     const bins = findPostgresBinaries(options);
     return {
       label: `PostgreSQL ${bins.version}`,
-      request: { engine, identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale], options, plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx) },
+      request: {
+        engine,
+        identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale],
+        options,
+        plan: (ctx) => planEmbeddedPostgres(port ? { ...ctx, port } : ctx),
+      },
     };
   }
   const { findMysqlBinary, planEmbeddedMysql } = await import('./embedded-mysql.js');

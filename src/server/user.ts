@@ -22,7 +22,11 @@ export function unprivilegedUser(): ServerUser | undefined {
     .split('\n')
     .find((l) => l.split(':')[0] === wanted);
   if (!line)
-    throw new FastTestDbError('SERVER_START_FAILED', `running as root, and the account "${wanted}" to run the server as does not exist`, 'create it, or set FAST_TEST_DB_RUN_AS to an unprivileged account');
+    throw new FastTestDbError(
+      'SERVER_START_FAILED',
+      `running as root, and the account "${wanted}" to run the server as does not exist`,
+      'create it, or set FAST_TEST_DB_RUN_AS to an unprivileged account',
+    );
   const [, , uid, gid] = line.split(':');
   return { name: wanted, uid: Number(uid), gid: Number(gid) };
 }
@@ -48,5 +52,9 @@ export function firstBlockedDir(path: string, user: Pick<ServerUser, 'uid' | 'gi
 export function assertReachable(dir: string, user: ServerUser): void {
   const blocked = firstBlockedDir(dir, user);
   if (blocked)
-    throw new FastTestDbError('SERVER_START_FAILED', `the server runs as "${user.name}" (we are root), and that user cannot enter ${blocked}`, `chmod o+x ${blocked}, or choose another dataRoot (FAST_TEST_DB_DATA_ROOT)`);
+    throw new FastTestDbError(
+      'SERVER_START_FAILED',
+      `the server runs as "${user.name}" (we are root), and that user cannot enter ${blocked}`,
+      `chmod o+x ${blocked}, or choose another dataRoot (FAST_TEST_DB_DATA_ROOT)`,
+    );
 }

@@ -16,8 +16,11 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, timeout: 600_000 }, (err, stdout, stderr) =>
-      res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bench/run.ts'), ...args],
+      { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, timeout: 600_000 },
+      (err, stdout, stderr) => res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -27,12 +30,28 @@ interface Json {
   date: string;
   scale: { rowsPerFile: number; repeats: number };
   machine: { cpu: string; cores: number; node: string; versions: Record<string, string | undefined>; loadavg: { start: number[] } };
-  sections: Array<{ id: string; baseline?: string; rows: Array<{ id: string; samples: number[]; median: number; min: number; max: number; speedup?: number; error?: string }> }>;
+  sections: Array<{
+    id: string;
+    baseline?: string;
+    rows: Array<{ id: string; samples: number[]; median: number; min: number; max: number; speedup?: number; error?: string }>;
+  }>;
 }
 
 describe('bench harness', () => {
   it('runs every section at a tiny scale and writes the table, the JSON and the SVG', { timeout: 600_000 }, async () => {
-    const r = await runBench(['--quick', '--rows', '3', '--repeats', '1', '--steps', 'nodurable,ftdb,ftdb-2', '--name', 'shape', '--out', out]);
+    const r = await runBench([
+      '--quick',
+      '--rows',
+      '3',
+      '--repeats',
+      '1',
+      '--steps',
+      'nodurable,ftdb,ftdb-2',
+      '--name',
+      'shape',
+      '--out',
+      out,
+    ]);
     expect(r.stderr + r.stdout).not.toMatch(/bench failed/);
     expect(r.code).toBe(0);
 
@@ -57,7 +76,13 @@ describe('bench harness', () => {
     expect(result.machine.versions.typeorm).toMatch(/^\d+\.\d+/);
     expect(result.machine.versions.postgres).toMatch(/^\d+/);
     expect(result.machine.versions.mariadb).toMatch(/MariaDB|^\d+/);
-    expect(result.sections.map((s) => s.id)).toEqual(['typeorm-jest', 'typeorm-jest-alternatives', 'mariadb-classes', 'core', 'core-insert']);
+    expect(result.sections.map((s) => s.id)).toEqual([
+      'typeorm-jest',
+      'typeorm-jest-alternatives',
+      'mariadb-classes',
+      'core',
+      'core-insert',
+    ]);
 
     const inserts = result.sections.find((s) => s.id === 'typeorm-jest')!;
     expect(inserts.rows.map((x) => x.id)).toEqual(['before', 'nodurable', 'ftdb']);
@@ -101,7 +126,9 @@ describe('bench harness', () => {
     expect(r.stderr + r.stdout).not.toMatch(/bench failed/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/### Parallel efficiency: MariaDB, 8 test classes/);
-    expect(r.stdout).toMatch(/2 workers ran at \d+\.\d\dx the speed of 1; their CPU seconds allow \d+\.\d\dx on \d+ cores, so they reach \d+% of the CPU limit/);
+    expect(r.stdout).toMatch(
+      /2 workers ran at \d+\.\d\dx the speed of 1; their CPU seconds allow \d+\.\d\dx on \d+ cores, so they reach \d+% of the CPU limit/,
+    );
     const json = readdirSync(out).find((f) => /^\d{4}-\d{2}-\d{2}-parallel\.json$/.test(f))!;
     const result = JSON.parse(readFileSync(join(out, json), 'utf8')) as Json;
     expect(result.sections.map((s) => s.id)).toEqual(['parallel', 'parallel-cpu']);
@@ -113,7 +140,10 @@ describe('bench harness', () => {
     for (const w of [1, 2]) {
       expect(cpu.get(`cpu-${w}-workers`)).toBeGreaterThan(0);
       expect(cpu.get(`cpu-${w}-server`)).toBeGreaterThan(0);
-      expect(cpu.get(`cpu-${w}-total`)).toBeCloseTo(cpu.get(`cpu-${w}-runner`)! + cpu.get(`cpu-${w}-workers`)! + cpu.get(`cpu-${w}-server`)!, 0);
+      expect(cpu.get(`cpu-${w}-total`)).toBeCloseTo(
+        cpu.get(`cpu-${w}-runner`)! + cpu.get(`cpu-${w}-workers`)! + cpu.get(`cpu-${w}-server`)!,
+        0,
+      );
     }
     // The bound is the 2-worker run's CPU seconds over the cores.
     expect(wall.rows[2]!.median).toBeCloseTo(cpu.get('cpu-2-total')! / result.machine.cores, 0);

@@ -25,7 +25,10 @@ async function databases(admin: pg.Client): Promise<string[]> {
 
 /** Makes one of our databases look `hours` old and left by a process that is gone. */
 async function age(admin: pg.Client, name: string, hours: number): Promise<void> {
-  const { rows } = await admin.query<{ c: string }>(`SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1`, [name]);
+  const { rows } = await admin.query<{ c: string }>(
+    `SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1`,
+    [name],
+  );
   const marker = JSON.parse(rows[0]!.c.slice('fast-test-db '.length)) as Marker;
   const old: Marker = { ...marker, created: new Date(Date.now() - hours * HOURS).toISOString(), pid: 2 ** 22 + 12345 };
   await admin.query(`COMMENT ON DATABASE "${name}" IS '${encodeMarker(old).replace(/'/g, "''")}'`);
@@ -43,7 +46,9 @@ describe('clean on a shared server', () => {
     for (const name of foreign) await admin.query(`CREATE DATABASE ${name}`);
     // Look-alikes: our prefix without a marker, a marker tag with broken JSON, another tool's JSON.
     await admin.query(`COMMENT ON DATABASE ftdb_badjson IS 'fast-test-db {not json'`);
-    await admin.query(`COMMENT ON DATABASE ftdb_othertool IS 'fast-test-db {"tool":"other-tool","kind":"database","created":"2000-01-01T00:00:00Z"}'`);
+    await admin.query(
+      `COMMENT ON DATABASE ftdb_othertool IS 'fast-test-db {"tool":"other-tool","kind":"database","created":"2000-01-01T00:00:00Z"}'`,
+    );
     const workerEnv = { ...env, TEST_DATABASE_URL: server.url };
     await runFixture('worker.ts', { ...workerEnv, FAST_TEST_DB_RUN_ID: 'old', FAST_TEST_DB_WORKER: '1' });
     await runFixture('worker.ts', { ...workerEnv, FAST_TEST_DB_RUN_ID: 'new', FAST_TEST_DB_WORKER: '1' });
@@ -70,7 +75,10 @@ describe('clean on a shared server', () => {
     expect(template).toBeDefined();
     const r = await runCli(['clean', '--older-than', '2h', server.url, '--json'], env);
     expect(r.code).toBe(0);
-    const report = jsonLines<{ ok: boolean; targets: Array<{ dropped: Array<{ name: string }>; kept: Array<{ name: string; reason: string }> }> }>(r.stdout)[0]!;
+    const report = jsonLines<{
+      ok: boolean;
+      targets: Array<{ dropped: Array<{ name: string }>; kept: Array<{ name: string; reason: string }> }>;
+    }>(r.stdout)[0]!;
     expect(report.ok).toBe(true);
     expect(report.targets[0]!.dropped.map((d) => d.name)).toEqual(['ftdb_old_w1']);
     expect(report.targets[0]!.kept.map((k) => k.name).sort()).toEqual(['ftdb_new_w1', template].sort());
@@ -81,7 +89,9 @@ describe('clean on a shared server', () => {
 
   test('--run takes one run and spares templates; a creator still alive keeps its database', async () => {
     // This test process pretends to be a live worker of run "new".
-    const { rows } = await admin.query<{ c: string }>(`SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = 'ftdb_new_w1'`);
+    const { rows } = await admin.query<{ c: string }>(
+      `SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = 'ftdb_new_w1'`,
+    );
     const marker = JSON.parse(rows[0]!.c.slice('fast-test-db '.length)) as Marker;
     await admin.query(`COMMENT ON DATABASE ftdb_new_w1 IS '${encodeMarker({ ...marker, pid: process.pid }).replace(/'/g, "''")}'`);
     const alive = await runCli(['clean', '--older-than', '0', '--run', 'new', server.url], env);
@@ -121,7 +131,7 @@ describe('clean on a shared server', () => {
 });
 
 describe('servers we started', () => {
-  test('doctor, clean --dry-run and clean describe a server in the same words; a killed keeper\'s server is stopped', async () => {
+  test("doctor, clean --dry-run and clean describe a server in the same words; a killed keeper's server is stopped", async () => {
     const url = await runCli(['url', '--idle-timeout', '5m'], env);
     expect(url.code).toBe(0);
     const entry = JSON.parse((await runCli(['doctor', '--json'], env)).stdout).checks.find((c: { id: string }) => c.id === 'owned-server');

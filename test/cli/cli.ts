@@ -26,7 +26,9 @@ export function isolatedEnv(label: string): { root: string; env: NodeJS.ProcessE
   // A cache of its own too: a warm copy an earlier test run saved must not hide a template build.
   const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_DATA_ROOT: root, FAST_TEST_DB_CACHE_DIR: `${root}/cache`, NO_COLOR: '1' };
   // Nothing from the machine or the outer runner may leak in: no URL, no worker or run identity.
-  for (const k of Object.keys(env)) if (k === 'TEST_DATABASE_URL' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'FAST_TEST_DB_SERVER' || k === 'JEST_WORKER_ID') delete env[k];
+  for (const k of Object.keys(env))
+    if (k === 'TEST_DATABASE_URL' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'FAST_TEST_DB_SERVER' || k === 'JEST_WORKER_ID')
+      delete env[k];
   return {
     root,
     env,
@@ -37,7 +39,11 @@ export function isolatedEnv(label: string): { root: string; env: NodeJS.ProcessE
 }
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO): ChildProcess & { out: () => string; err: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { out: () => string; err: () => string };
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }) as ChildProcess & { out: () => string; err: () => string };
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -61,21 +67,32 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, opts: { timeoutMs
 
 /** Runs a script of test/fixtures/cli/ through tsx and returns its stdout; throws when it fails. */
 export function runFixture(script: string, env: NodeJS.ProcessEnv, cwd = REPO): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/fixtures/cli', script)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/fixtures/cli', script)], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   return new Promise((res, rej) =>
-    child.once('exit', (code) => setImmediate(() => (code === 0 ? res(out) : rej(new Error(`${script} exited with ${code}:\n${out}\n${err}`))))),
+    child.once('exit', (code) =>
+      setImmediate(() => (code === 0 ? res(out) : rej(new Error(`${script} exited with ${code}:\n${out}\n${err}`)))),
+    ),
   );
 }
 
 /** Resolves once `predicate` holds for the child's stdout. */
-export async function waitForOutput(child: ReturnType<typeof spawnCli>, predicate: (stdout: string) => boolean, timeoutMs = 60_000): Promise<string> {
+export async function waitForOutput(
+  child: ReturnType<typeof spawnCli>,
+  predicate: (stdout: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(child.out())) {
-    if (child.exitCode !== null) throw new Error(`the CLI exited with ${child.exitCode} before it was ready:\n${child.out()}\n${child.err()}`);
+    if (child.exitCode !== null)
+      throw new Error(`the CLI exited with ${child.exitCode} before it was ready:\n${child.out()}\n${child.err()}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for CLI output:\n${child.out()}\n${child.err()}`);
     await new Promise((r) => setTimeout(r, 50));
   }

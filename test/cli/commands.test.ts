@@ -94,12 +94,20 @@ describe('doctor', () => {
     expect(r.stdout).toMatch(/1 problem\(s\)/);
     const json = JSON.parse((await runCli(['doctor', plain.url, '--json'], env)).stdout);
     expect(json.ok).toBe(false);
-    expect(json.server).toMatchObject({ engine: 'postgres', tuned: false, local: true, untuned: { fsync: { expected: 'off', actual: 'on' } } });
+    expect(json.server).toMatchObject({
+      engine: 'postgres',
+      tuned: false,
+      local: true,
+      untuned: { fsync: { expected: 'off', actual: 'on' } },
+    });
     expect(json.checks.find((c: { id: string }) => c.id === 'tuned')).toMatchObject({ status: 'fail' });
   });
 
   test('the same server started with the flags doctor gave: exit 0', async () => {
-    await using tuned = await startPlainPostgres({ binDir: plain.binDir, settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } });
+    await using tuned = await startPlainPostgres({
+      binDir: plain.binDir,
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    });
     const r = await runCli(['doctor', tuned.url], env);
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toContain('✓ durability is off (tuned for tests)');
@@ -114,7 +122,10 @@ describe('doctor', () => {
   });
 
   test('the machine: binaries, tmpfs, Docker; no colour into a pipe, colour with FORCE_COLOR', async () => {
-    const [plainOut, coloured] = await Promise.all([runCli(['doctor'], env), runCli(['doctor'], { ...env, NO_COLOR: undefined, FORCE_COLOR: '1' })]);
+    const [plainOut, coloured] = await Promise.all([
+      runCli(['doctor'], env),
+      runCli(['doctor'], { ...env, NO_COLOR: undefined, FORCE_COLOR: '1' }),
+    ]);
     expect(plainOut.code).toBe(0);
     expect(plainOut.stdout).toMatch(/✓ PostgreSQL \d+\.\d+ binaries/);
     expect(plainOut.stdout).toContain(`data of our servers goes to ${iso.root} (tmpfs)`);
@@ -129,8 +140,21 @@ describe('start, url, monitor on the tuned server', () => {
     const start = spawnCli(['start', '--json'], env);
     try {
       await waitForOutput(start, (o) => o.includes('"event":"ready"'));
-      const ready = jsonLines<{ event: string; url: string; adminUrl: string; joined: boolean; tuned: boolean; server: { port: number; stateDir: string }; settings: Record<string, string> }>(start.out())[0]!;
-      expect(ready).toMatchObject({ event: 'ready', joined: false, tuned: true, settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } });
+      const ready = jsonLines<{
+        event: string;
+        url: string;
+        adminUrl: string;
+        joined: boolean;
+        tuned: boolean;
+        server: { port: number; stateDir: string };
+        settings: Record<string, string>;
+      }>(start.out())[0]!;
+      expect(ready).toMatchObject({
+        event: 'ready',
+        joined: false,
+        tuned: true,
+        settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+      });
       // The app's URL names an empty database of its own, never the server's own `postgres`.
       expect(ready.url).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/test`);
       expect(ready.adminUrl).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/postgres`);
@@ -149,7 +173,9 @@ describe('start, url, monitor on the tuned server', () => {
       // The library, in a test process of this project, joins it rather than starting its own.
       const worker = await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '1', FIXTURE_DESTROY: '1' });
       expect(JSON.parse(worker)).toMatchObject({ port: ready.server.port, owned: true, built: true });
-      const listed = JSON.parse((await runCli(['doctor', '--json'], env)).stdout).checks.filter((c: { id: string }) => c.id === 'owned-server');
+      const listed = JSON.parse((await runCli(['doctor', '--json'], env)).stdout).checks.filter(
+        (c: { id: string }) => c.id === 'owned-server',
+      );
       expect(listed).toHaveLength(1);
       expect(listed[0].title).toContain(`on port ${ready.server.port} server: running (keeper `);
 
@@ -176,7 +202,9 @@ describe('start, url, monitor on the tuned server', () => {
       const start = spawnCli(['start', '--data-cache', '--cache-dir', cacheDir, '--json'], env);
       try {
         await waitForOutput(start, (o) => o.includes('"event":"ready"'));
-        const worker = JSON.parse(await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '7', FIXTURE_CACHE_KEY: 'data-cache-v1' })) as { name: string; built: boolean };
+        const worker = JSON.parse(
+          await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '7', FIXTURE_CACHE_KEY: 'data-cache-v1' }),
+        ) as { name: string; built: boolean };
         start.kill('SIGINT');
         expect(await exited(start)).toBe(0);
         return { worker, stderr: start.err() };
@@ -194,7 +222,11 @@ describe('start, url, monitor on the tuned server', () => {
     expect(saved).toHaveLength(1);
     expect(existsSync(join(cacheDir, saved[0]!, 'PG_VERSION'))).toBe(true);
     const second = await startOnce();
-    expect(second.worker).toMatchObject({ name: first.worker.name, template: (first.worker as { template?: string }).template, built: false });
+    expect(second.worker).toMatchObject({
+      name: first.worker.name,
+      template: (first.worker as { template?: string }).template,
+      built: false,
+    });
   });
 
   test('start builds the template fast-test-db.config.* describes, with a status line', async () => {
@@ -206,7 +238,9 @@ describe('start, url, monitor on the tuned server', () => {
         const ready = jsonLines<{ url: string; template?: { name: string; built: boolean } }>(start.out())[0]!;
         const client = new pg.Client(ready.url);
         await client.connect();
-        const { rows } = await client.query<{ datistemplate: boolean }>('SELECT datistemplate FROM pg_database WHERE datname = $1', [ready.template?.name]);
+        const { rows } = await client.query<{ datistemplate: boolean }>('SELECT datistemplate FROM pg_database WHERE datname = $1', [
+          ready.template?.name,
+        ]);
         await client.end();
         start.kill('SIGINT');
         expect(await exited(start)).toBe(0);
@@ -222,12 +256,15 @@ describe('start, url, monitor on the tuned server', () => {
     expect(stderr).toContain(`✓ built template ${ready.template!.name}`);
   });
 
-  test.skipIf(!MARIADBD)('start --engine mysql with a PostgreSQL migrate in the config says that the engine and the migrate disagree', async () => {
-    const r = await runCli(['start', '--engine', 'mysql'], env, { cwd: join(REPO, 'test/fixtures/cli/project') });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('[MIGRATION_FAILED] the engine and the migrate disagree: the server is MySQL/MariaDB');
-    expect(r.stderr).toContain('--engine postgres');
-  });
+  test.skipIf(!MARIADBD)(
+    'start --engine mysql with a PostgreSQL migrate in the config says that the engine and the migrate disagree',
+    async () => {
+      const r = await runCli(['start', '--engine', 'mysql'], env, { cwd: join(REPO, 'test/fixtures/cli/project') });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('[MIGRATION_FAILED] the engine and the migrate disagree: the server is MySQL/MariaDB');
+      expect(r.stderr).toContain('--engine postgres');
+    },
+  );
 
   test('start with an adapter written for another engine refuses before it starts any server', async () => {
     const r = await runCli(['start', '--engine', 'postgres'], env, { cwd: join(REPO, 'test/fixtures/cli/mysql-adapter') });

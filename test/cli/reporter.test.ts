@@ -62,7 +62,14 @@ describe.each(['vitest', 'jest'] as const)('%s reporter on the fixture suite', (
   test('time waiting on the database, heap growth, a slow file', async () => {
     const { out, report, history } = await runFixtureSuite(runner);
     const byName = new Map(report.files.map((f) => [f.file.split('/').at(-1)!, f]));
-    expect([...byName.keys()].sort()).toEqual(['a-db.spec.ts', 'b-leak1.spec.ts', 'b-leak2.spec.ts', 'b-leak3.spec.ts', 'b-leak4.spec.ts', 'c-slow.spec.ts']);
+    expect([...byName.keys()].sort()).toEqual([
+      'a-db.spec.ts',
+      'b-leak1.spec.ts',
+      'b-leak2.spec.ts',
+      'b-leak3.spec.ts',
+      'b-leak4.spec.ts',
+      'c-slow.spec.ts',
+    ]);
 
     // a-db ran exactly 50 queries, 25 x pg_sleep(4 ms) in a row among them: at least 100 ms waiting,
     // and less than its wall time, which also holds a 150 ms sleep with no query in flight.
@@ -101,7 +108,10 @@ describe.each(['vitest', 'jest'] as const)('%s reporter on the fixture suite', (
     expect(d.factor).toBeGreaterThan(1);
     expect(d.runMs).toBeGreaterThan(0);
     expect(d.estimatedDurableMs).toBeCloseTo(d.runMs * (1 + d.share * (d.factor - 1)), 3);
-    const line = /fast-test-db: the database was (\d+)% of this run \(.*\)(: a faster database cannot make it much faster)?; on a default durable server it would take about ([\d.]+) s instead of ([\d.]+) s/.exec(out);
+    const line =
+      /fast-test-db: the database was (\d+)% of this run \(.*\)(: a faster database cannot make it much faster)?; on a default durable server it would take about ([\d.]+) s instead of ([\d.]+) s/.exec(
+        out,
+      );
     expect(line, out).not.toBeNull();
     expect(Number(line![1])).toBe(Math.round(d.share * 100));
     // Only a small share gets the plain warning (c-slow's 1.5 s with no query keeps it small here).
@@ -162,7 +172,7 @@ test('the query-path wrapper costs little per query', async () => {
     // The wrapper's own cost is what can be asserted: next to a ~100 us round trip on this shared
     // 2-core machine, the raw-vs-wrapped difference printed above is load noise either way.
     expect(wrapperUs).toBeLessThan(5);
-    expect(best('raw')).toBeGreaterThan(wrapperUs / 1000 * 10);
+    expect(best('raw')).toBeGreaterThan((wrapperUs / 1000) * 10);
   } finally {
     pg.Client.prototype.query = original;
     delete (pg.Client.prototype as unknown as Record<symbol, unknown>)[Symbol.for('fast-test-db.query-timing.patched')];

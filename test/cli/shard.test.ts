@@ -23,7 +23,15 @@ afterAll(() => iso.cleanup());
 
 /** What a GitHub Actions matrix job sets: the run, its attempt, the shard; the runner sets the worker id. */
 function ciEnv(run: number, attempt: number, shard: number, worker: number, url: string): NodeJS.ProcessEnv {
-  return { ...iso.env, TEST_DATABASE_URL: url, GITHUB_RUN_ID: String(run), GITHUB_RUN_ATTEMPT: String(attempt), FAST_TEST_DB_SHARD: String(shard), JEST_WORKER_ID: String(worker), FIXTURE_OWNER: `run${run}/shard${shard}/worker${worker}` };
+  return {
+    ...iso.env,
+    TEST_DATABASE_URL: url,
+    GITHUB_RUN_ID: String(run),
+    GITHUB_RUN_ATTEMPT: String(attempt),
+    FAST_TEST_DB_SHARD: String(shard),
+    JEST_WORKER_ID: String(worker),
+    FIXTURE_OWNER: `run${run}/shard${shard}/worker${worker}`,
+  };
 }
 
 describe('all shards on one shared server', () => {
@@ -47,11 +55,18 @@ describe('all shards on one shared server', () => {
     const out = (await Promise.all(jobs)).map((o) => JSON.parse(o) as WorkerOut);
 
     // A job of an earlier run that crashed and left its databases behind, a day ago.
-    const crashed = await Promise.all([1, 2].map((w) => runFixture('worker.ts', ciEnv(41, 1, 1, w, server.url)).then((o) => JSON.parse(o) as WorkerOut)));
+    const crashed = await Promise.all(
+      [1, 2].map((w) => runFixture('worker.ts', ciEnv(41, 1, 1, w, server.url)).then((o) => JSON.parse(o) as WorkerOut)),
+    );
     for (const c of crashed) {
-      const { rows } = await admin.query<{ c: string }>(`SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1`, [c.name]);
+      const { rows } = await admin.query<{ c: string }>(
+        `SELECT shobj_description(oid, 'pg_database') AS c FROM pg_database WHERE datname = $1`,
+        [c.name],
+      );
       const m = JSON.parse(rows[0]!.c.slice('fast-test-db '.length)) as Marker;
-      await admin.query(`COMMENT ON DATABASE "${c.name}" IS '${encodeMarker({ ...m, created: new Date(Date.now() - 26 * 3_600_000).toISOString() })}'`);
+      await admin.query(
+        `COMMENT ON DATABASE "${c.name}" IS '${encodeMarker({ ...m, created: new Date(Date.now() - 26 * 3_600_000).toISOString() })}'`,
+      );
     }
 
     const names = out.map((o) => o.name);
@@ -76,13 +91,21 @@ describe('all shards on one shared server', () => {
     expect(clean.code).toBe(0);
     const report = jsonLines<{ targets: Array<{ dropped: Array<{ name: string }> }> }>(clean.stdout)[0]!;
     expect(report.targets[0]!.dropped.map((d) => d.name).sort()).toEqual(crashed.map((c) => c.name).sort());
-    const left = (await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ftdb%' OR datname = 'someone_elses' ORDER BY 1`)).rows.map((r) => r.datname);
+    const left = (
+      await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE 'ftdb%' OR datname = 'someone_elses' ORDER BY 1`,
+      )
+    ).rows.map((r) => r.datname);
     expect(left).toEqual([...names, out[0]!.template, 'someone_elses'].sort());
 
     // The job's own `if: always()` step: this run's databases go, the shared template stays.
     const mine = await runCli(['clean', '--older-than', '0', '--run', 'gh42a2', server.url], iso.env);
     expect(mine.code).toBe(0);
-    const final = (await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ftdb%' OR datname = 'someone_elses' ORDER BY 1`)).rows.map((r) => r.datname);
+    const final = (
+      await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE 'ftdb%' OR datname = 'someone_elses' ORDER BY 1`,
+      )
+    ).rows.map((r) => r.datname);
     expect(final).toEqual([out[0]!.template, 'someone_elses'].sort());
   });
 });
@@ -92,7 +115,16 @@ describe('each shard on its own embedded server', () => {
     const shards = [1, 2].map((shard) => isolatedEnv(`cli-shard${shard}`));
     try {
       const out = await Promise.all(
-        shards.map((s, i) => runFixture('worker.ts', { ...s.env, GITHUB_RUN_ID: '43', GITHUB_RUN_ATTEMPT: '1', FAST_TEST_DB_SHARD: String(i + 1), JEST_WORKER_ID: '1', FIXTURE_DESTROY: '1' }).then((o) => JSON.parse(o) as WorkerOut)),
+        shards.map((s, i) =>
+          runFixture('worker.ts', {
+            ...s.env,
+            GITHUB_RUN_ID: '43',
+            GITHUB_RUN_ATTEMPT: '1',
+            FAST_TEST_DB_SHARD: String(i + 1),
+            JEST_WORKER_ID: '1',
+            FIXTURE_DESTROY: '1',
+          }).then((o) => JSON.parse(o) as WorkerOut),
+        ),
       );
       expect(out.map((o) => o.owned)).toEqual([true, true]);
       expect(out[0]!.port).not.toBe(out[1]!.port);

@@ -32,7 +32,9 @@ const apps = {
     await c.connect();
     try {
       const who = (await c.query<{ u: string; d: string }>('SELECT current_user AS u, current_database() AS d')).rows[0]!;
-      const tables = Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'`)).rows[0]!.n);
+      const tables = Number(
+        (await c.query<{ n: string }>(`SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'`)).rows[0]!.n,
+      );
       await c.query('CREATE TABLE gift (id serial PRIMARY KEY, label text NOT NULL)');
       await c.query(`INSERT INTO gift (label) VALUES ('kite')`);
       const rows = (await c.query<{ label: string }>('SELECT label FROM gift')).rows.map((r) => r.label);
@@ -46,8 +48,12 @@ const apps = {
   async mysql(port: number) {
     const c = await mysql.createConnection({ host: '127.0.0.1', port, user: 'test', password: 'test', database: 'test' });
     try {
-      const [[who]] = (await c.query('SELECT SUBSTRING_INDEX(CURRENT_USER(), "@", 1) AS u, DATABASE() AS d')) as unknown as [[{ u: string; d: string }]];
-      const [[count]] = (await c.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'test'`)) as unknown as [[{ n: number }]];
+      const [[who]] = (await c.query('SELECT SUBSTRING_INDEX(CURRENT_USER(), "@", 1) AS u, DATABASE() AS d')) as unknown as [
+        [{ u: string; d: string }],
+      ];
+      const [[count]] = (await c.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'test'`)) as unknown as [
+        [{ n: number }],
+      ];
       await c.query('CREATE TABLE gift (id int AUTO_INCREMENT PRIMARY KEY, label varchar(40) NOT NULL)');
       await c.query(`INSERT INTO gift (label) VALUES ('kite')`);
       const [rows] = (await c.query('SELECT label FROM gift')) as unknown as [Array<{ label: string }>];
@@ -65,7 +71,10 @@ describe.each([
 ])('start as a drop-in for a compose service ($engine)', ({ engine, run }) => {
   test.skipIf(!run)('an app with fixed credentials connects, finds an empty database of its own, and may create databases', async () => {
     const port = await freePort();
-    const start = spawnCli(['start', '--engine', engine, '--port', String(port), '--user', 'test', '--password', 'test', '--database', 'test', '--json'], iso.env);
+    const start = spawnCli(
+      ['start', '--engine', engine, '--port', String(port), '--user', 'test', '--password', 'test', '--database', 'test', '--json'],
+      iso.env,
+    );
     try {
       await waitForOutput(start, (o) => o.includes('"event":"ready"'));
       const ready = jsonLines<{ url: string; adminUrl: string; database: string; user: string; server: { port: number } }>(start.out())[0]!;
@@ -75,7 +84,9 @@ describe.each([
       expect(await apps[engine](port)).toEqual({ user: 'test', database: 'test', tablesBefore: 0, rows: ['kite'] });
       if (engine === 'mysql') {
         // The password is checked: the login is the app's, not an open door.
-        await expect(mysql.createConnection({ host: '127.0.0.1', port, user: 'test', password: 'wrong', database: 'test' })).rejects.toMatchObject({ code: 'ER_ACCESS_DENIED_ERROR' });
+        await expect(
+          mysql.createConnection({ host: '127.0.0.1', port, user: 'test', password: 'wrong', database: 'test' }),
+        ).rejects.toMatchObject({ code: 'ER_ACCESS_DENIED_ERROR' });
       }
       start.kill('SIGINT');
       expect(await exited(start)).toBe(0);

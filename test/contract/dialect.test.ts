@@ -72,8 +72,12 @@ const engines: EngineCase[] = [
       "INSERT INTO country (code, name) VALUES ('NZ', 'New Zealand'), ('KR', 'Korea')",
       'CREATE SEQUENCE invoice_no',
     ],
-    foreign: (name) => ({ create: [`CREATE DATABASE ${quoteIdent('postgres', name)}`], drop: `DROP DATABASE IF EXISTS ${quoteIdent('postgres', name)}` }),
-    lookalike: (name) => `COMMENT ON DATABASE ${quoteIdent('postgres', name)} IS ${quoteLiteral('postgres', 'fast-test-db {"tool":"other"}')}`,
+    foreign: (name) => ({
+      create: [`CREATE DATABASE ${quoteIdent('postgres', name)}`],
+      drop: `DROP DATABASE IF EXISTS ${quoteIdent('postgres', name)}`,
+    }),
+    lookalike: (name) =>
+      `COMMENT ON DATABASE ${quoteIdent('postgres', name)} IS ${quoteLiteral('postgres', 'fast-test-db {"tool":"other"}')}`,
     counter: { bump: ["SELECT nextval('invoice_no')", "SELECT nextval('invoice_no')"], next: "SELECT nextval('invoice_no') AS n" },
   },
   {
@@ -92,11 +96,16 @@ const engines: EngineCase[] = [
       "INSERT INTO country (code, name) VALUES ('NZ', 'New Zealand'), ('KR', 'Korea')",
     ],
     foreign: (name) => ({
-      create: [`CREATE DATABASE ${quoteIdent('mysql', name)}`, `CREATE TABLE ${quoteIdent('mysql', name)}.precious (v INT)`, `INSERT INTO ${quoteIdent('mysql', name)}.precious VALUES (42)`],
+      create: [
+        `CREATE DATABASE ${quoteIdent('mysql', name)}`,
+        `CREATE TABLE ${quoteIdent('mysql', name)}.precious (v INT)`,
+        `INSERT INTO ${quoteIdent('mysql', name)}.precious VALUES (42)`,
+      ],
       drop: `DROP DATABASE IF EXISTS ${quoteIdent('mysql', name)}`,
     }),
     // A routine of our marker's name whose comment is not our marker.
-    lookalike: (name) => `CREATE PROCEDURE ${quoteIdent('mysql', name)}._fast_test_db_marker() COMMENT 'fast-test-db {"tool":"other"}' BEGIN END`,
+    lookalike: (name) =>
+      `CREATE PROCEDURE ${quoteIdent('mysql', name)}._fast_test_db_marker() COMMENT 'fast-test-db {"tool":"other"}' BEGIN END`,
   },
 ];
 
@@ -138,7 +147,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     if (dataRoot) await removeDataRoot(dataRoot);
   });
 
-  it('creates a database holding the template\'s tables and seed rows, on a server it started', async () => {
+  it("creates a database holding the template's tables and seed rows, on a server it started", async () => {
     expect(db.server).toMatchObject({ engine: c.engine, owned: true, provider: 'embedded' });
     expect(db.template.built).toBe(true);
     expect(await count(c, db.url, 'country')).toBe(2);
@@ -189,14 +198,20 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     expect(Number(row!.id)).toBe(1);
   });
 
-  it('reset() puts changed seed rows back and keeps the seeded table\'s counter', async () => {
+  it("reset() puts changed seed rows back and keeps the seeded table's counter", async () => {
     await db.reset();
     await c.run(db.url, ["UPDATE country SET name = 'changed' WHERE code = 'KR'", "DELETE FROM country WHERE code = 'NZ'"]);
     const report = await db.reset();
     expect(report.restored).toEqual(['country']);
     const rows = await c.run(db.url, ['SELECT code, name FROM country ORDER BY id']);
-    expect(rows.map((r) => [r.code, r.name])).toEqual([['NZ', 'New Zealand'], ['KR', 'Korea']]);
-    const [next] = await c.run(db.url, ["INSERT INTO country (code, name) VALUES ('JP', 'Japan')", "SELECT id FROM country WHERE code = 'JP'"]);
+    expect(rows.map((r) => [r.code, r.name])).toEqual([
+      ['NZ', 'New Zealand'],
+      ['KR', 'Korea'],
+    ]);
+    const [next] = await c.run(db.url, [
+      "INSERT INTO country (code, name) VALUES ('JP', 'Japan')",
+      "SELECT id FROM country WHERE code = 'JP'",
+    ]);
     expect(Number(next!.id)).toBe(3); // the template's counter, not 1
   });
 
@@ -216,7 +231,11 @@ describe.each(engines)('dialect contract on $engine', (c) => {
   it('marks what it creates, and lists only that', async () => {
     await admin(async (client) => {
       expect(await dialect.readMarker(client, db.name)).toMatchObject({ tool: 'fast-test-db', kind: 'database', pid: process.pid });
-      expect(await dialect.readMarker(client, db.template.name)).toMatchObject({ tool: 'fast-test-db', kind: 'template', seeded: ['country'] });
+      expect(await dialect.readMarker(client, db.template.name)).toMatchObject({
+        tool: 'fast-test-db',
+        kind: 'template',
+        seeded: ['country'],
+      });
       expect(await dialect.templateState(client, db.template.name)).toBe('complete');
       expect(await dialect.readMarker(client, `${PREFIX}_nosuchdb`)).toBeUndefined();
       const ours = (await dialect.listOurs(client, PREFIX)).map((o) => o.name);
@@ -224,7 +243,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     });
   });
 
-  it('quotes a hostile worker id into a plain name that fits every engine\'s limit', async () => {
+  it("quotes a hostile worker id into a plain name that fits every engine's limit", async () => {
     const hostile = `x"\`; DROP DATABASE ${c.systemDatabase}; --'` + 'y'.repeat(100);
     const one = await createTestDatabase({ ...base, worker: hostile });
     try {
@@ -269,7 +288,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     }
   });
 
-  it('refuses a foreign database that holds the template\'s name, and leaves it untouched', async () => {
+  it("refuses a foreign database that holds the template's name, and leaves it untouched", async () => {
     const cacheKey = `contract-${c.engine}-squatted-${Date.now()}`;
     const first = await createTestDatabase({ ...base, cacheKey, worker: 'squat' });
     const template = first.template.name;
@@ -289,4 +308,3 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     }
   });
 });
-

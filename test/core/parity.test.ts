@@ -42,7 +42,8 @@ async function answers(url: string): Promise<Record<string, string>> {
   await client.connect();
   try {
     const out: Record<string, string> = {};
-    for (const [name, sql] of Object.entries(POSTGRES_PARITY_QUERIES)) out[name] = String(Object.values((await client.query(sql)).rows[0] as object)[0]);
+    for (const [name, sql] of Object.entries(POSTGRES_PARITY_QUERIES))
+      out[name] = String(Object.values((await client.query(sql)).rows[0] as object)[0]);
     // lc_messages: the language of error messages.
     out['error message'] = await client.query('SELECT 1/0').then(
       () => 'no error',

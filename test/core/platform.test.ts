@@ -42,7 +42,10 @@ describe('platform decisions', () => {
     expect(defaultDataRoot('linux', { tmpdir: '/tmp', hasDevShm: false })).toEqual({ root: '/tmp', tmpfs: false });
     // Not $TMPDIR: its /var/folders/... path alone is ~50 bytes of the 103 a socket path may have.
     expect(defaultDataRoot('darwin', { tmpdir: MAC_TMPDIR, hasDevShm: false })).toEqual({ root: '/tmp', tmpfs: false });
-    expect(defaultDataRoot('win32', { tmpdir: 'C:\\Users\\dev\\AppData\\Local\\Temp', hasDevShm: false })).toEqual({ root: 'C:\\Users\\dev\\AppData\\Local\\Temp', tmpfs: false });
+    expect(defaultDataRoot('win32', { tmpdir: 'C:\\Users\\dev\\AppData\\Local\\Temp', hasDevShm: false })).toEqual({
+      root: 'C:\\Users\\dev\\AppData\\Local\\Temp',
+      tmpfs: false,
+    });
   });
 
   it('keeps every socket path within the platform limit, whatever the server directory', () => {
@@ -120,8 +123,12 @@ describe('reachability and start-failure reasons', () => {
 
   it('never gives an empty reason', () => {
     expect(startFailureReason('', undefined)).toMatch(/keeper process ended without recording a status; the server wrote nothing/);
-    expect(startFailureReason('  \n', { phase: 'failed', error: '/x/initdb exited with 1' })).toBe('/x/initdb exited with 1; the server wrote nothing to its log');
-    expect(startFailureReason('FATAL: boom\n', { phase: 'failed', error: 'server exited (1) by itself' })).toBe('FATAL: boom\n(server exited (1) by itself)');
+    expect(startFailureReason('  \n', { phase: 'failed', error: '/x/initdb exited with 1' })).toBe(
+      '/x/initdb exited with 1; the server wrote nothing to its log',
+    );
+    expect(startFailureReason('FATAL: boom\n', { phase: 'failed', error: 'server exited (1) by itself' })).toBe(
+      'FATAL: boom\n(server exited (1) by itself)',
+    );
     expect(startFailureReason('FATAL: boom', { phase: 'init' })).toBe('FATAL: boom');
   });
 });

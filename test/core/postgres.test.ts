@@ -49,7 +49,10 @@ describe('embedded PostgreSQL', () => {
 
   it('recreate() sets the used database aside, takes the spare made ahead, and drops what it set aside', async () => {
     const admin = await postgresDialect.connect(db.server);
-    const aside = async () => (await admin.query<{ name: string }>(`SELECT datname AS name FROM pg_database WHERE datname ~ '__(old|spare)_' ORDER BY 1`)).map((r) => r.name);
+    const aside = async () =>
+      (await admin.query<{ name: string }>(`SELECT datname AS name FROM pg_database WHERE datname ~ '__(old|spare)_' ORDER BY 1`)).map(
+        (r) => r.name,
+      );
     try {
       await db.recreate();
       await settleRecreate(db.server, db.name);
@@ -69,7 +72,12 @@ describe('embedded PostgreSQL', () => {
       const dead = newMarker('database', { pid: 2 ** 22 + 1 });
       await admin.query(`CREATE DATABASE ftdbdead__old_0123456789abcdef0123`);
       await admin.query(`COMMENT ON DATABASE ftdbdead__old_0123456789abcdef0123 IS ${quoteLiteral('postgres', encodeMarker(dead))}`);
-      const other = await createTestDatabase({ worker: 'core3', prefix: 'ftdbdead', cacheKey: 'core-schema-1', migrate: async () => undefined });
+      const other = await createTestDatabase({
+        worker: 'core3',
+        prefix: 'ftdbdead',
+        cacheKey: 'core-schema-1',
+        migrate: async () => undefined,
+      });
       await other.recreate();
       await settleRecreate(other.server, other.name);
       expect((await aside()).filter((n) => n.startsWith('ftdbdead'))).toEqual([spareName(other.name, other.template.name)]);
@@ -79,7 +87,6 @@ describe('embedded PostgreSQL', () => {
       await admin.close();
     }
   });
-
 });
 
 describe('safety', () => {
@@ -98,11 +105,21 @@ describe('safety', () => {
         await builder.query(`CREATE DATABASE ${name}`);
         locked();
         await held;
-        await builder.query(`COMMENT ON DATABASE ${name} IS ${quoteLiteral('postgres', encodeMarker(newMarker('template', { fingerprint: 'race' })))}`);
+        await builder.query(
+          `COMMENT ON DATABASE ${name} IS ${quoteLiteral('postgres', encodeMarker(newMarker('template', { fingerprint: 'race' })))}`,
+        );
         await postgresDialect.completeTemplate(builder, probe.server, name, { unlogged: false });
       });
       await lockTaken;
-      const ours = ensureTemplate(admin, { dialect: postgresDialect, server: probe.server, name, fingerprint: 'race', prefix: 'ftdb', unlogged: false, keepTemplates: 3 });
+      const ours = ensureTemplate(admin, {
+        dialect: postgresDialect,
+        server: probe.server,
+        name,
+        fingerprint: 'race',
+        prefix: 'ftdb',
+        unlogged: false,
+        keepTemplates: 3,
+      });
       await new Promise((r) => setTimeout(r, 200));
       release();
       await otherBuild;
@@ -124,13 +141,22 @@ describe('safety', () => {
       const admin = await postgresDialect.connect(probe.server);
       try {
         const ours = (await postgresDialect.listOurs(admin, 'ftdb_tpl_')).filter((t) => t.marker.pid === process.pid).map((t) => t.name);
-        return await admin.query<{ datname: string; datistemplate: boolean }>(`SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1) ORDER BY datname`, [ours]);
+        return await admin.query<{ datname: string; datistemplate: boolean }>(
+          `SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1) ORDER BY datname`,
+          [ours],
+        );
       } finally {
         await admin.close();
       }
     };
     const before = await templates();
-    const attempt = createTestDatabase({ worker: 'fail', cacheKey, migrate: async () => { throw new Error('boom: syntax error in 002_users.sql'); } });
+    const attempt = createTestDatabase({
+      worker: 'fail',
+      cacheKey,
+      migrate: async () => {
+        throw new Error('boom: syntax error in 002_users.sql');
+      },
+    });
     const error = await attempt.catch((e) => e);
     expect(error).toBeInstanceOf(FastTestDbError);
     expect(error.code).toBe('MIGRATION_FAILED');
@@ -172,7 +198,9 @@ describe('UNLOGGED conversion', () => {
       unlogged: true,
       cacheKey: 'unlogged-zoo',
       migrate: (url) =>
-        sql(url, `
+        sql(
+          url,
+          `
           CREATE TABLE parent (id int PRIMARY KEY);
           CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id));
           CREATE TABLE grandchild (id int PRIMARY KEY, child_id int REFERENCES child(id));
@@ -183,10 +211,14 @@ describe('UNLOGGED conversion', () => {
           CREATE TABLE lookup (id int PRIMARY KEY);
           CREATE TABLE measurement (id int, at date NOT NULL, lookup_id int REFERENCES lookup(id)) PARTITION BY RANGE (at);
           CREATE TABLE measurement_2026 PARTITION OF measurement FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
-        `).then(() => undefined),
+        `,
+        ).then(() => undefined),
     });
     try {
-      const rows = await sql(db.url, `SELECT relname, relpersistence, relkind FROM pg_class WHERE relkind IN ('r','p') AND relnamespace = 'public'::regnamespace ORDER BY relname`);
+      const rows = await sql(
+        db.url,
+        `SELECT relname, relpersistence, relkind FROM pg_class WHERE relkind IN ('r','p') AND relnamespace = 'public'::regnamespace ORDER BY relname`,
+      );
       const persistence = Object.fromEntries(rows.map((r) => [r.relname, r.relpersistence]));
       for (const t of ['parent', 'child', 'grandchild', 'node', 'a', 'b', 'measurement_2026']) expect(persistence[t], t).toBe('u');
       // A partitioned parent stays permanent, and so does what it references.
@@ -202,7 +234,11 @@ describe('UNLOGGED conversion', () => {
   });
 
   it('is off by default on a tuned server', async () => {
-    const db = await createTestDatabase({ worker: 'logged', cacheKey: 'logged', migrate: (url) => sql(url, `CREATE TABLE t (id int)`).then(() => undefined) });
+    const db = await createTestDatabase({
+      worker: 'logged',
+      cacheKey: 'logged',
+      migrate: (url) => sql(url, `CREATE TABLE t (id int)`).then(() => undefined),
+    });
     try {
       const [{ p }] = await sql(db.url, `SELECT relpersistence AS p FROM pg_class WHERE relname = 't'`);
       expect(p).toBe('p');

@@ -67,14 +67,24 @@ describe('warm start (on by default): the data directory with its templates, cop
   const cache = join(work, 'cache');
   writeFileSync(migrationFile, 'CREATE TABLE item (id serial PRIMARY KEY, label text);\n');
   // graceMs 0: the server stops (and its data directory is saved) as soon as the worker exits.
-  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: '1', MIGRATION_GLOB: migrationFile, FAST_TEST_DB_CACHE_DIR: cache, FAST_TEST_DB_GRACE_MS: '0' };
+  const env = {
+    DATA_ROOT: dataRoot,
+    COUNTER_FILE: counter,
+    WORKER: '1',
+    MIGRATION_GLOB: migrationFile,
+    FAST_TEST_DB_CACHE_DIR: cache,
+    FAST_TEST_DB_GRACE_MS: '0',
+  };
   const warmCopies = () => (existsSync(cache) ? readdirSync(cache).filter((d) => /^postgres-\d+-[0-9a-f]+$/.test(d)) : []);
   const savedAt = () => statSync(join(cache, warmCopies()[0]!, 'global', 'pg_control')).mtimeMs;
   /** One worker on a fresh server, then wait until its keeper stopped the server (and saved what it saves). */
   const coldRun = async (extra: Record<string, string> = {}) => {
     const result = await runWorker({ ...env, ...extra });
     // The keeper moves the data directory aside and a process of its own copies it to the cache.
-    const saving = () => readdirSync(dataRoot).some((u) => existsSync(join(dataRoot, u)) && readdirSync(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
+    const saving = () =>
+      readdirSync(dataRoot).some(
+        (u) => existsSync(join(dataRoot, u)) && readdirSync(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')),
+      );
     expect(await waitFor(() => !serverPids(dataRoot).some(alive) && !existsSync(result.stateDir) && !saving(), 15_000)).toBe(true);
     return result;
   };
@@ -121,7 +131,13 @@ describe('cached data directory asked for (cacheDataDir: true)', () => {
   const dataRoot = privateDataRoot('cache');
   const work = mkdtempSync(join('/tmp', 'ftdb-cache-'));
   const counter = join(work, 'migrations.log');
-  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: '1', FAST_TEST_DB_DATA_CACHE: '1', FAST_TEST_DB_CACHE_DIR: join(work, 'cache') };
+  const env = {
+    DATA_ROOT: dataRoot,
+    COUNTER_FILE: counter,
+    WORKER: '1',
+    FAST_TEST_DB_DATA_CACHE: '1',
+    FAST_TEST_DB_CACHE_DIR: join(work, 'cache'),
+  };
   afterAll(async () => {
     await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
@@ -131,7 +147,9 @@ describe('cached data directory asked for (cacheDataDir: true)', () => {
     const first = await runWorker(env);
     expect(first.built).toBe(true);
     // The keeper saves the data directory after the server's clean shutdown.
-    expect(await waitFor(() => existsSync(join(work, 'cache')) && readdirSync(join(work, 'cache')).some((d) => !d.includes('partial')), 15_000)).toBe(true);
+    expect(
+      await waitFor(() => existsSync(join(work, 'cache')) && readdirSync(join(work, 'cache')).some((d) => !d.includes('partial')), 15_000),
+    ).toBe(true);
     const second = await runWorker(env);
     expect(second.built).toBe(false);
     expect(second.template).toBe(first.template);

@@ -9,8 +9,9 @@ import { mysqlServerFlags } from '../../src/tuning.js';
 
 const saved = { ...process.env };
 afterEach(() => {
-  for (const k of ['FAST_TEST_DB_SERVER', 'FAST_TEST_DB_GRACE_MS']) if (saved[k] === undefined) delete process.env[k];
-  else process.env[k] = saved[k];
+  for (const k of ['FAST_TEST_DB_SERVER', 'FAST_TEST_DB_GRACE_MS'])
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
 });
 
 describe('a host hidden in the URL parameters', () => {
@@ -27,19 +28,27 @@ describe('a host hidden in the URL parameters', () => {
     });
 
   it('a socket path stays allowed, and allowRemote lets a named host through as the host', () => {
-    expect(parseServerUrl('postgres://u@localhost/x?host=/var/run/postgresql', false)).toMatchObject({ socket: '/var/run/postgresql', host: 'localhost' });
-    expect(parseServerUrl('mysql://root@localhost/x?socketPath=/run/mysqld/mysqld.sock', false)).toMatchObject({ socket: '/run/mysqld/mysqld.sock' });
+    expect(parseServerUrl('postgres://u@localhost/x?host=/var/run/postgresql', false)).toMatchObject({
+      socket: '/var/run/postgresql',
+      host: 'localhost',
+    });
+    expect(parseServerUrl('mysql://root@localhost/x?socketPath=/run/mysqld/mysqld.sock', false)).toMatchObject({
+      socket: '/run/mysqld/mysqld.sock',
+    });
     expect(parseServerUrl('postgres://u@localhost/x?host=192.0.2.2', true)).toMatchObject({ host: '192.0.2.2', socket: undefined });
   });
 
   it('is refused by clean <url> too, before any connection', async () => {
-    await expect(clean({ olderThanMs: 0, url: 'postgres://u@localhost:5432/x?host=192.0.2.2', servers: false })).rejects.toMatchObject({ code: 'REMOTE_REFUSED' });
+    await expect(clean({ olderThanMs: 0, url: 'postgres://u@localhost:5432/x?host=192.0.2.2', servers: false })).rejects.toMatchObject({
+      code: 'REMOTE_REFUSED',
+    });
   });
 });
 
 describe('errors a user can provoke', () => {
   it('FAST_TEST_DB_SERVER that is not a server list', async () => {
-    for (const raw of ['not json', '{"engine":"postgres"}', '[1,2]']) expect(() => handedServers(raw)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+    for (const raw of ['not json', '{"engine":"postgres"}', '[1,2]'])
+      expect(() => handedServers(raw)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
     process.env.FAST_TEST_DB_SERVER = 'not json';
     const e = await resolveServer({}, 'postgres').catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FastTestDbError);
@@ -60,7 +69,10 @@ describe('errors a user can provoke', () => {
   });
 
   it("driver errors carry the engine's fix", () => {
-    const mysql = classifyDriverError(Object.assign(new Error("Access denied for user 'x'@'localhost'"), { code: 'ER_ACCESS_DENIED_ERROR' }), 'connecting');
+    const mysql = classifyDriverError(
+      Object.assign(new Error("Access denied for user 'x'@'localhost'"), { code: 'ER_ACCESS_DENIED_ERROR' }),
+      'connecting',
+    );
     expect(mysql.code).toBe('AUTH_FAILED');
     expect(mysql.fix).not.toMatch(/PG|CREATEDB/);
     expect(mysql.fix).toMatch(/GRANT/);

@@ -21,13 +21,22 @@ async function sql(url: string, text: string) {
 }
 
 describe('a template built from migrate alone', () => {
-  const tables = async (url: string) => (await sql(url, `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map((r) => r.tablename);
+  const tables = async (url: string) =>
+    (await sql(url, `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map((r) => r.tablename);
 
   it('is rebuilt when the function is edited, and by the next run even when only code it calls changed', async () => {
     const run = `edit${Date.now()}`;
     // Two edits of one inline migrate: different source text, different template.
-    const first = await createTestDatabase({ runId: run, worker: 'edit', migrate: (url) => sql(url, 'CREATE TABLE v1 (id int)').then(() => undefined) });
-    const edited = await createTestDatabase({ runId: run, worker: 'edit', migrate: (url) => sql(url, 'CREATE TABLE v2 (id int)').then(() => undefined) });
+    const first = await createTestDatabase({
+      runId: run,
+      worker: 'edit',
+      migrate: (url) => sql(url, 'CREATE TABLE v1 (id int)').then(() => undefined),
+    });
+    const edited = await createTestDatabase({
+      runId: run,
+      worker: 'edit',
+      migrate: (url) => sql(url, 'CREATE TABLE v2 (id int)').then(() => undefined),
+    });
     expect(edited.template.built).toBe(true);
     expect(edited.template.name).not.toBe(first.template.name);
     expect(await tables(edited.url)).toEqual(['v2']);
@@ -79,7 +88,11 @@ describe('a migrate that throws without closing its client', () => {
     expect((await leaked!.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await leaked!.end();
     // Once it is closed, the next build drops the incomplete template and goes on.
-    const fixed = await createTestDatabase({ worker: 'leaky', cacheKey, migrate: (url) => sql(url, 'CREATE TABLE t (x int)').then(() => undefined) });
+    const fixed = await createTestDatabase({
+      worker: 'leaky',
+      cacheKey,
+      migrate: (url) => sql(url, 'CREATE TABLE t (x int)').then(() => undefined),
+    });
     expect(fixed.template.built).toBe(true);
     await fixed.destroy();
   });
@@ -98,8 +111,12 @@ describe('reset() and seeded tables', () => {
   const seeded = `SELECT (SELECT json_agg(s ORDER BY key) FROM setting s) AS setting, (SELECT json_agg(c ORDER BY id) FROM country c) AS country,
     (SELECT json_agg(c ORDER BY id) FROM city c) AS city`;
 
-  it('hold exactly the template\'s rows after every reset, and the report says which were restored', async () => {
-    const db = await createTestDatabase({ worker: 'seeded', cacheKey: 'seeded-v1', migrate: (url) => sql(url, schema).then(() => undefined) });
+  it("hold exactly the template's rows after every reset, and the report says which were restored", async () => {
+    const db = await createTestDatabase({
+      worker: 'seeded',
+      cacheKey: 'seeded-v1',
+      migrate: (url) => sql(url, schema).then(() => undefined),
+    });
     try {
       const [template] = await sql(db.url, seeded);
       expect(template.country).toHaveLength(2);
@@ -112,8 +129,11 @@ describe('reset() and seeded tables', () => {
       expect((await sql(db.url, seeded))[0]).toEqual(template);
 
       // A test that changes seeded tables: edits, deletes, inserts, one pointing at a test's own row.
-      await sql(db.url, `UPDATE country SET code = 'XX' WHERE id = 1; DELETE FROM city; INSERT INTO users (name) VALUES ('me');
-        INSERT INTO setting (key, value, owner) VALUES ('mine', 'x', 1); INSERT INTO visit (city_id) VALUES (NULL)`);
+      await sql(
+        db.url,
+        `UPDATE country SET code = 'XX' WHERE id = 1; DELETE FROM city; INSERT INTO users (name) VALUES ('me');
+        INSERT INTO setting (key, value, owner) VALUES ('mine', 'x', 1); INSERT INTO visit (city_id) VALUES (NULL)`,
+      );
       report = await db.reset();
       expect(report.restored.sort()).toEqual(['city', 'country', 'setting']);
       expect(report.emptied).toEqual(expect.arrayContaining(['users', 'visit', 'city', 'country', 'setting']));
@@ -137,7 +157,11 @@ describe('reset() and seeded tables', () => {
   });
 
   it('keeps the copies out of sight of the schema a user reads', async () => {
-    const db = await createTestDatabase({ worker: 'seeded2', cacheKey: 'seeded-v1', migrate: (url) => sql(url, schema).then(() => undefined) });
+    const db = await createTestDatabase({
+      worker: 'seeded2',
+      cacheKey: 'seeded-v1',
+      migrate: (url) => sql(url, schema).then(() => undefined),
+    });
     try {
       const admin = await postgresDialect.connect(db.server);
       const marker = await postgresDialect.readMarker(admin, db.name);

@@ -86,7 +86,14 @@ describe('server URLs', () => {
     expect(parseServerUrl('postgres://u@db.example.com/x', true).host).toBe('db.example.com');
   });
   it('read engine, credentials and defaults', () => {
-    expect(parseServerUrl('postgresql://me:p%40ss@127.0.0.1:6543/app', false)).toMatchObject({ engine: 'postgres', user: 'me', password: 'p@ss', port: 6543, adminDatabase: 'app', owned: false });
+    expect(parseServerUrl('postgresql://me:p%40ss@127.0.0.1:6543/app', false)).toMatchObject({
+      engine: 'postgres',
+      user: 'me',
+      password: 'p@ss',
+      port: 6543,
+      adminDatabase: 'app',
+      owned: false,
+    });
     expect(parseServerUrl('mariadb://root@localhost', false)).toMatchObject({ engine: 'mysql', port: 3306, user: 'root' });
     expect(() => parseServerUrl('sqlite://x', false)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
   });

@@ -4,7 +4,21 @@
  * it. The server must start anyway, and any failure to start must say why.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +72,7 @@ describe('a project inside a 0700 directory', () => {
       encoding: 'utf8',
       timeout: 90_000,
     });
-    expect(run.stderr).toBe("");
+    expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const row = JSON.parse(run.stdout.trim().split('\n').pop()!);
     expect(row.v).toMatch(/^PostgreSQL \d+/);

@@ -43,7 +43,8 @@ function run(env: Record<string, string>, pauseAt?: string): { paused: Promise<v
   const paused = (async () => {
     for (; pauseAt; ) {
       if (existsSync(pauseFile) && readFileSync(pauseFile, 'utf8').includes(`"paused":"${pauseAt}"`)) return;
-      if (child.exitCode !== null) throw new Error(`worker exited ${child.exitCode} before pausing at ${pauseAt}: ${out}${err.slice(-2000)}`);
+      if (child.exitCode !== null)
+        throw new Error(`worker exited ${child.exitCode} before pausing at ${pauseAt}: ${out}${err.slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
@@ -60,7 +61,10 @@ function run(env: Record<string, string>, pauseAt?: string): { paused: Promise<v
 
 const STEPS: Record<Engine, { template: string[]; clone: string[] }> = {
   // PostgreSQL creates under a staging name, marks, renames: each gap is a kill point.
-  postgres: { template: ['template:created', 'template:marked', 'template:renamed', 'template:migrate', 'template:migrated'], clone: ['clone:created', 'clone:marked', 'clone:renamed', 'reset'] },
+  postgres: {
+    template: ['template:created', 'template:marked', 'template:renamed', 'template:migrate', 'template:migrated'],
+    clone: ['clone:created', 'clone:marked', 'clone:renamed', 'reset'],
+  },
   // MySQL creates schema and marker in one round trip; the clone script is cut after them.
   mysql: { template: ['template:migrate', 'template:migrated'], clone: ['clone:created', 'reset'] },
 };
@@ -102,14 +106,20 @@ for (const engine of ['postgres', 'mysql'] as const) {
     for (const step of [...STEPS[engine].template, ...STEPS[engine].clone]) {
       it(`${step}: the next process with the same worker id goes on`, async () => {
         const isTemplate = step.startsWith('template:');
-        const env = { ...base, WORKER: `k${step.replace(/\W/g, '')}`, CACHE_KEY: isTemplate ? `crash-${step}` : 'crash-shared', RESET: step === 'reset' ? '1' : '0' };
+        const env = {
+          ...base,
+          WORKER: `k${step.replace(/\W/g, '')}`,
+          CACHE_KEY: isTemplate ? `crash-${step}` : 'crash-shared',
+          RESET: step === 'reset' ? '1' : '0',
+        };
         const victim = run(env, step);
         await victim.paused;
         await victim.kill();
         // What the kill left: ours by its staging name alone, by its marker, or a marked final name.
         const final = `${prefix}_w${env.WORKER}`;
         if (step === 'clone:created' && dialect.staged) expect(await dialect.readMarker(admin, stagingName(final))).toBeNull();
-        else if (step === 'clone:marked') expect(await dialect.readMarker(admin, stagingName(final))).toMatchObject({ tool: 'fast-test-db' });
+        else if (step === 'clone:marked')
+          expect(await dialect.readMarker(admin, stagingName(final))).toMatchObject({ tool: 'fast-test-db' });
         else if (!isTemplate) expect(await dialect.readMarker(admin, final)).toMatchObject({ tool: 'fast-test-db' });
         else if (step === 'template:created' || step === 'template:marked') expect(await dialect.listStaging(admin)).toHaveLength(1);
         else {
@@ -134,7 +144,12 @@ for (const engine of ['postgres', 'mysql'] as const) {
         await victim.paused;
         // Play the server still running the dead client's script: a transaction open in that schema.
         const mysql = await import('mysql2/promise');
-        const script = await mysql.createConnection({ socketPath: server.socket, user: server.user, password: server.password, database: `${prefix}_w${env.WORKER}` });
+        const script = await mysql.createConnection({
+          socketPath: server.socket,
+          user: server.user,
+          password: server.password,
+          database: `${prefix}_w${env.WORKER}`,
+        });
         script.on('error', () => undefined);
         await script.query('CREATE TABLE busy (v int)');
         await script.query('BEGIN');
@@ -147,7 +162,14 @@ for (const engine of ['postgres', 'mysql'] as const) {
       });
 
     it('a foreign database under a worker name still gets NOT_OURS', async () => {
-      const attempt = createTestDatabase({ engine, dataRoot, prefix, worker: 'foreign', cacheKey: 'crash-shared', migrate: async () => undefined });
+      const attempt = createTestDatabase({
+        engine,
+        dataRoot,
+        prefix,
+        worker: 'foreign',
+        cacheKey: 'crash-shared',
+        migrate: async () => undefined,
+      });
       await expect(attempt).rejects.toMatchObject({ code: 'NOT_OURS' });
     });
 

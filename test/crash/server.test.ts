@@ -26,12 +26,18 @@ interface Worker {
 
 function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_GRACE_MS: '0' };
-  for (const k of Object.keys(env)) if (k === 'TEST_DATABASE_URL' || k === 'FAST_TEST_DB_SERVER' || k.startsWith('VITEST') || k.startsWith('FAST_TEST_DB_TEST_PAUSE')) delete env[k];
+  for (const k of Object.keys(env))
+    if (k === 'TEST_DATABASE_URL' || k === 'FAST_TEST_DB_SERVER' || k.startsWith('VITEST') || k.startsWith('FAST_TEST_DB_TEST_PAUSE'))
+      delete env[k];
   return env;
 }
 
 function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));

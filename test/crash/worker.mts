@@ -53,4 +53,7 @@ if (env.RESET === '1') {
 }
 const [kinds] = await exec(db.url, ['SELECT code FROM kind ORDER BY code']);
 const [items] = (await exec(db.url, ['SELECT count(*) AS n FROM item'])) as Array<Array<{ n: number | string }>>;
-process.stdout.write(JSON.stringify({ name: db.name, built: db.template.built, template: db.template.name, kinds, items: Number(items![0]!.n), restored }) + '\n');
+process.stdout.write(
+  JSON.stringify({ name: db.name, built: db.template.built, template: db.template.name, kinds, items: Number(items![0]!.n), restored }) +
+    '\n',
+);

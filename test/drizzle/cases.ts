@@ -27,12 +27,32 @@ export const pgCases: ZooCase[] = [
     orderBy: ['id'],
     rows: [
       {
-        fullName: 'Ada', nickname: 'ada', age: 36, score: 3, active: false, mood: 'happy', born: '1815-12-10',
-        bornDate: new Date('1815-12-10T00:00:00Z'), wakeUp: '06:30:00', createdAt: new Date('2024-01-02T03:04:05.678Z'),
-        seenAt: new Date('2024-05-06T07:08:09.123Z'), seenText: '2024-05-06 07:08:09.5', balance: '1234.50', ratio: 0.5,
-        weight: 61.25, big: 9007199254740993n, bigNum: 42, tags: ['a', 'b,c', '"q"', quirky], meta: { nested: { x: [1, 2] }, s: quirky },
-        raw: [1, 'two', null], stay: '1 day 02:00:00', spot: { x: 1.5, y: -2 }, token: '00000000-0000-4000-8000-000000000001',
-        code: 'given', touched: 7, pipes: ['x', 'y'],
+        fullName: 'Ada',
+        nickname: 'ada',
+        age: 36,
+        score: 3,
+        active: false,
+        mood: 'happy',
+        born: '1815-12-10',
+        bornDate: new Date('1815-12-10T00:00:00Z'),
+        wakeUp: '06:30:00',
+        createdAt: new Date('2024-01-02T03:04:05.678Z'),
+        seenAt: new Date('2024-05-06T07:08:09.123Z'),
+        seenText: '2024-05-06 07:08:09.5',
+        balance: '1234.50',
+        ratio: 0.5,
+        weight: 61.25,
+        big: 9007199254740993n,
+        bigNum: 42,
+        tags: ['a', 'b,c', '"q"', quirky],
+        meta: { nested: { x: [1, 2] }, s: quirky },
+        raw: [1, 'two', null],
+        stay: '1 day 02:00:00',
+        spot: { x: 1.5, y: -2 },
+        token: '00000000-0000-4000-8000-000000000001',
+        code: 'given',
+        touched: 7,
+        pipes: ['x', 'y'],
       },
       { fullName: 'Bob' },
       { fullName: 'Cy', age: null, nickname: null, meta: null, mood: null },
@@ -55,14 +75,21 @@ export const pgCases: ZooCase[] = [
     table: pg.pairs,
     volatile: [],
     orderBy: ['left', 'right'],
-    rows: [{ left: 1, right: 2 }, { left: 1, right: 3, note: 'n' }, { left: 2, right: 1, note: null }],
+    rows: [
+      { left: 1, right: 2 },
+      { left: 1, right: 3, note: 'n' },
+      { left: 2, right: 1, note: null },
+    ],
   },
   {
     name: 'shop.items: table in another schema, SQL default',
     table: pg.items,
     volatile: [],
     orderBy: ['sku'],
-    rows: [{ sku: 'a', priceCents: 100 }, { sku: 'b', priceCents: 5, addedAt: '2021-01-01 00:00:00' }],
+    rows: [
+      { sku: 'a', priceCents: 100 },
+      { sku: 'b', priceCents: 5, addedAt: '2021-01-01 00:00:00' },
+    ],
   },
   {
     name: 'cased: property keys mapped by the casing option',
@@ -81,10 +108,27 @@ export const mysqlCases: ZooCase[] = [
     orderBy: ['id'],
     rows: [
       {
-        fullName: 'Ada', age: 36, score: 3, active: false, mood: 'happy', born: '1815-12-10', bornDate: new Date('1815-12-10T00:00:00Z'),
-        wakeUp: '06:30:00', createdAt: new Date('2024-01-02T03:04:05.000Z'), seenAt: new Date('2024-05-06T07:08:09.123Z'),
-        seenText: '2024-05-06 07:08:09', balance: '1234.50', weight: 61.25, big: 9007199254740993n, bigNum: 42,
-        meta: { nested: { x: [1, 2] }, s: quirky }, note: quirky, blob: undefined, code: 'given', touched: 7, pipes: ['x', 'y'],
+        fullName: 'Ada',
+        age: 36,
+        score: 3,
+        active: false,
+        mood: 'happy',
+        born: '1815-12-10',
+        bornDate: new Date('1815-12-10T00:00:00Z'),
+        wakeUp: '06:30:00',
+        createdAt: new Date('2024-01-02T03:04:05.000Z'),
+        seenAt: new Date('2024-05-06T07:08:09.123Z'),
+        seenText: '2024-05-06 07:08:09',
+        balance: '1234.50',
+        weight: 61.25,
+        big: 9007199254740993n,
+        bigNum: 42,
+        meta: { nested: { x: [1, 2] }, s: quirky },
+        note: quirky,
+        blob: undefined,
+        code: 'given',
+        touched: 7,
+        pipes: ['x', 'y'],
       },
       { fullName: 'Bob' },
       { fullName: 'Cy', age: null, meta: null, mood: null },
@@ -106,7 +150,10 @@ export const mysqlCases: ZooCase[] = [
     table: my.pairs,
     volatile: [],
     orderBy: ['left', 'right'],
-    rows: [{ left: 1, right: 2 }, { left: 1, right: 3, note: 'n' }],
+    rows: [
+      { left: 1, right: 2 },
+      { left: 1, right: 3, note: 'n' },
+    ],
   },
   {
     name: 'cased: property keys mapped by the casing option',
@@ -123,7 +170,11 @@ export function resetCounters(): void {
 }
 
 /** Replaces server-chosen values by their type, where the input row did not give them. */
-export function normalize(rows: Array<Record<string, unknown>>, inputs: Array<Record<string, unknown>>, volatile: string[]): Array<Record<string, unknown>> {
+export function normalize(
+  rows: Array<Record<string, unknown>>,
+  inputs: Array<Record<string, unknown>>,
+  volatile: string[],
+): Array<Record<string, unknown>> {
   return rows.map((row, i) => {
     const out = { ...row };
     for (const key of volatile) {

@@ -16,11 +16,15 @@ function childEnv(): NodeJS.ProcessEnv {
 
 it('examples/drizzle-vitest passes', async () => {
   linkExamplesToBuild();
-  const run = await promisify(execFile)(`${root}node_modules/.bin/vitest`, ['run', '--root', 'examples/drizzle-vitest', '--reporter', 'json'], {
-    cwd: root,
-    env: childEnv(),
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((e: { stdout?: string; stderr?: string; code?: number }) => {
+  const run = await promisify(execFile)(
+    `${root}node_modules/.bin/vitest`,
+    ['run', '--root', 'examples/drizzle-vitest', '--reporter', 'json'],
+    {
+      cwd: root,
+      env: childEnv(),
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  ).catch((e: { stdout?: string; stderr?: string; code?: number }) => {
     throw new Error(`the example failed (exit ${e.code}):\n${e.stdout}\n${e.stderr}`);
   });
   const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{')));

@@ -54,7 +54,10 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
 
       it(`the adapter runs on drizzle-orm ${version}`, async () => {
         expect((await import('drizzle-orm')).sql).toBe(installed.sql);
-        const core = setup.engine === 'postgres' ? (await import('drizzle-orm/pg-core')).PgDatabase : (await import('drizzle-orm/mysql-core')).MySqlDatabase;
+        const core =
+          setup.engine === 'postgres'
+            ? (await import('drizzle-orm/pg-core')).PgDatabase
+            : (await import('drizzle-orm/mysql-core')).MySqlDatabase;
         expect(db()).toBeInstanceOf(core);
       });
       afterAll(async () => {
@@ -118,7 +121,10 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         resetCounters();
         // 2500 rows x ~25 columns exceeds the 65535 bind parameters one statement may carry, so
         // Drizzle's own insert needs chunking by hand.
-        for (let i = 0; i < rows.length; i += 500) await db().insert(zoo.people).values(rows.slice(i, i + 500));
+        for (let i = 0; i < rows.length; i += 500)
+          await db()
+            .insert(zoo.people)
+            .values(rows.slice(i, i + 500));
         const byDrizzle = normalize(sortBy(await db().select().from(zoo.people), ['id']), rows, ['createdAt', 'token', 'stampedAt']);
         await t.database.reset();
         resetCounters();
@@ -156,7 +162,10 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
           await fastInsert(one.db, zoo.pairs as any, { left: 0, right: 0 });
           const before = await prepares();
           for (let i = 1; i <= 5; i++) await fastInsert(one.db, zoo.pairs as any, { left: i, right: i });
-          await fastInsert(one.db, zoo.pairs as any, [{ left: 9, right: 1 }, { left: 9, right: 2 }]);
+          await fastInsert(one.db, zoo.pairs as any, [
+            { left: 9, right: 1 },
+            { left: 9, right: 2 },
+          ]);
           const after = await prepares();
           // Five more single-row inserts reuse the first statement; the two-row insert is a new shape.
           expect(after - before).toBe(1);
@@ -187,20 +196,32 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         expect(await db().select().from(zoo.people)).toHaveLength(0);
       });
 
-      it("writes through an instance the app built itself with drizzle(url)", async () => {
+      it('writes through an instance the app built itself with drizzle(url)', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
         await t.database.reset();
         resetCounters();
-        const module = setup.driver === 'pg' ? await import('drizzle-orm/node-postgres') : setup.driver === 'postgres-js' ? await import('drizzle-orm/postgres-js') : await import('drizzle-orm/mysql2');
+        const module =
+          setup.driver === 'pg'
+            ? await import('drizzle-orm/node-postgres')
+            : setup.driver === 'postgres-js'
+              ? await import('drizzle-orm/postgres-js')
+              : await import('drizzle-orm/mysql2');
         const url = t.database.url;
         // The app's own instance: drizzle() makes the driver client from the URL, as apps do.
-        const own = (module.drizzle as unknown as (config: object) => any)(setup.driver === 'mysql2' ? { connection: { uri: url }, mode: 'default', casing: 'snake_case' } : { connection: url, casing: 'snake_case' });
+        const own = (module.drizzle as unknown as (config: object) => any)(
+          setup.driver === 'mysql2'
+            ? { connection: { uri: url }, mode: 'default', casing: 'snake_case' }
+            : { connection: url, casing: 'snake_case' },
+        );
         try {
           const rows = [{ fullName: 'own-1', age: 3 }, { fullName: 'own-2' }];
           const out = (await fastInsert(own, zoo.people as any, rows as any)) as Array<Record<string, unknown>>;
           expect(out).toHaveLength(2);
           const back = sortBy(await db().select().from(zoo.people), ['id']);
-          expect(back.map((r) => [r.fullName, r.age])).toEqual([['own-1', 3], ['own-2', 18]]);
+          expect(back.map((r) => [r.fullName, r.age])).toEqual([
+            ['own-1', 3],
+            ['own-2', 18],
+          ]);
           if (setup.engine === 'postgres') expect(out.map((r) => r.id)).toEqual(back.map((r) => r.id));
         } finally {
           const client = own.$client;
@@ -210,8 +231,12 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
 
       it('refuses SQL expressions with parameters, and non-tables, with UNSUPPORTED', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
-        await expect(fastInsert(db(), zoo.people as any, { fullName: sql`lower(${'X'})` } as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
-        await expect(fastInsert(db(), zoo.people as any, { fullName: sql.placeholder('name') } as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+        await expect(fastInsert(db(), zoo.people as any, { fullName: sql`lower(${'X'})` } as any)).rejects.toMatchObject({
+          code: 'UNSUPPORTED',
+        });
+        await expect(fastInsert(db(), zoo.people as any, { fullName: sql.placeholder('name') } as any)).rejects.toMatchObject({
+          code: 'UNSUPPORTED',
+        });
         await expect(fastInsert(db(), { not: 'a table' } as any, {} as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
         await expect(fastInsert({} as any, zoo.people as any, {} as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
         await expect(fastInsert(db(), zoo.people as any, [null] as any)).rejects.toMatchObject({ code: 'UNSUPPORTED' });

@@ -54,8 +54,6 @@ for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e =
     // A fresh fingerprint for this run, so that a template left by an earlier run cannot answer.
     appendFileSync(first, `\n-- run ${randomBytes(6).toString('hex')}\n`);
     const schema = engine === 'postgres' ? pgSchema : mysqlSchema;
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
     // This process joins the server first, as a runner's global setup would: an owned server
     // stops when its last client exits, and the workers below come and go.
     let holder: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
@@ -64,6 +62,7 @@ for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e =
     });
     afterAll(async () => {
       await holder?.destroy();
+      rmSync(dir, { recursive: true, force: true });
     });
 
     it('builds the template once while three worker processes race for it', async () => {
@@ -96,7 +95,10 @@ for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e =
       journal.entries.push({ ...last, idx: 1, when: last.when + 1000, tag: '0001_note' });
       writeFileSync(journalPath, JSON.stringify(journal, null, 2));
       const q = engine === 'postgres' ? '"' : '`';
-      writeFileSync(join(folder, '0001_note.sql'), `ALTER TABLE ${q}accounts${q} ADD ${engine === 'postgres' ? 'COLUMN ' : ''}${q}note${q} text;`);
+      writeFileSync(
+        join(folder, '0001_note.sql'),
+        `ALTER TABLE ${q}accounts${q} ADD ${engine === 'postgres' ? 'COLUMN ' : ''}${q}note${q} text;`,
+      );
 
       const added = await drizzleTestDb({ schema, engine, migrationsFolder: folder, worker: 'edit', prefix: PREFIX } as any);
       try {
@@ -129,7 +131,13 @@ for (const engine of (['postgres', 'mysql'] as const).filter((e) => !only || e =
     const v2 =
       engine === 'postgres'
         ? { notes: pgTable(name, { id: integer('id').primaryKey(), body: text('body'), tag: text('tag') }) }
-        : { notes: mysqlTable(name, { id: int('id').primaryKey(), body: varchar('body', { length: 50 }), tag: varchar('tag', { length: 10 }) }) };
+        : {
+            notes: mysqlTable(name, {
+              id: int('id').primaryKey(),
+              body: varchar('body', { length: 50 }),
+              tag: varchar('tag', { length: 10 }),
+            }),
+          };
 
     it('builds from the DDL drizzle-kit generates, once, and again when the schema changes', async () => {
       const open = (schema: Record<string, unknown>) => drizzleTestDb({ schema, engine, worker: 'ddl', prefix: PREFIX } as any);

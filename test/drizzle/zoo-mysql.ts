@@ -4,8 +4,24 @@
  */
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, customType, date, datetime, decimal, double, int, json, mysqlEnum, mysqlTable, primaryKey,
-  smallint, text, time, timestamp, varbinary, varchar,
+  bigint,
+  boolean,
+  customType,
+  date,
+  datetime,
+  decimal,
+  double,
+  int,
+  json,
+  mysqlEnum,
+  mysqlTable,
+  primaryKey,
+  smallint,
+  text,
+  time,
+  timestamp,
+  varbinary,
+  varchar,
 } from 'drizzle-orm/mysql-core';
 
 export const counters = { code: 0, touched: 0, uid: 0 };
@@ -51,18 +67,24 @@ export const people = mysqlTable('people', {
 
 /** Key from $defaultFn: $returningId reports the generated value. */
 export const tokens = mysqlTable('tokens', {
-  id: varchar('id', { length: 36 }).primaryKey().$defaultFn(() => `uid-${++counters.uid}`),
+  id: varchar('id', { length: 36 })
+    .primaryKey()
+    .$defaultFn(() => `uid-${++counters.uid}`),
   label: varchar('label', { length: 50 }).default('none'),
 });
 
 // Not serial(): drizzle-kit writes `serial AUTO_INCREMENT`, which MariaDB rejects.
 export const bare = mysqlTable('bare', { id: bigint('id', { mode: 'number', unsigned: true }).primaryKey().autoincrement() });
 
-export const pairs = mysqlTable('pairs', {
-  left: int('left').notNull(),
-  right: int('right').notNull(),
-  note: varchar('note', { length: 50 }),
-}, (t) => [primaryKey({ columns: [t.left, t.right] })]);
+export const pairs = mysqlTable(
+  'pairs',
+  {
+    left: int('left').notNull(),
+    right: int('right').notNull(),
+    note: varchar('note', { length: 50 }),
+  },
+  (t) => [primaryKey({ columns: [t.left, t.right] })],
+);
 
 export const cased = mysqlTable('cased', {
   id: int().primaryKey().autoincrement(),

@@ -5,8 +5,29 @@
  */
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, customType, date, doublePrecision, integer, interval, json, jsonb, numeric, pgEnum, pgSchema,
-  pgTable, point, primaryKey, real, serial, smallint, text, time, timestamp, uuid, varchar,
+  bigint,
+  boolean,
+  customType,
+  date,
+  doublePrecision,
+  integer,
+  interval,
+  json,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgSchema,
+  pgTable,
+  point,
+  primaryKey,
+  real,
+  serial,
+  smallint,
+  text,
+  time,
+  timestamp,
+  uuid,
+  varchar,
 } from 'drizzle-orm/pg-core';
 
 /** Deterministic client-side defaults, so two inserts of the same rows compare equal. */
@@ -65,11 +86,15 @@ export const ident = pgTable('ident', {
 
 export const bare = pgTable('bare', { id: serial('id').primaryKey() });
 
-export const pairs = pgTable('pairs', {
-  left: integer('left').notNull(),
-  right: integer('right').notNull(),
-  note: text('note'),
-}, (t) => [primaryKey({ columns: [t.left, t.right] })]);
+export const pairs = pgTable(
+  'pairs',
+  {
+    left: integer('left').notNull(),
+    right: integer('right').notNull(),
+    note: text('note'),
+  },
+  (t) => [primaryKey({ columns: [t.left, t.right] })],
+);
 
 export const shop = pgSchema('shop');
 export const items = shop.table('items', {

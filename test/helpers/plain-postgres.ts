@@ -52,8 +52,8 @@ const running = new Set<ChildProcess>();
 const dirs = new Set<string>();
 // A test process that ends without stop() still leaves no server and no data behind.
 process.once('exit', () => {
-  running.forEach((p) => p.kill('SIGKILL'));
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  for (const p of running) p.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<void> {
@@ -73,11 +73,20 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
   dirs.add(dir);
   const user = unprivilegedUser();
   if (user) chownSync(dir, user.uid, user.gid);
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(options.locale ? { LC_ALL: undefined, LC_COLLATE: undefined, LC_CTYPE: undefined, ...options.locale.env } : { LC_ALL: 'C', LANG: 'C' }) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(options.locale
+      ? { LC_ALL: undefined, LC_COLLATE: undefined, LC_CTYPE: undefined, ...options.locale.env }
+      : { LC_ALL: 'C', LANG: 'C' }),
+  };
   if (bins.libraryPath) env.LD_LIBRARY_PATH = [bins.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(delimiter);
   const as = { uid: user?.uid, gid: user?.gid, env };
   // --no-sync only spares initdb's own final fsync; the server it leaves behind keeps every default.
-  await run(join(bins.binDir, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', ...(options.locale?.initdbArgs ?? ['-E', 'UTF8', '--locale=C'])], as);
+  await run(
+    join(bins.binDir, 'initdb'),
+    ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', ...(options.locale?.initdbArgs ?? ['-E', 'UTF8', '--locale=C'])],
+    as,
+  );
   const settings = options.settings ?? {};
   let port = 0;
   let server: ChildProcess | undefined;
@@ -86,7 +95,17 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
     port = await freePort();
     const child = spawn(
       join(bins.binDir, 'postgres'),
-      ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-h',
+        '127.0.0.1',
+        '-k',
+        dir,
+        ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+      ],
       { ...as, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     child.stderr!.on('data', (d) => (log += d));
@@ -112,7 +131,19 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
     dirs.delete(dir);
   };
   const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
-  return { url, host: '127.0.0.1', port, user: 'postgres', dataDir, binDir: bins.binDir, version: bins.version, major: Number(version), settings, stop, [Symbol.asyncDispose]: stop };
+  return {
+    url,
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    dataDir,
+    binDir: bins.binDir,
+    version: bins.version,
+    major: Number(version),
+    settings,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
 }
 
 async function waitReady(port: number, exited: Promise<'exited'>): Promise<'ready' | 'exited'> {

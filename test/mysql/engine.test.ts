@@ -11,7 +11,9 @@ import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
 const mysqlDialect = createMysqlDialect();
 
-const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8').split('\n').filter((l) => l && !l.startsWith('--'));
+const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8')
+  .split('\n')
+  .filter((l) => l && !l.startsWith('--'));
 let migrations = 0;
 async function migrate(url: string) {
   migrations++;
@@ -30,7 +32,9 @@ const rows = async <T = any>(c: mysql.Connection, sql: string, p?: unknown[]) =>
 beforeAll(async () => {
   const t0 = performance.now();
   db = await createTestDatabase({ ...base, worker: 'a' });
-  console.log(`cold start + template build + first clone: ${Math.round(performance.now() - t0)} ms (${db.server.flavor} ${db.server.version})`);
+  console.log(
+    `cold start + template build + first clone: ${Math.round(performance.now() - t0)} ms (${db.server.flavor} ${db.server.version})`,
+  );
   admin = await mysql.createConnection({ socketPath: db.server.socket, user: db.server.user, password: db.server.password });
   user = await mysql.createConnection({ uri: db.url });
 });
@@ -59,7 +63,11 @@ describe('embedded MariaDB/MySQL', () => {
   });
 
   it('a worker schema has the template: 30 tables, views, routines, trigger, event, seed rows', async () => {
-    const [t] = await rows(admin, `SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, [db.name]);
+    const [t] = await rows(
+      admin,
+      `SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`,
+      [db.name],
+    );
     expect(Number(t.n)).toBe(30);
     expect((await rows(user, 'SELECT code FROM country ORDER BY id')).map((r) => r.code)).toEqual(['KR', 'DE', 'FR', 'US']);
     expect((await rows(user, 'SELECT COUNT(*) AS n FROM schema_migrations'))[0].n).toBe(3);
@@ -68,7 +76,9 @@ describe('embedded MariaDB/MySQL', () => {
     expect((await rows(user, 'SELECT n FROM v_t01_count'))[0].n).toBe(1);
     expect((await rows(user, 'SELECT COUNT(*) AS n FROM audit_log'))[0].n).toBe(1); // the trigger fired
     expect(await rows(admin, 'SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?', [db.name])).toHaveLength(1);
-    const [fk] = await rows(admin, 'SELECT COUNT(*) AS n FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?', [db.name]);
+    const [fk] = await rows(admin, 'SELECT COUNT(*) AS n FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?', [
+      db.name,
+    ]);
     expect(Number(fk.n)).toBe(27);
     // The clone's own objects carry no definer from the template's builder.
     expect(migrations).toBe(1);
@@ -133,7 +143,9 @@ describe('embedded MariaDB/MySQL', () => {
   it('a clone of a template without its capture fails as TEMPLATE_BROKEN and creates nothing', async () => {
     const client = await mysqlDialect.connect(db.server);
     try {
-      await expect(mysqlDialect.clone(client, db.server, 'ftmye_tpl_gone', 'ftmye_wgone', newMarker('database'))).rejects.toMatchObject({ code: 'TEMPLATE_BROKEN' });
+      await expect(mysqlDialect.clone(client, db.server, 'ftmye_tpl_gone', 'ftmye_wgone', newMarker('database'))).rejects.toMatchObject({
+        code: 'TEMPLATE_BROKEN',
+      });
       expect(await mysqlDialect.readMarker(client, 'ftmye_wgone')).toBeUndefined();
     } finally {
       await client.close();
@@ -143,11 +155,20 @@ describe('embedded MariaDB/MySQL', () => {
 
 describe('checkpoint monitor', () => {
   it('sees the checkpoint age rise during a write burst on a small redo log', async () => {
-    const small = await createTestDatabase({ engine: 'mysql', dataRoot, prefix: 'ftmym', cacheKey: 'monitor', redoLogSize: '16M', bufferPoolSize: '64M', worker: 'm', migrate: async (url) => {
-      const c = await mysql.createConnection({ uri: url });
-      await c.query('CREATE TABLE burst (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(2000))');
-      await c.end();
-    } });
+    const small = await createTestDatabase({
+      engine: 'mysql',
+      dataRoot,
+      prefix: 'ftmym',
+      cacheKey: 'monitor',
+      redoLogSize: '16M',
+      bufferPoolSize: '64M',
+      worker: 'm',
+      migrate: async (url) => {
+        const c = await mysql.createConnection({ uri: url });
+        await c.query('CREATE TABLE burst (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(2000))');
+        await c.end();
+      },
+    });
     const writer = await mysql.createConnection({ uri: small.url });
     const samples: Array<Extract<Sample, { engine: 'mysql' }>> = [];
     const stop = new AbortController();
@@ -159,12 +180,15 @@ describe('checkpoint monitor', () => {
       const pad = 'x'.repeat(2000);
       const values = Array.from({ length: 200 }, () => `('${pad}')`).join(',');
       const until = Date.now() + 4000;
-      while (Date.now() < until && !(samples.some((s) => s.warnings.length) && samples.length > 5)) await writer.query(`INSERT INTO burst (pad) VALUES ${values}`);
+      while (Date.now() < until && !(samples.some((s) => s.warnings.length) && samples.length > 5))
+        await writer.query(`INSERT INTO burst (pad) VALUES ${values}`);
       stop.abort();
       await watching;
       const first = samples[0]!;
       const peak = samples.reduce((m, s) => (s.agePct > m.agePct ? s : m), first);
-      console.log(`monitor (${first.source}): checkpoint age ${first.agePct.toFixed(1)}% -> peak ${peak.agePct.toFixed(1)}% of ${Math.round(peak.capacity / 2 ** 20)} MiB, dirty pages ${peak.dirtyPages}, log waits ${peak.logWaits}, ${samples.length} samples`);
+      console.log(
+        `monitor (${first.source}): checkpoint age ${first.agePct.toFixed(1)}% -> peak ${peak.agePct.toFixed(1)}% of ${Math.round(peak.capacity / 2 ** 20)} MiB, dirty pages ${peak.dirtyPages}, log waits ${peak.logWaits}, ${samples.length} samples`,
+      );
       expect(first.source).toBe(small.server.flavor === 'mariadb' ? 'mariadb' : 'mysql-8.0.30');
       expect(peak.capacity).toBeGreaterThan(0);
       expect(peak.capacity).toBeLessThanOrEqual(16 * 2 ** 20);

@@ -17,14 +17,27 @@ describe('mysqlServerFlags', () => {
     expect(flagNames(f)).not.toContain('--innodb-redo-log-capacity');
   });
 
-  it.each(['8.0.30', '8.0.36', '8.4.3', '9.1.0'])('MySQL %s: binary log and doublewrite off, redo log sized with innodb_redo_log_capacity, X protocol off', (version) => {
-    const f = mysqlServerFlags({ flavor: 'mysql', version, bufferPoolSize: '512M', redoLogSize: '512M' });
-    for (const flag of ['--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=OFF', '--innodb-buffer-pool-size=512M', '--innodb-redo-log-capacity=512M', '--innodb-io-capacity=10000', '--innodb-io-capacity-max=20000', '--innodb-flush-neighbors=0', '--mysqlx=OFF'])
-      expect(f).toContain(flag);
-    expect(flagNames(f)).not.toContain('--innodb-log-file-size');
-    expect(flagNames(f)).not.toContain('--innodb-log-files-in-group');
-    expect(flagNames(f)).not.toContain('--character-set-server');
-  });
+  it.each(['8.0.30', '8.0.36', '8.4.3', '9.1.0'])(
+    'MySQL %s: binary log and doublewrite off, redo log sized with innodb_redo_log_capacity, X protocol off',
+    (version) => {
+      const f = mysqlServerFlags({ flavor: 'mysql', version, bufferPoolSize: '512M', redoLogSize: '512M' });
+      for (const flag of [
+        '--skip-log-bin',
+        '--innodb-flush-log-at-trx-commit=0',
+        '--innodb-doublewrite=OFF',
+        '--innodb-buffer-pool-size=512M',
+        '--innodb-redo-log-capacity=512M',
+        '--innodb-io-capacity=10000',
+        '--innodb-io-capacity-max=20000',
+        '--innodb-flush-neighbors=0',
+        '--mysqlx=OFF',
+      ])
+        expect(f).toContain(flag);
+      expect(flagNames(f)).not.toContain('--innodb-log-file-size');
+      expect(flagNames(f)).not.toContain('--innodb-log-files-in-group');
+      expect(flagNames(f)).not.toContain('--character-set-server');
+    },
+  );
 
   it.each(['10.11.19', '11.4.5', '11.8.2'])('MariaDB %s: innodb_log_file_size, never MySQL-only flags', (version) => {
     const f = mysqlServerFlags({ flavor: 'mariadb', version, redoLogSize: '64M', maxConnections: 50 });
@@ -32,11 +45,16 @@ describe('mysqlServerFlags', () => {
     expect(f).toContain('--innodb-doublewrite=OFF');
     expect(f).toContain('--max-connections=50');
     expect(f).toContain('--character-set-server=utf8mb4');
-    for (const mysqlOnly of ['--innodb-redo-log-capacity', '--innodb-log-files-in-group', '--mysqlx', '--performance-schema']) expect(flagNames(f)).not.toContain(mysqlOnly);
+    for (const mysqlOnly of ['--innodb-redo-log-capacity', '--innodb-log-files-in-group', '--mysqlx', '--performance-schema'])
+      expect(flagNames(f)).not.toContain(mysqlOnly);
   });
 
   it('never writes a flag twice', () => {
-    for (const [flavor, version] of [['mysql', '8.0.20'], ['mysql', '8.4.0'], ['mariadb', '10.11.0']] as const) {
+    for (const [flavor, version] of [
+      ['mysql', '8.0.20'],
+      ['mysql', '8.4.0'],
+      ['mariadb', '10.11.0'],
+    ] as const) {
       const names = flagNames(mysqlServerFlags({ flavor, version }));
       expect(new Set(names).size).toBe(names.length);
     }
@@ -64,8 +82,15 @@ describe('mysqlServerFlags', () => {
 
 describe('version lines and images', () => {
   it('reads flavor and version from --version', () => {
-    expect(parseVersionLine('/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)')).toEqual({ flavor: 'mariadb', version: '10.11.19', fullVersion: '10.11.19-MariaDB-0+deb12u1' });
-    expect(parseVersionLine('/usr/sbin/mysqld  Ver 8.4.3 for Linux on x86_64 (MySQL Community Server - GPL)')).toMatchObject({ flavor: 'mysql', version: '8.4.3' });
+    expect(parseVersionLine('/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)')).toEqual({
+      flavor: 'mariadb',
+      version: '10.11.19',
+      fullVersion: '10.11.19-MariaDB-0+deb12u1',
+    });
+    expect(parseVersionLine('/usr/sbin/mysqld  Ver 8.4.3 for Linux on x86_64 (MySQL Community Server - GPL)')).toMatchObject({
+      flavor: 'mysql',
+      version: '8.4.3',
+    });
   });
 
   it('reads flavor and version from an image reference', () => {
@@ -93,9 +118,13 @@ describe('version lines and images', () => {
 
 describe('capture helpers', () => {
   it('strips DEFINER clauses of views, routines, triggers and events', () => {
-    expect(stripDefiner('CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`127.0.0.1` SQL SECURITY DEFINER VIEW `v` AS select 1')).toBe('CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v` AS select 1');
+    expect(stripDefiner('CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`127.0.0.1` SQL SECURITY DEFINER VIEW `v` AS select 1')).toBe(
+      'CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v` AS select 1',
+    );
     expect(stripDefiner('CREATE DEFINER=`we``ird`@`%` PROCEDURE `p`() BEGIN END')).toBe('CREATE PROCEDURE `p`() BEGIN END');
-    expect(stripDefiner('CREATE DEFINER=`role_only` TRIGGER t AFTER INSERT ON x FOR EACH ROW SET @a = 1')).toBe('CREATE TRIGGER t AFTER INSERT ON x FOR EACH ROW SET @a = 1');
+    expect(stripDefiner('CREATE DEFINER=`role_only` TRIGGER t AFTER INSERT ON x FOR EACH ROW SET @a = 1')).toBe(
+      'CREATE TRIGGER t AFTER INSERT ON x FOR EACH ROW SET @a = 1',
+    );
     expect(stripDefiner('CREATE TABLE `definer` (a int)')).toBe('CREATE TABLE `definer` (a int)');
   });
 
@@ -108,7 +137,16 @@ describe('capture helpers', () => {
   });
 
   it('quotes a hostile target name everywhere in the clone script', () => {
-    const cap: Capture = { version: 1, charset: 'utf8mb4', collation: 'utf8mb4_general_ci', tables: [{ name: 'k', create: 'CREATE TABLE `k` (id int)', seedColumns: ['id'], autoIncrement: null }], views: [], routines: [], triggers: [], events: [] };
+    const cap: Capture = {
+      version: 1,
+      charset: 'utf8mb4',
+      collation: 'utf8mb4_general_ci',
+      tables: [{ name: 'k', create: 'CREATE TABLE `k` (id int)', seedColumns: ['id'], autoIncrement: null }],
+      views: [],
+      routines: [],
+      triggers: [],
+      events: [],
+    };
     const target = 'w`; DROP DATABASE mysql; --';
     const script = cloneStatements(cap, 'tpl', target, { tool: 'fast-test-db', kind: 'database', created: 'x' }).join(';\n');
     expect(script).toContain('CREATE DATABASE `w``; DROP DATABASE mysql; --`');

@@ -33,7 +33,7 @@ const QUERIES: Record<string, string> = {
   'division by zero': `SELECT COALESCE(1/0, 'NULL')`,
   'invalid date': `SELECT COALESCE(CAST('2024-02-30' AS DATE), 'NULL')`,
   'time zone': `SELECT CONCAT(@@time_zone, ' ', @@system_time_zone)`,
-  'FROM_UNIXTIME': `SELECT FROM_UNIXTIME(1717243200)`,
+  FROM_UNIXTIME: `SELECT FROM_UNIXTIME(1717243200)`,
   'month and day names': `SELECT DATE_FORMAT('2024-03-05', '%W %M')`,
   'number formatting': `SELECT FORMAT(1234567.891, 2)`,
   'division precision': `SELECT 1/3`,

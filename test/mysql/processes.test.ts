@@ -17,7 +17,9 @@ describe('MySQL workers in separate processes', () => {
   });
 
   it('8 concurrent processes get distinct schemas from one template; migrate runs once', async () => {
-    const runs = Array.from({ length: 8 }, (_, i) => worker({ DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: String(i + 1), REUSE: '1' }));
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      worker({ DATA_ROOT: dataRoot, COUNTER_FILE: counter, WORKER: String(i + 1), REUSE: '1' }),
+    );
     const results = await Promise.all(runs.map((r) => r.line));
     await Promise.all(runs.map((r) => r.exited));
     expect(new Set(results.map((r) => r.name)).size).toBe(8);

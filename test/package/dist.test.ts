@@ -13,7 +13,13 @@ const ROOT = join(__dirname, '..', '..');
 const dist = (f: string) => join(ROOT, 'dist', f);
 
 function node(args: string[], input?: string): string {
-  return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 120_000 });
+  return execFileSync(process.execPath, args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 120_000,
+  });
 }
 
 /** Built-ins that exist only with the `node:` scheme: without it Node looks for a package of that name. */
@@ -65,7 +71,8 @@ describe('the built package', () => {
   });
 
   it('works from an ES module', () => {
-    const script = `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});
+    const script =
+      `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});
       const mod = await import(${JSON.stringify(dist('index.js'))});` + body('mod');
     const out = JSON.parse(node(['--input-type=module', '-e', script, 'esm']).trim());
     expect(out.name).toBe(out.expected);
@@ -80,6 +87,8 @@ describe('the built package', () => {
   it("carries package.json's version, written in by the build", () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(node([dist('cli.js'), '--version']).trim()).toBe(version);
-    expect(readdirSync(join(ROOT, 'dist')).some((f) => /\.c?js$/.test(f) && readFileSync(dist(f), 'utf8').includes('__FAST_TEST_DB_VERSION__'))).toBe(false);
+    expect(
+      readdirSync(join(ROOT, 'dist')).some((f) => /\.c?js$/.test(f) && readFileSync(dist(f), 'utf8').includes('__FAST_TEST_DB_VERSION__')),
+    ).toBe(false);
   });
 });

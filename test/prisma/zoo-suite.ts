@@ -46,7 +46,8 @@ function normalize(model: string, rec: Row, suffix: string, started: number): Ro
       out[k] = '<auto>';
     } else if (typeof v === 'string') out[k] = v.replaceAll(suffix, '<s>');
     else if (v instanceof Uint8Array) out[k] = { bytes: [...v] };
-    else if (v && typeof v === 'object' && typeof (v as { toFixed?: unknown }).toFixed === 'function' && 'd' in v) out[k] = { decimal: String(v) };
+    else if (v && typeof v === 'object' && typeof (v as { toFixed?: unknown }).toFixed === 'function' && 'd' in v)
+      out[k] = { decimal: String(v) };
     else if (typeof v === 'bigint') out[k] = { bigint: String(v) };
     else out[k] = v;
   }
@@ -72,7 +73,10 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
   async function loadClient(engine: Engine) {
     const out = ensureGenerated(schemaOf(engine), under.cli);
     const path = `${out}/client.ts`;
-    return (await import(/* @vite-ignore */ path)) as { PrismaClient: new (o: { adapter: never }) => any; Prisma: { JsonNull: unknown; DbNull: unknown; Decimal: new (v: string) => unknown } };
+    return (await import(/* @vite-ignore */ path)) as {
+      PrismaClient: new (o: { adapter: never }) => any;
+      Prisma: { JsonNull: unknown; DbNull: unknown; Decimal: new (v: string) => unknown };
+    };
   }
 
   if (under.major6) {
@@ -104,11 +108,23 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
       beforeAll(async () => {
         mod = await loadClient(engine);
         Prisma = mod.Prisma;
-        t = await prismaTestDb({ client: mod.PrismaClient, schema: schemaOf(engine), migrations: `test/prisma/zoo/${engine}/migrations`, suffix: `prismazoo${tag}` });
+        t = await prismaTestDb({
+          client: mod.PrismaClient,
+          schema: schemaOf(engine),
+          migrations: `test/prisma/zoo/${engine}/migrations`,
+          suffix: `prismazoo${tag}`,
+        });
         prisma = t.prisma;
         account = await prisma.account.create({ data: { email: `owner-${engine}@x.io` } });
         const c = t.database.connection;
-        const settings = pg ? new PrismaPg({ connectionString: t.database.url }) : new PrismaMariaDb({ ...(c.host.startsWith('/') ? { socketPath: c.host } : { host: c.host, port: c.port }), user: c.user, password: c.password, database: c.database });
+        const settings = pg
+          ? new PrismaPg({ connectionString: t.database.url })
+          : new PrismaMariaDb({
+              ...(c.host.startsWith('/') ? { socketPath: c.host } : { host: c.host, port: c.port }),
+              user: c.user,
+              password: c.password,
+              database: c.database,
+            });
         class PrismaService extends mod.PrismaClient {
           constructor(adapter: unknown) {
             super({ adapter: adapter as never });
@@ -117,7 +133,9 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         apps['app client, adapter settings'] = new PrismaService(settings);
         // A pool the app made and handed to its adapter, as a NestJS module that shares one does.
         appPool = await openDriver(t.database.connection, t.database.server.flavor);
-        apps['app client, adapter pool'] = new PrismaService(pg ? new PrismaPg(appPool.pool as never) : new PrismaMariaDb(appPool.pool as never));
+        apps['app client, adapter pool'] = new PrismaService(
+          pg ? new PrismaPg(appPool.pool as never) : new PrismaMariaDb(appPool.pool as never),
+        );
       });
       afterAll(async () => {
         for (const app of Object.values(apps)) await app.$disconnect();
@@ -134,8 +152,17 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
       it(`gap: the runtime data model of a Prisma ${under.version} client carries no @default, @id, @updatedAt, list, optional or native type`, () => {
         // What the schema text must supply (adapters/prisma/runtime-model.ts); fails when Prisma ships it.
         const model = runtimeDataModel(prisma)!.models.Account!;
-        expect(model.fields.find((f) => f.name === 'createdAt')).toEqual({ name: 'createdAt', kind: 'scalar', type: 'DateTime', dbName: 'created_at' });
-        for (const f of model.fields) expect(Object.keys(f).filter((k) => !['name', 'kind', 'type', 'dbName', 'relationName'].includes(k)), f.name).toEqual([]);
+        expect(model.fields.find((f) => f.name === 'createdAt')).toEqual({
+          name: 'createdAt',
+          kind: 'scalar',
+          type: 'DateTime',
+          dbName: 'created_at',
+        });
+        for (const f of model.fields)
+          expect(
+            Object.keys(f).filter((k) => !['name', 'kind', 'type', 'dbName', 'relationName'].includes(k)),
+            f.name,
+          ).toEqual([]);
         // Prisma 6 drops @@schema too (the schema text supplies it); Prisma 7 keeps it.
         expect(Object.keys(model).sort()).toEqual(under.major6 ? ['dbName', 'fields'] : ['dbName', 'fields', 'schema']);
         expect(runtimeDataModel(prisma)!.enums).toEqual({});
@@ -143,7 +170,13 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
 
       /** Each case: model, primary key fields, and data made unique by a suffix. */
       const cases: Array<{ name: string; model: string; delegate: string; pk: string[]; data: (s: string) => Row; pgOnly?: boolean }> = [
-        { name: 'only required fields; every default filled', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `min-${s}@x.io` }) },
+        {
+          name: 'only required fields; every default filled',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({ email: `min-${s}@x.io` }),
+        },
         {
           name: 'every scalar kind given',
           model: 'Account',
@@ -161,27 +194,101 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
             active: false,
           }),
         },
-        { name: 'scalar lists and enum lists', model: 'Account', delegate: 'account', pk: ['id'], pgOnly: true, data: (s) => ({ email: `list-${s}@x.io`, tags: ['a', 'b,c', 'd"e', ''], roles: ['ADMIN', 'USER'] }) },
-        { name: 'scalar list in { set } form', model: 'Account', delegate: 'account', pk: ['id'], pgOnly: true, data: (s) => ({ email: `set-${s}@x.io`, tags: { set: ['x'] } }) },
-        { name: 'explicit createdAt and updatedAt', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `dates-${s}@x.io`, createdAt: new Date('2001-02-03T04:05:06.789Z'), updatedAt: '2002-03-04T05:06:07.891Z' }) },
-        { name: 'Decimal instance, number and rounding', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `dec-${s}@x.io`, balance: new Prisma.Decimal('0.005'), score: 3 }) },
-        { name: 'Json null as JsonNull', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `jn-${s}@x.io`, profile: Prisma.JsonNull }) },
-        { name: 'Json null as DbNull', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `dn-${s}@x.io`, profile: Prisma.DbNull }) },
-        { name: 'Json scalar and array values', model: 'Account', delegate: 'account', pk: ['id'], data: (s) => ({ email: `js-${s}@x.io`, profile: [1, { a: 'b' }] }) },
-        { name: 'client-generated ids (uuid, cuid, nanoid, ulid) and a relation scalar', model: 'Post', delegate: 'post', pk: ['id'], data: (s) => ({ title: `p-${s}`, authorId: account.id }) },
+        {
+          name: 'scalar lists and enum lists',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          pgOnly: true,
+          data: (s) => ({ email: `list-${s}@x.io`, tags: ['a', 'b,c', 'd"e', ''], roles: ['ADMIN', 'USER'] }),
+        },
+        {
+          name: 'scalar list in { set } form',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          pgOnly: true,
+          data: (s) => ({ email: `set-${s}@x.io`, tags: { set: ['x'] } }),
+        },
+        {
+          name: 'explicit createdAt and updatedAt',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({
+            email: `dates-${s}@x.io`,
+            createdAt: new Date('2001-02-03T04:05:06.789Z'),
+            updatedAt: '2002-03-04T05:06:07.891Z',
+          }),
+        },
+        {
+          name: 'Decimal instance, number and rounding',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({ email: `dec-${s}@x.io`, balance: new Prisma.Decimal('0.005'), score: 3 }),
+        },
+        {
+          name: 'Json null as JsonNull',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({ email: `jn-${s}@x.io`, profile: Prisma.JsonNull }),
+        },
+        {
+          name: 'Json null as DbNull',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({ email: `dn-${s}@x.io`, profile: Prisma.DbNull }),
+        },
+        {
+          name: 'Json scalar and array values',
+          model: 'Account',
+          delegate: 'account',
+          pk: ['id'],
+          data: (s) => ({ email: `js-${s}@x.io`, profile: [1, { a: 'b' }] }),
+        },
+        {
+          name: 'client-generated ids (uuid, cuid, nanoid, ulid) and a relation scalar',
+          model: 'Post',
+          delegate: 'post',
+          pk: ['id'],
+          data: (s) => ({ title: `p-${s}`, authorId: account.id }),
+        },
         {
           name: 'explicit id, @db.Date and @db.Timestamptz/Timestamp',
           model: 'Post',
           delegate: 'post',
           pk: ['id'],
-          data: (s) => ({ id: s === 'created' ? '00000000-0000-4000-8000-00000000000c' : '00000000-0000-4000-8000-00000000000f', title: `d-${s}`, authorId: account.id, day: new Date('2024-02-29T23:59:59.999Z'), publishedAt: new Date('2024-06-01T12:34:56.789Z'), views: 7 }),
+          data: (s) => ({
+            id: s === 'created' ? '00000000-0000-4000-8000-00000000000c' : '00000000-0000-4000-8000-00000000000f',
+            title: `d-${s}`,
+            authorId: account.id,
+            day: new Date('2024-02-29T23:59:59.999Z'),
+            publishedAt: new Date('2024-06-01T12:34:56.789Z'),
+            views: 7,
+          }),
         },
         { name: 'dbgenerated default', model: 'Tag', delegate: 'tag', pk: ['name'], data: (s) => ({ name: `tag-${s}` }) },
         { name: 'no columns at all', model: 'Counter', delegate: 'counter', pk: ['id'], data: () => ({}) },
-        { name: 'composite primary key and now()', model: 'Membership', delegate: 'membership', pk: ['accountId', 'groupId'], data: (s) => ({ accountId: account.id, groupId: s === 'created' ? 1 : 2 }) },
+        {
+          name: 'composite primary key and now()',
+          model: 'Membership',
+          delegate: 'membership',
+          pk: ['accountId', 'groupId'],
+          data: (s) => ({ accountId: account.id, groupId: s === 'created' ? 1 : 2 }),
+        },
       ];
 
-      for (const [c, via] of cases.flatMap((c) => [[c, 'prismaTestDb'], [c, 'app client, adapter settings'], [c, 'app client, adapter pool']] as const)) {
+      for (const [c, via] of cases.flatMap(
+        (c) =>
+          [
+            [c, 'prismaTestDb'],
+            [c, 'app client, adapter settings'],
+            [c, 'app client, adapter pool'],
+          ] as const,
+      )) {
         it.skipIf(c.pgOnly && !pg)(`${c.name} (${c.model}), ${via}`, async () => {
           const started = Date.now();
           const created: Row = await prisma[c.delegate].create({ data: c.data('created') });
@@ -190,12 +297,17 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
           // Same record as create() returns...
           expect(Object.keys(fast!)).toEqual(Object.keys(created));
           const pkGroupId = (r: Row) => (c.model === 'Membership' ? { ...r, groupId: '<g>' } : r);
-          expect(pkGroupId(normalize(c.model, fast!, 'fastins', started))).toEqual(pkGroupId(normalize(c.model, created, 'created', started)));
+          expect(pkGroupId(normalize(c.model, fast!, 'fastins', started))).toEqual(
+            pkGroupId(normalize(c.model, created, 'created', started)),
+          );
           // ...and the same row in the database, read back through Prisma.
-          const where = (r: Row) => (c.pk.length === 1 ? { [c.pk[0]!]: r[c.pk[0]!] } : { [c.pk.join('_')]: Object.fromEntries(c.pk.map((k) => [k, r[k]])) });
+          const where = (r: Row) =>
+            c.pk.length === 1 ? { [c.pk[0]!]: r[c.pk[0]!] } : { [c.pk.join('_')]: Object.fromEntries(c.pk.map((k) => [k, r[k]])) };
           const readCreated = await prisma[c.delegate].findUniqueOrThrow({ where: where(created) });
           const readFast = await prisma[c.delegate].findUniqueOrThrow({ where: where(fast!) });
-          expect(pkGroupId(normalize(c.model, readFast, 'fastins', started))).toEqual(pkGroupId(normalize(c.model, readCreated, 'created', started)));
+          expect(pkGroupId(normalize(c.model, readFast, 'fastins', started))).toEqual(
+            pkGroupId(normalize(c.model, readCreated, 'created', started)),
+          );
           // And the same columns, read raw (no Prisma mapping of enums, lists or types in between).
           const table = { Account: 'accounts', Post: 'Post', Tag: 'Tag', Counter: 'Counter', Membership: 'memberships' }[c.model]!;
           const cols = { id: 'id', name: 'name', accountId: 'account_id', groupId: 'group_id' } as Record<string, string>;
@@ -204,7 +316,8 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
           const raw = async (r: Row) => ((await prisma.$queryRawUnsafe(rawSql, ...c.pk.map((k) => r[k]))) as Row[])[0]!;
           const rawNorm = (r: Row, sfx: string) => {
             const n = normalize(c.model, r, sfx, started);
-            for (const k of ['id', 'slug', 'ref', 'ref7', 'sort_key', 'cuid2', 'short', 'created_at', 'updated_at', 'since', 'group_id']) if (k in n) n[k] = typeof r[k];
+            for (const k of ['id', 'slug', 'ref', 'ref7', 'sort_key', 'cuid2', 'short', 'created_at', 'updated_at', 'since', 'group_id'])
+              if (k in n) n[k] = typeof r[k];
             return n;
           };
           expect(rawNorm(await raw(fast!), 'fastins')).toEqual(rawNorm(await raw(created), 'created'));
@@ -222,7 +335,9 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
       });
 
       it('arrays: 2,500 rows in batches, returned in input order, mixed column sets', async () => {
-        const rows = Array.from({ length: 2500 }, (_, i) => (i % 7 === 0 ? { email: `bulk-${i}@x.io`, name: `n${i}`, role: 'ADMIN' } : { email: `bulk-${i}@x.io` }));
+        const rows = Array.from({ length: 2500 }, (_, i) =>
+          i % 7 === 0 ? { email: `bulk-${i}@x.io`, name: `n${i}`, role: 'ADMIN' } : { email: `bulk-${i}@x.io` },
+        );
         const out = (await fastInsert(prisma.account, rows)) as Row[];
         expect(out.map((r) => r.email)).toEqual(rows.map((r) => r.email));
         expect(out.filter((r) => r.role === 'ADMIN')).toHaveLength(rows.filter((r) => 'role' in r).length);
@@ -280,16 +395,27 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         for (const [via, app] of Object.entries(apps)) {
           const rows = Array.from({ length: 1500 }, (_, i) => ({ email: `app-${via.length}-${i}@x.io` }));
           const out = (await fastInsert(app.account, rows)) as Row[];
-          expect(out.map((r) => r.email), via).toEqual(rows.map((r) => r.email));
+          expect(
+            out.map((r) => r.email),
+            via,
+          ).toEqual(rows.map((r) => r.email));
           const bad = [{ email: `app-bad-${via.length}@x.io` }, ...rows.slice(0, 1)];
-          expect(isFastTestDbError(await fastInsert(app.account, Array.from({ length: 1100 }, () => bad).flat()).catch((e: unknown) => e)), via).toBe(true);
+          expect(
+            isFastTestDbError(await fastInsert(app.account, Array.from({ length: 1100 }, () => bad).flat()).catch((e: unknown) => e)),
+            via,
+          ).toBe(true);
           expect(await prisma.account.count({ where: { email: { startsWith: `app-bad-${via.length}` } } }), via).toBe(0);
         }
       });
 
       it.runIf(pg)('a pool fastInsert opened for an app client closes once idle', async () => {
         const app = apps['app client, adapter settings'];
-        const sessions = async () => Number(((await prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()')) as Row[])[0]!.n);
+        const sessions = async () =>
+          Number(
+            (
+              (await prisma.$queryRawUnsafe('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()')) as Row[]
+            )[0]!.n,
+          );
         await app.$disconnect();
         await new Promise((r) => setTimeout(r, 1500));
         const before = await sessions();
@@ -313,7 +439,13 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         await refused(prisma.$extends({}).tag, 'UNSUPPORTED', /\$extends/);
         // A driver adapter other than adapter-pg / adapter-mariadb: refused before it is ever connected.
         const { PrismaClient } = await loadClient(engine);
-        const other = new PrismaClient({ adapter: { provider: pg ? 'postgres' : 'mysql', adapterName: '@prisma/adapter-neon', connect: () => Promise.reject(new Error('not used')) } as never });
+        const other = new PrismaClient({
+          adapter: {
+            provider: pg ? 'postgres' : 'mysql',
+            adapterName: '@prisma/adapter-neon',
+            connect: () => Promise.reject(new Error('not used')),
+          } as never,
+        });
         await refused(other.tag, 'UNSUPPORTED', /@prisma\/adapter-neon/);
         // Not a delegate at all, or a client instead of one of its delegates.
         await refused(prisma, 'BAD_OPTION', /not the client/);

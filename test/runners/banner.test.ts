@@ -13,7 +13,9 @@ import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgre
 
 function stream(isTTY: boolean) {
   let text = '';
-  return { isTTY, columns: 120, write: (s: string) => ((text += s), true), text: () => text } as unknown as NodeJS.WriteStream & { text(): string };
+  return { isTTY, columns: 120, write: (s: string) => ((text += s), true), text: () => text } as unknown as NodeJS.WriteStream & {
+    text(): string;
+  };
 }
 
 describe('status line', () => {
@@ -38,13 +40,40 @@ describe('status line', () => {
 });
 
 describe('banner', () => {
-  const base: ServerInfo = { engine: 'postgres', flavor: 'postgres', version: '18.4', major: 18, provider: 'embedded', owned: true, tuned: true, host: '127.0.0.1', port: 5999, user: 'postgres', password: '', adminDatabase: 'postgres' };
+  const base: ServerInfo = {
+    engine: 'postgres',
+    flavor: 'postgres',
+    version: '18.4',
+    major: 18,
+    provider: 'embedded',
+    owned: true,
+    tuned: true,
+    host: '127.0.0.1',
+    port: 5999,
+    user: 'postgres',
+    password: '',
+    adminDatabase: 'postgres',
+  };
 
   test('says which server and whether it is tuned, in one line', () => {
     const ours = runBanner(base, { source: 'started', template: 'ftdb_tpl_x', built: true });
     expect(ours).toBe('fast-test-db: PostgreSQL 18.4 (embedded, ours), tuned; template ftdb_tpl_x built');
-    const theirs = runBanner({ ...base, flavor: 'mariadb', engine: 'mysql', version: '10.11.6-MariaDB', provider: 'external', owned: false, tuned: false, port: 3306 }, { source: 'env', template: 'ftdb_tpl_y', built: false });
-    expect(theirs).toMatch(/^fast-test-db: MariaDB 10\.11\.6 \(127\.0\.0\.1:3306 from TEST_DATABASE_URL, not ours\), NOT tuned: .*unset TEST_DATABASE_URL/);
+    const theirs = runBanner(
+      {
+        ...base,
+        flavor: 'mariadb',
+        engine: 'mysql',
+        version: '10.11.6-MariaDB',
+        provider: 'external',
+        owned: false,
+        tuned: false,
+        port: 3306,
+      },
+      { source: 'env', template: 'ftdb_tpl_y', built: false },
+    );
+    expect(theirs).toMatch(
+      /^fast-test-db: MariaDB 10\.11\.6 \(127\.0\.0\.1:3306 from TEST_DATABASE_URL, not ours\), NOT tuned: .*unset TEST_DATABASE_URL/,
+    );
     expect(theirs).not.toContain('\n');
   });
 
@@ -75,7 +104,11 @@ describe('banner', () => {
       }
       const ours = lines.filter((l) => l.startsWith('fast-test-db:'));
       expect(ours).toHaveLength(1);
-      expect(ours[0]).toMatch(new RegExp(`^fast-test-db: PostgreSQL ${plain.version.replace('.', '\\.')} \\(127\\.0\\.0\\.1:${plain.port} from TEST_DATABASE_URL, not ours\\), NOT tuned`));
+      expect(ours[0]).toMatch(
+        new RegExp(
+          `^fast-test-db: PostgreSQL ${plain.version.replace('.', '\\.')} \\(127\\.0\\.0\\.1:${plain.port} from TEST_DATABASE_URL, not ours\\), NOT tuned`,
+        ),
+      );
     });
   });
 });

@@ -63,7 +63,13 @@ describe('an adapter under a runner integration', () => {
   test('jest, the runner without migrate, the app connected first: the adapter takes its own database', async () => {
     const sb = sandbox('compose-jest');
     try {
-      const r = await run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`], { NODE_OPTIONS: '--import tsx' }, COMPOSE);
+      const r = await run(
+        sb,
+        BIN('jest'),
+        ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`],
+        { NODE_OPTIONS: '--import tsx' },
+        COMPOSE,
+      );
       expectOwnDatabases(passed(r));
     } finally {
       await sb.cleanup();

@@ -12,7 +12,9 @@ const project = (files: Record<string, string>) => {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 };
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('loadConfig', () => {
   test('no file: empty options', async () => {
@@ -46,7 +48,9 @@ describe('loadConfig', () => {
   });
 
   test('a file that exports no object, or does not parse, is a BAD_OPTION naming the file', async () => {
-    for (const files of [{ 'fast-test-db.config.mjs': 'export default 3;' }, { 'fast-test-db.config.json': '{ nope' }] as Array<Record<string, string>>) {
+    for (const files of [{ 'fast-test-db.config.mjs': 'export default 3;' }, { 'fast-test-db.config.json': '{ nope' }] as Array<
+      Record<string, string>
+    >) {
       const dir = project(files);
       const e = await loadConfigFile(dir).catch((x: unknown) => x);
       expect(isFastTestDbError(e, 'BAD_OPTION')).toBe(true);
@@ -57,7 +61,11 @@ describe('loadConfig', () => {
 
 describe('mergeConfig / resolveAdapter', () => {
   test('explicit options override the file; undefined does not erase', () => {
-    expect(mergeConfig({ engine: 'mysql', isolation: 'file', prefix: 'a' }, { isolation: 'test', prefix: undefined })).toEqual({ engine: 'mysql', isolation: 'test', prefix: 'a' });
+    expect(mergeConfig({ engine: 'mysql', isolation: 'file', prefix: 'a' }, { isolation: 'test', prefix: undefined })).toEqual({
+      engine: 'mysql',
+      isolation: 'test',
+      prefix: 'a',
+    });
   });
 
   test('an adapter fills in migrate and cacheKey, lazily, under explicit values', async () => {
@@ -75,6 +83,9 @@ describe('mergeConfig / resolveAdapter', () => {
     const adapter = { engine: 'mysql' as const, cacheKey: 'k' };
     expect((await resolveAdapter({ adapter })).engine).toBe('mysql');
     expect((await resolveAdapter({ adapter, engine: 'mysql' })).engine).toBe('mysql');
-    await expect(resolveAdapter({ adapter, engine: 'postgres' })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'") });
+    await expect(resolveAdapter({ adapter, engine: 'postgres' })).rejects.toMatchObject({
+      code: 'BAD_OPTION',
+      message: expect.stringContaining("the engine is 'postgres', but the config's adapter builds a schema for 'mysql'"),
+    });
   });
 });

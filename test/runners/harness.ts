@@ -14,7 +14,8 @@ export const FIXTURE = join(ROOT, 'test/fixtures/runners');
 export const BIN = (name: string) => join(ROOT, 'node_modules/.bin', name);
 
 /** Env of the outer test runner that must not leak into the inner one (also used by test/package). */
-export const LEAKY = /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
+export const LEAKY =
+  /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
 
 export interface Sandbox {
   dir: string;
@@ -35,7 +36,12 @@ export function sandbox(name: string): Sandbox {
     dataRoot,
     migrateLog,
     // A cache of its own: a warm copy left by an earlier test run must not make migrate run 0 times here.
-    env: { FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_MIGRATE_LOG: migrateLog, FIXTURE_CACHE_KEY: name, FAST_TEST_DB_CACHE_DIR: join(dir, 'cache') },
+    env: {
+      FAST_TEST_DB_DATA_ROOT: dataRoot,
+      FIXTURE_MIGRATE_LOG: migrateLog,
+      FIXTURE_CACHE_KEY: name,
+      FAST_TEST_DB_CACHE_DIR: join(dir, 'cache'),
+    },
     migrations: () => (existsSync(migrateLog) ? readFileSync(migrateLog, 'utf8').split('\n').filter(Boolean).length : 0),
     async cleanup() {
       await removeDataRoot(dataRoot);
@@ -79,16 +85,31 @@ export interface RunResult {
 
 let runs = 0;
 
-export async function run(sb: Sandbox, command: string, args: string[], env: Record<string, string> = {}, cwd = FIXTURE): Promise<RunResult> {
+export async function run(
+  sb: Sandbox,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = FIXTURE,
+): Promise<RunResult> {
   const report = join(sb.dir, `report-${++runs}.jsonl`);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
   const started = performance.now();
-  const child = spawn(command, args, { cwd, env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const code = await new Promise<number | null>((r) => child.on('close', r));
-  const records = existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ProbeRecord) : [];
+  const records = existsSync(report)
+    ? readFileSync(report, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ProbeRecord)
+    : [];
   return { code, output, records, ms: performance.now() - started };
 }
 
@@ -98,13 +119,31 @@ let jestRuns = 0;
  * fast, which a second run on a reused server always is, and the test wants two workers.
  */
 export const jest = (sb: Sandbox, env: Record<string, string> = {}, extra: string[] = []) =>
-  run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`, ...extra], { NODE_OPTIONS: '--import tsx', ...env });
+  run(
+    sb,
+    BIN('jest'),
+    ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`, ...extra],
+    { NODE_OPTIONS: '--import tsx', ...env },
+  );
 
 export const vitest = (sb: Sandbox, pool: 'forks' | 'threads', env: Record<string, string> = {}) =>
   run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: pool, ...env });
 
 export const nodeTest = (sb: Sandbox, env: Record<string, string> = {}) =>
-  run(sb, process.execPath, ['--import', 'tsx', '--import', join(ROOT, 'src/runners/node-test.ts'), '--test', '--test-concurrency=2', ...['a', 'b', 'c', 'd'].map((f) => `node/${f}.test.ts`)], env);
+  run(
+    sb,
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      join(ROOT, 'src/runners/node-test.ts'),
+      '--test',
+      '--test-concurrency=2',
+      ...['a', 'b', 'c', 'd'].map((f) => `node/${f}.test.ts`),
+    ],
+    env,
+  );
 
 /** Records grouped by database, in the order the tests wrote them. */
 export function byDatabase(records: ProbeRecord[]): Map<string, ProbeRecord[]> {

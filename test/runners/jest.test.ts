@@ -30,7 +30,9 @@ describe('jest', () => {
       // Jest repeats a file's failed beforeAll under each of its tests: the full error in one file, a line in the others.
       const files = r.output.split(/^FAIL /m).slice(1);
       expect(files).toHaveLength(4);
-      expect(files.filter((f) => /FastTestDbError: migrate failed while building template \S+: boom in migration 007/.test(f))).toHaveLength(1);
+      expect(
+        files.filter((f) => /FastTestDbError: migrate failed while building template \S+: boom in migration 007/.test(f)),
+      ).toHaveLength(1);
       expect(files.filter((f) => /the full error is shown with the first test file/.test(f))).toHaveLength(3);
       expect(r.output).not.toMatch(/timed? ?out|Exceeded timeout/i);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);

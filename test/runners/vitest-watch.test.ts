@@ -10,7 +10,9 @@ import { run, sandbox, waitNoProcesses } from './harness.js';
 test('vitest --watch: re-run on the same server and template, fresh clones, server gone on close', async () => {
   const sb = sandbox('vitest-watch');
   try {
-    const r = await run(sb, process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'vitest-watch-driver.ts')], { FIXTURE_POOL: 'forks' });
+    const r = await run(sb, process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'vitest-watch-driver.ts')], {
+      FIXTURE_POOL: 'forks',
+    });
     // Two runs of 4 files x 2 tests.
     if (r.code !== 0 || r.records.length !== 16) throw new Error(`watch driver failed (${r.code}):\n${r.output.slice(-5000)}`);
     const first = r.records.slice(0, 8);

@@ -2,6 +2,7 @@
  * Acceptance: real Vitest (2 workers) on the fixture project, in forks and in threads. Threads
  * share one pid: the databases must still be one per worker (VITEST_POOL_ID), never per pid.
  */
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { processesUnder, sandbox, vitest, waitNoProcesses } from './harness.js';
@@ -26,7 +27,7 @@ describe('vitest', () => {
       const r = await vitest(sb, 'forks', { FIXTURE_MIGRATE_THROW: 'boom in migration 007' });
       expect(r.code).not.toBe(0);
       expect(r.records).toEqual([]);
-      const output = r.output.replace(/\x1b\[[0-9;]*m/g, '');
+      const output = stripVTControlCharacters(r.output);
       expect(output.match(/FastTestDbError: migrate failed while building template \S+: boom in migration 007/g)).toHaveLength(1);
       expect(output).not.toMatch(/timed out|Exceeded timeout/i);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);

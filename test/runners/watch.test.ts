@@ -21,7 +21,15 @@ afterAll(async () => {
 
 test('jest --watch re-runs reuse the server and the template and start from fresh clones', async () => {
   Object.assign(process.env, sb.env);
-  for (const k of ['JEST_WORKER_ID', 'VITEST_POOL_ID', 'VITEST_WORKER_ID', 'FAST_TEST_DB_RUN_ID', 'FAST_TEST_DB_SERVER', 'FAST_TEST_DB_RUNNER']) delete process.env[k];
+  for (const k of [
+    'JEST_WORKER_ID',
+    'VITEST_POOL_ID',
+    'VITEST_WORKER_ID',
+    'FAST_TEST_DB_RUN_ID',
+    'FAST_TEST_DB_SERVER',
+    'FAST_TEST_DB_RUNNER',
+  ])
+    delete process.env[k];
   const watch = { watch: true, rootDir: FIXTURE };
 
   await globalSetup(watch, { rootDir: FIXTURE });

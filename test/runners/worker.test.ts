@@ -14,8 +14,18 @@ it('clones even when another node:test child removed the run directory a moment 
   const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
   const name = `ftdb_wnote${process.pid}`;
   const handoff: Handoff = {
-    v: 1, run: 'gone', engine: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name, fingerprint: probe.template.fingerprint,
-    seeded: [], isolation: 'file', envVars: [], urlPattern: '', dir,
+    v: 1,
+    run: 'gone',
+    engine: 'postgres',
+    prefix: 'ftdb',
+    server: probe.server,
+    template: probe.template.name,
+    fingerprint: probe.template.fingerprint,
+    seeded: [],
+    isolation: 'file',
+    envVars: [],
+    urlPattern: '',
+    dir,
   };
   const admin = await postgresDialect.connect(probe.server);
   try {
@@ -35,8 +45,18 @@ it("a runner's worker database: disposing the handle closes it, destroy() drops 
   const probe = await createTestDatabase({ worker: 'own-probe' });
   const dir = mkdtempSync('/tmp/ftdb-own-');
   const handoff: Handoff = {
-    v: 1, run: 'own', engine: 'postgres', prefix: 'ftdb', server: probe.server, template: probe.template.name,
-    fingerprint: probe.template.fingerprint, seeded: [], isolation: 'worker', envVars: [], urlPattern: `postgres://x/${NAME_SLOT}`, dir,
+    v: 1,
+    run: 'own',
+    engine: 'postgres',
+    prefix: 'ftdb',
+    server: probe.server,
+    template: probe.template.name,
+    fingerprint: probe.template.fingerprint,
+    seeded: [],
+    isolation: 'worker',
+    envVars: [],
+    urlPattern: `postgres://x/${NAME_SLOT}`,
+    dir,
   };
   const target = workerTarget(handoff, `own${process.pid}`);
   const admin = await postgresDialect.connect(probe.server);

@@ -47,6 +47,8 @@ describe('typeorm fingerprint', () => {
     expect(more.fingerprint).not.toBe(one.fingerprint);
     const both = await fp({ entities: [Short], migrations: [CreateWidgets1700000000000], synchronize: true });
     expect(both.source).toBe('both');
-    expect((await fp({ entities: [Long], migrations: [CreateWidgets1700000000000], synchronize: true })).fingerprint).not.toBe(both.fingerprint);
+    expect((await fp({ entities: [Long], migrations: [CreateWidgets1700000000000], synchronize: true })).fingerprint).not.toBe(
+      both.fingerprint,
+    );
   });
 });

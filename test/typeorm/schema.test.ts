@@ -73,7 +73,7 @@ for (const engine of engines) {
   const type = engine === 'postgres' ? 'postgres' : 'mariadb';
 
   describe(`typeormTestDb on ${engine}`, () => {
-    it('close() keeps the database; disposing drops it, as the database is the adapter\'s own', async () => {
+    it("close() keeps the database; disposing drops it, as the database is the adapter's own", async () => {
       const t = await open({ type, entities: [GizmoV1] }, { worker: 'shape' });
       await t.database.reset();
       await t.close();
@@ -110,7 +110,14 @@ for (const engine of engines) {
         const workers = ['p1', 'p2', 'p3', 'p4'].map((w) =>
           run(join(root, 'node_modules/.bin/tsx'), [join(here, 'fixtures/migrate-worker.ts')], {
             cwd: root,
-            env: { ...process.env, [SERVER_ENV]: JSON.stringify([anchor.database.server]), FTDB_ENGINE: engine, FTDB_WORKER: w, FTDB_CACHE_KEY: cacheKey, FTDB_MIGRATION_LOG: logFile },
+            env: {
+              ...process.env,
+              [SERVER_ENV]: JSON.stringify([anchor.database.server]),
+              FTDB_ENGINE: engine,
+              FTDB_WORKER: w,
+              FTDB_CACHE_KEY: cacheKey,
+              FTDB_MIGRATION_LOG: logFile,
+            },
             timeout: 90_000,
           }),
         );
@@ -126,7 +133,10 @@ for (const engine of engines) {
     });
 
     it('handles foreign-key cycles and self-references', async () => {
-      const { dataSource } = await open({ type, entities: [Team, Person, Leaf] }, { worker: 'cyc', unlogged: engine === 'postgres' ? true : undefined });
+      const { dataSource } = await open(
+        { type, entities: [Team, Person, Leaf] },
+        { worker: 'cyc', unlogged: engine === 'postgres' ? true : undefined },
+      );
       const [t] = (await fastInsert(dataSource.getRepository(Team), { name: 'reds' })).identifiers;
       const [boss] = (await fastInsert(dataSource.getRepository(Person), { name: 'boss', team: t!.id })).identifiers;
       await fastInsert(dataSource.getRepository(Person), { name: 'kid', team: t!.id, mentor: { id: boss!.id } as never });
@@ -144,14 +154,19 @@ describe('UNLOGGED templates on postgres', () => {
   const tables = ['cyc_team', 'cyc_person', 'cyc_leaf'];
   const persistence = async (ds: DataSource) =>
     Object.fromEntries(
-      (await ds.query(`SELECT relname, relpersistence FROM pg_class WHERE relname = ANY($1) AND relkind = 'r'`, [tables])).map((r: { relname: string; relpersistence: string }) => [r.relname, r.relpersistence]),
+      (await ds.query(`SELECT relname, relpersistence FROM pg_class WHERE relname = ANY($1) AND relkind = 'r'`, [tables])).map(
+        (r: { relname: string; relpersistence: string }) => [r.relname, r.relpersistence],
+      ),
     );
 
   it('converts every entity table, cycles included, when unlogged: true', async () => {
     const { dataSource } = await open({ type: 'postgres', entities: [Team, Person, Leaf] }, { worker: 'unl', unlogged: true });
     expect(await persistence(dataSource)).toEqual({ cyc_team: 'u', cyc_person: 'u', cyc_leaf: 'u' });
     // The cycle's foreign keys were put back after the conversion.
-    const fks = await dataSource.query(`SELECT conrelid::regclass::text AS t FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text = ANY($1)`, [tables]);
+    const fks = await dataSource.query(
+      `SELECT conrelid::regclass::text AS t FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text = ANY($1)`,
+      [tables],
+    );
     expect(fks).toHaveLength(4);
   });
 

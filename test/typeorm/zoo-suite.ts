@@ -9,7 +9,16 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { Column, Entity, EventSubscriber, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent, type EntitySubscriberInterface } from 'typeorm';
+import {
+  Column,
+  Entity,
+  EventSubscriber,
+  PrimaryGeneratedColumn,
+  Tree,
+  TreeChildren,
+  TreeParent,
+  type EntitySubscriberInterface,
+} from 'typeorm';
 import { fastInsert, typeormOptions, typeormTestDb } from '../../adapters/typeorm/index.js';
 import { closeDataSource, loadDataSourceClass, openDataSource } from '../../adapters/typeorm/orm.js';
 import { isFastTestDbError } from '../../src/errors.js';
@@ -102,10 +111,15 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
       });
 
       it('returning: false writes the same rows without asking them back', async () => {
-        const res = await fastInsert(b.dataSource.getRepository(zoo.Dates), [{ label: 'nr1' }, { label: 'nr2', version: 4 }], { returning: false });
+        const res = await fastInsert(b.dataSource.getRepository(zoo.Dates), [{ label: 'nr1' }, { label: 'nr2', version: 4 }], {
+          returning: false,
+        });
         expect(res.identifiers).toHaveLength(2);
         const back = await b.dataSource.query(`SELECT label, version FROM zoo_dates WHERE label LIKE 'nr%' ORDER BY label`);
-        expect(back.map((r: { label: string; version: number }) => [r.label, Number(r.version)])).toEqual([['nr1', 1], ['nr2', 4]]);
+        expect(back.map((r: { label: string; version: number }) => [r.label, Number(r.version)])).toEqual([
+          ['nr1', 1],
+          ['nr2', 4],
+        ]);
       });
 
       it('writes nothing when a later statement of an array fails', async () => {
@@ -138,18 +152,29 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_post'))[0].n);
         const n0 = await count();
         const unsupported = async (p: Promise<unknown>, text: RegExp) => {
-          const err = await p.then(() => null, (e: unknown) => e);
+          const err = await p.then(
+            () => null,
+            (e: unknown) => e,
+          );
           expect(isFastTestDbError(err, 'UNSUPPORTED'), String(err)).toBe(true);
           expect((err as Error).message).toMatch(text);
         };
-        await unsupported(fastInsert(repo, [{ title: 'ok' }, { title: 'unsaved author', author: { name: 'no id' } as never }]), /author.*without id/);
+        await unsupported(
+          fastInsert(repo, [{ title: 'ok' }, { title: 'unsaved author', author: { name: 'no id' } as never }]),
+          /author.*without id/,
+        );
         await unsupported(fastInsert(repo, { title: () => "'sql'" } as never), /SQL expression/);
         expect(await count()).toBe(n0);
       });
 
       it('writes through a repository of a DataSource the app built on its own URL', async () => {
         const DataSource = await loadDataSourceClass('zoo');
-        const own = new DataSource({ type: options.type, url: b.database.url, entities: zoo.entities, namingStrategy: new SnakeNamingStrategy() } as never);
+        const own = new DataSource({
+          type: options.type,
+          url: b.database.url,
+          entities: zoo.entities,
+          namingStrategy: new SnakeNamingStrategy(),
+        } as never);
         await openDataSource(own);
         try {
           const rows = [{ name: `own-${engine}-1` }, { name: `own-${engine}-2` }];
@@ -167,7 +192,13 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         const before = await count();
         expect(before).toBeGreaterThan(0);
         // The app's production options: another server, and a schema it would drop and synchronize.
-        const app = { ...options, url: `${engine === 'postgres' ? 'postgres' : 'mysql'}://app:secret@db.internal:5433/app`, dropSchema: true, synchronize: true, migrationsRun: true };
+        const app = {
+          ...options,
+          url: `${engine === 'postgres' ? 'postgres' : 'mysql'}://app:secret@db.internal:5433/app`,
+          dropSchema: true,
+          synchronize: true,
+          migrationsRun: true,
+        };
         const DataSource = await loadDataSourceClass('zoo');
         const own = new DataSource(typeormOptions(app as never, b.database.connection));
         await openDataSource(own);
@@ -181,11 +212,18 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
       });
 
       it('builds a template from migrations, run as the app runs them', async () => {
-        const m = await typeormTestDb({ type: options.type, migrations: [CreateWidgets1700000000000, AddWidgetColor1700000000001], migrationsTableName: 'zoo_migrations' } as never, {
-          worker: 'zoo',
-          suffix: `${engine}${tag}m`,
-          cacheKey: `typeorm-${version}`,
-        });
+        const m = await typeormTestDb(
+          {
+            type: options.type,
+            migrations: [CreateWidgets1700000000000, AddWidgetColor1700000000001],
+            migrationsTableName: 'zoo_migrations',
+          } as never,
+          {
+            worker: 'zoo',
+            suffix: `${engine}${tag}m`,
+            cacheKey: `typeorm-${version}`,
+          },
+        );
         try {
           const ran = await m.dataSource.query('SELECT name FROM zoo_migrations ORDER BY id');
           expect(ran.map((r: { name: string }) => r.name)).toEqual(['CreateWidgets1700000000000', 'AddWidgetColor1700000000001']);
@@ -211,11 +249,22 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           afterInsert() {}
         }
         const DataSource = await loadDataSourceClass('zoo');
-        const ds = new DataSource({ ...b.dataSource.options, entities: [Node, zoo.Author], subscribers: [Audit], synchronize: false } as never);
+        const ds = new DataSource({
+          ...b.dataSource.options,
+          entities: [Node, zoo.Author],
+          subscribers: [Audit],
+          synchronize: false,
+        } as never);
         await openDataSource(ds);
         try {
-          await expect(fastInsert(ds.getRepository(Node), { label: 'x' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/tree entity/) });
-          await expect(fastInsert(ds.getRepository(zoo.Author), { name: 'audited' })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/Audit/) });
+          await expect(fastInsert(ds.getRepository(Node), { label: 'x' })).rejects.toMatchObject({
+            code: 'UNSUPPORTED',
+            message: expect.stringMatching(/tree entity/),
+          });
+          await expect(fastInsert(ds.getRepository(zoo.Author), { name: 'audited' })).rejects.toMatchObject({
+            code: 'UNSUPPORTED',
+            message: expect.stringMatching(/Audit/),
+          });
           const res = await fastInsert(ds.getRepository(zoo.Author), { name: 'audited' }, { subscribers: 'skip' });
           expect(res.identifiers[0]).toHaveProperty('id');
         } finally {

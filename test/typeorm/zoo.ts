@@ -159,7 +159,8 @@ export function buildZoo(engine: ZooEngine) {
   class Transform {
     @PrimaryGeneratedColumn({ type: 'int' }) id!: number;
     @Column({ type: 'int', transformer: cents, nullable: true }) price!: number | null;
-    @Column({ type: 'varchar', length: 20, transformer: [upper, { to: (v?: string) => v && `<${v}>`, from: (v: string) => v }] }) code!: string;
+    @Column({ type: 'varchar', length: 20, transformer: [upper, { to: (v?: string) => v && `<${v}>`, from: (v: string) => v }] })
+    code!: string;
   }
 
   @Entity('zoo_kinds')
@@ -199,7 +200,24 @@ export function buildZoo(engine: ZooEngine) {
     @Column({ type: 'int', default: 3 }) n!: number;
   }
 
-  const entities: Array<new () => ObjectLiteral> = [Scalar, Embedded, Author, Profile, Post, Comment, Dates, Uuid, UuidGiven, Composite, Transform, Kinds, Thing, Gadget, Listener, DefaultsOnly];
+  const entities: Array<new () => ObjectLiteral> = [
+    Scalar,
+    Embedded,
+    Author,
+    Profile,
+    Post,
+    Comment,
+    Dates,
+    Uuid,
+    UuidGiven,
+    Composite,
+    Transform,
+    Kinds,
+    Thing,
+    Gadget,
+    Listener,
+    DefaultsOnly,
+  ];
   const day = new Date(Date.UTC(2024, 1, 29, 13, 14, 15, 678));
   const shapes: Shape[] = [
     {
@@ -207,9 +225,47 @@ export function buildZoo(engine: ZooEngine) {
       entity: Scalar,
       loose: [],
       rows: () => [
-        Object.assign(new Scalar(), { title: 'a', someCount: 1, ratio: 0.5, isActive: true, note: null, renamed: 'r1', amount: '12.345', big: '9007199254740993', day: '2024-02-29', clock: '12:34:56', happenedAt: day, bytes: Buffer.from([0, 1, 255]) }),
-        { title: "it's \"quoted\" \\ back", someCount: -5, ratio: 1e-9, isActive: false, renamed: 'r2', withDefault: 99, textDefault: 'given', amount: '0.001', big: '-1', day: '1999-12-31', happenedAt: new Date(0) },
-        { title: 'ünïcødé ✓', someCount: 0, ratio: -3.25, isActive: true, note: 'n', renamed: 'r3', amount: '1', big: '0', day: '2000-01-01', clock: null, happenedAt: day, bytes: null },
+        Object.assign(new Scalar(), {
+          title: 'a',
+          someCount: 1,
+          ratio: 0.5,
+          isActive: true,
+          note: null,
+          renamed: 'r1',
+          amount: '12.345',
+          big: '9007199254740993',
+          day: '2024-02-29',
+          clock: '12:34:56',
+          happenedAt: day,
+          bytes: Buffer.from([0, 1, 255]),
+        }),
+        {
+          title: 'it\'s "quoted" \\ back',
+          someCount: -5,
+          ratio: 1e-9,
+          isActive: false,
+          renamed: 'r2',
+          withDefault: 99,
+          textDefault: 'given',
+          amount: '0.001',
+          big: '-1',
+          day: '1999-12-31',
+          happenedAt: new Date(0),
+        },
+        {
+          title: 'ünïcødé ✓',
+          someCount: 0,
+          ratio: -3.25,
+          isActive: true,
+          note: 'n',
+          renamed: 'r3',
+          amount: '1',
+          big: '0',
+          day: '2000-01-01',
+          clock: null,
+          happenedAt: day,
+          bytes: null,
+        },
       ],
     },
     {
@@ -217,19 +273,35 @@ export function buildZoo(engine: ZooEngine) {
       entity: Embedded,
       loose: [],
       rows: () => [
-        { home: { street: 'Main 1', city: 'X', geo: { lat: 1.5, lng: -2.5 } }, work: { street: 'Office 2', city: null, geo: { lat: null, lng: 3 } } },
+        {
+          home: { street: 'Main 1', city: 'X', geo: { lat: 1.5, lng: -2.5 } },
+          work: { street: 'Office 2', city: null, geo: { lat: null, lng: 3 } },
+        },
         { home: { street: 'Only street', geo: {} }, work: { street: 'W' } },
       ],
     },
     { name: 'author', entity: Author, loose: [], rows: () => [{ name: 'ann' }, { name: 'bob' }, { name: 'cy' }] },
-    { name: 'profile', entity: Profile, loose: [], rows: () => [{ code: 'p1', bio: 'one' }, { code: 'p2', bio: 'two' }] },
+    {
+      name: 'profile',
+      entity: Profile,
+      loose: [],
+      rows: () => [
+        { code: 'p1', bio: 'one' },
+        { code: 'p2', bio: 'two' },
+      ],
+    },
     {
       name: 'post',
       entity: Post,
       loose: [],
       after: ['author', 'profile'],
       rows: () => [
-        { title: 'object relation', author: Object.assign(new Author(), { id: 1, name: 'ann' }), editor: { id: 2 }, profile: { code: 'p1' } },
+        {
+          title: 'object relation',
+          author: Object.assign(new Author(), { id: 1, name: 'ann' }),
+          editor: { id: 2 },
+          profile: { code: 'p1' },
+        },
         { title: 'id relation', author: 2, editor: null, profile: null },
         { title: 'no relation' },
       ],
@@ -252,21 +324,54 @@ export function buildZoo(engine: ZooEngine) {
       rows: () => [{ label: 'd1' }, { label: 'd2', deletedAt: day }, { label: 'd3', version: 5, createdAt: day }],
     },
     { name: 'uuid', entity: Uuid, loose: ['id'], rows: () => [{ label: 'u1' }, { label: 'u2' }] },
-    { name: 'uuid-given', entity: UuidGiven, loose: [], rows: () => [{ id: '3f1c2a9e-8d4b-4c1e-9a7f-0b6e5d4c3b2a', label: 'u3' }, { id: '00000000-0000-4000-8000-000000000001', label: 'u4' }] },
-    { name: 'composite', entity: Composite, loose: [], rows: () => [{ tenant: 't', num: 1, label: 'c1' }, { tenant: 't', num: 2, label: 'c2' }, { tenant: 'u', num: 1, label: 'c3' }] },
-    { name: 'transform', entity: Transform, loose: [], rows: () => [{ price: 12.34, code: 'ab' }, { price: null, code: 'x' }, { code: 'noprice' }] },
+    {
+      name: 'uuid-given',
+      entity: UuidGiven,
+      loose: [],
+      rows: () => [
+        { id: '3f1c2a9e-8d4b-4c1e-9a7f-0b6e5d4c3b2a', label: 'u3' },
+        { id: '00000000-0000-4000-8000-000000000001', label: 'u4' },
+      ],
+    },
+    {
+      name: 'composite',
+      entity: Composite,
+      loose: [],
+      rows: () => [
+        { tenant: 't', num: 1, label: 'c1' },
+        { tenant: 't', num: 2, label: 'c2' },
+        { tenant: 'u', num: 1, label: 'c3' },
+      ],
+    },
+    {
+      name: 'transform',
+      entity: Transform,
+      loose: [],
+      rows: () => [{ price: 12.34, code: 'ab' }, { price: null, code: 'x' }, { code: 'noprice' }],
+    },
     {
       name: 'kinds',
       entity: Kinds,
       loose: [],
       rows: () => [
-        { color: Color.Red, simpleColor: Color.Blue, doc: { a: [1, 2, { b: null }], s: 'x"y' }, tags: ['one', 'two'], settings: { dark: true } },
+        {
+          color: Color.Red,
+          simpleColor: Color.Blue,
+          doc: { a: [1, 2, { b: null }], s: 'x"y' },
+          tags: ['one', 'two'],
+          settings: { dark: true },
+        },
         { tags: [], doc: null },
         { color: Color.Blue, doc: [1, 'two'], tags: ['solo'], settings: [1, 2] },
       ],
     },
     { name: 'sti', entity: Gadget, loose: [], rows: () => [Object.assign(new Gadget(), { label: 'g1', volts: 5 }), { label: 'g2' }] },
-    { name: 'listener', entity: Listener, loose: [], rows: () => [Object.assign(new Listener(), { label: 'Hello World' }), Object.assign(new Listener(), { label: 'Two Words' })] },
+    {
+      name: 'listener',
+      entity: Listener,
+      loose: [],
+      rows: () => [Object.assign(new Listener(), { label: 'Hello World' }), Object.assign(new Listener(), { label: 'Two Words' })],
+    },
     { name: 'defaults-only', entity: DefaultsOnly, loose: [], rows: () => [{}, {}, { n: 9 }] },
   ];
 

@@ -31,9 +31,13 @@ export function createApp(): App {
     orders: {
       async place(customerId, skus) {
         const total = skus.reduce((s, k) => s + price(k), 0);
-        const r = await pool.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [customerId, total]);
+        const r = await pool.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [
+          customerId,
+          total,
+        ]);
         const id = r.rows[0]!.id;
-        for (const sku of skus) await pool.query('INSERT INTO order_line (order_id, sku, cents) VALUES ($1, $2, $3)', [id, sku, price(sku)]);
+        for (const sku of skus)
+          await pool.query('INSERT INTO order_line (order_id, sku, cents) VALUES ($1, $2, $3)', [id, sku, price(sku)]);
         return { id, total };
       },
       async get(id) {

@@ -32,7 +32,10 @@ describe('findUserByEmail', () => {
       { email: 'Ada@Example.com', name: 'Ada' },
       { email: 'cy@example.com', name: 'Cy' },
     ]);
-    await fastInsert(db(), posts, [{ authorId: ada!.id, title: 'a', slug: 'a' }, { authorId: ada!.id, title: 'b' }]);
+    await fastInsert(db(), posts, [
+      { authorId: ada!.id, title: 'a', slug: 'a' },
+      { authorId: ada!.id, title: 'b' },
+    ]);
 
     const found = await findUserByEmail(db(), 'ada@EXAMPLE.com');
     expect(found?.name).toBe('Ada');

@@ -8,7 +8,11 @@ it('ranks authors by published posts, seeded in bulk', async () => {
   const authors = await fastInsert(
     db(),
     users,
-    Array.from({ length: 50 }, (_, i) => ({ email: `a${i}@example.com`, name: `Author ${String(i).padStart(2, '0')}`, role: 'author' as const })),
+    Array.from({ length: 50 }, (_, i) => ({
+      email: `a${i}@example.com`,
+      name: `Author ${String(i).padStart(2, '0')}`,
+      role: 'author' as const,
+    })),
   );
   // Author i publishes i posts and leaves one draft: 1275 published rows in a few statements.
   const rows = authors.flatMap((a, i) => [

@@ -13,6 +13,10 @@ export default function setup() {
     stdio: 'pipe',
     // `generate` needs no schema engine; pointing the variable at any executable stops the CLI
     // from trying to download one on machines that cannot reach binaries.prisma.sh.
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/true', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/true',
+      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    },
   });
 }

@@ -24,7 +24,9 @@ describe('posts', () => {
   });
 
   it('a post needs an existing author (foreign key)', async () => {
-    await expect(prisma.post.create({ data: { slug: 'orphan', title: 'Orphan', authorId: 999_999 } })).rejects.toMatchObject({ code: 'P2003' });
+    await expect(prisma.post.create({ data: { slug: 'orphan', title: 'Orphan', authorId: 999_999 } })).rejects.toMatchObject({
+      code: 'P2003',
+    });
   });
 
   it('the feed lists published posts newest first, with author and comment count', async () => {

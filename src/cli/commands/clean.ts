@@ -48,7 +48,11 @@ Examples:
   async run({ values, positionals, out, io }: CommandContext) {
     const olderThan = str(values['older-than']);
     if (olderThan === undefined)
-      throw new FastTestDbError('BAD_OPTION', 'clean needs --older-than', 'say how old a leftover must be, e.g. --older-than 2h (or 0 for everything of ours that nobody uses)');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        'clean needs --older-than',
+        'say how old a leftover must be, e.g. --older-than 2h (or 0 for everything of ours that nobody uses)',
+      );
     const olderThanMs = parseDuration(olderThan);
     const dryRun = Boolean(values['dry-run']);
     let status: Status | undefined;
@@ -74,10 +78,12 @@ Examples:
     for (const t of report.targets) {
       out.line(out.c.bold(t.server));
       if (t.error) out.line(`  ${out.c.red('✗')} ${t.error}`);
-      for (const d of t.dropped) out.line(`  ${out.c.green('-')} ${verb} ${d.kind} ${d.name} (${formatDuration(d.ageMs)} old${d.run ? `, run ${d.run}` : ''})`);
+      for (const d of t.dropped)
+        out.line(`  ${out.c.green('-')} ${verb} ${d.kind} ${d.name} (${formatDuration(d.ageMs)} old${d.run ? `, run ${d.run}` : ''})`);
       for (const f of t.failed) out.line(`  ${out.c.red('✗')} could not drop ${f.kind} ${f.name}: ${f.error.split('\n')[0]}`);
       for (const k of t.kept) out.line(out.c.dim(`    kept ${k.kind} ${k.name}: ${k.reason}`));
-      if (t.failed.some((f) => /in use|being accessed|other session/i.test(f.error))) out.line(`    fix: add --force to terminate the connections still open to them`);
+      if (t.failed.some((f) => /in use|being accessed|other session/i.test(f.error)))
+        out.line(`    fix: add --force to terminate the connections still open to them`);
       dropped += t.dropped.length;
       kept += t.kept.length;
     }
@@ -86,7 +92,9 @@ Examples:
       out.line(s.action === 'kept' ? out.c.dim(line) : line);
     }
     const servers = report.servers.filter((s) => s.action !== 'kept').length;
-    out.line(`${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); older than ${formatDuration(olderThanMs)}`);
+    out.line(
+      `${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); older than ${formatDuration(olderThanMs)}`,
+    );
     if (report.targets.length === 0) out.note('no server to clean: pass a URL (or set TEST_DATABASE_URL); no server of ours is running');
     return report.ok ? 0 : 1;
   },

@@ -27,13 +27,26 @@ Examples:
   fast-test-db doctor
   fast-test-db doctor postgres://postgres@localhost:5432/postgres
   fast-test-db doctor mysql://root@127.0.0.1:3306 --json`,
-  options: { ...COMMON_OPTIONS, url: { type: 'string' }, 'bin-dir': { type: 'string' }, 'data-root': { type: 'string' }, timeout: { type: 'string' }, all: { type: 'boolean' } },
+  options: {
+    ...COMMON_OPTIONS,
+    url: { type: 'string' },
+    'bin-dir': { type: 'string' },
+    'data-root': { type: 'string' },
+    timeout: { type: 'string' },
+    all: { type: 'boolean' },
+  },
   maxPositionals: 1,
   async run({ values, positionals, out, io }) {
     const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
     const timeout = str(values.timeout);
     const status = out.status(url ? 'checking this machine and the server' : 'checking this machine');
-    const report = await doctor({ url, binDir: str(values['bin-dir']), dataRoot: str(values['data-root']), connectTimeoutMs: timeout ? parseDuration(timeout) : undefined, all: Boolean(values.all) });
+    const report = await doctor({
+      url,
+      binDir: str(values['bin-dir']),
+      dataRoot: str(values['data-root']),
+      connectTimeoutMs: timeout ? parseDuration(timeout) : undefined,
+      all: Boolean(values.all),
+    });
     status.succeed('checked');
     out.data(report);
     for (const c of report.checks) printCheck(out, c);

@@ -53,16 +53,28 @@ function ourServer(engine: ServerInfo['engine'] | undefined): ServerInfo {
   const running = listOwnedServers().filter((s) => s.state === 'running' && s.info && (!engine || s.engine === engine));
   const newest = running.sort((a, b) => a.ageMs - b.ageMs)[0];
   if (!newest?.info)
-    throw new FastTestDbError('UNREACHABLE', `no server to watch: no URL given and no ${engine ?? ''} server of ours is running`.replace('  ', ' '), 'pass a URL (or set TEST_DATABASE_URL), or start one with `fast-test-db start`');
+    throw new FastTestDbError(
+      'UNREACHABLE',
+      `no server to watch: no URL given and no ${engine ?? ''} server of ours is running`.replace('  ', ' '),
+      'pass a URL (or set TEST_DATABASE_URL), or start one with `fast-test-db start`',
+    );
   return newest.info;
 }
 
-async function watch({ out, signal }: CommandContext, server: ServerInfo, opts: { durationMs?: number; intervalMs: number }): Promise<number> {
+async function watch(
+  { out, signal }: CommandContext,
+  server: ServerInfo,
+  opts: { durationMs?: number; intervalMs: number },
+): Promise<number> {
   let lines = 0;
   let stalls = 0;
   let peakWal = 0;
   const onStart = (label: string) =>
-    out.note(out.ce.dim(`watching ${label} at ${server.host}:${server.port}, one line per ${opts.intervalMs / 1000}s${opts.durationMs ? ` for ${opts.durationMs / 1000}s` : ''}; Ctrl-C stops`));
+    out.note(
+      out.ce.dim(
+        `watching ${label} at ${server.host}:${server.port}, one line per ${opts.intervalMs / 1000}s${opts.durationMs ? ` for ${opts.durationMs / 1000}s` : ''}; Ctrl-C stops`,
+      ),
+    );
   for await (const sample of monitor(server, { ...opts, signal, onStart })) {
     lines++;
     if (sample.warnings.length) stalls++;
@@ -71,6 +83,8 @@ async function watch({ out, signal }: CommandContext, server: ServerInfo, opts: 
     const text = formatSample(sample);
     out.line(sample.warnings.length ? out.c.yellow(text) : text);
   }
-  out.note(`${lines} line(s), ${stalls} with a warning${server.engine === 'postgres' ? `, peak WAL ${(peakWal / 1024 ** 2).toFixed(1)} MB/s` : ''}`);
+  out.note(
+    `${lines} line(s), ${stalls} with a warning${server.engine === 'postgres' ? `, peak WAL ${(peakWal / 1024 ** 2).toFixed(1)} MB/s` : ''}`,
+  );
   return 0;
 }

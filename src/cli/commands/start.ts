@@ -77,7 +77,11 @@ Examples:
     };
     handOutName(options.engine, str(values.database));
     if (values['data-cache'] && options.engine !== 'postgres')
-      throw new FastTestDbError('BAD_OPTION', '--data-cache is for the embedded PostgreSQL only', 'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly');
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        '--data-cache is for the embedded PostgreSQL only',
+        'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly',
+      );
     const req = await ownedRequest(options.engine, options, port);
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const dialect = await dialectFor(server.engine);
@@ -88,7 +92,8 @@ Examples:
       handOutDatabase(dialect, admin, server, { database: str(values.database), user: str(values.user), password: str(values.password) }),
     );
     const url = handed.url;
-    if (port && server.port !== port) out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
+    if (port && server.port !== port)
+      out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
     let template: { name: string; built: boolean } | undefined;
     if (schema) {
       const building = out.status('building the template');
@@ -102,11 +107,24 @@ Examples:
         throw explainEngineMismatch(e, server.engine);
       }
     }
-    out.data({ event: 'ready', url, adminUrl, database: handed.database, user: handed.user, joined, server, tuned: report.tuned, settings: report.settings, template });
+    out.data({
+      event: 'ready',
+      url,
+      adminUrl,
+      database: handed.database,
+      user: handed.user,
+      joined,
+      server,
+      tuned: report.tuned,
+      settings: report.settings,
+      template,
+    });
     out.line(`${out.c.bold(url)}`);
     out.line(`  ${req.label}, ${describeTuning(report)}, data in ${server.stateDir}`);
     if (template) out.line(`  template ${template.name}${template.built ? ' (built now)' : ''}`);
-    out.line(`  an empty database ${handed.database}${handed.created ? '' : ' (made by an earlier start: kept as it is)'}, login ${handed.user}`);
+    out.line(
+      `  an empty database ${handed.database}${handed.created ? '' : ' (made by an earlier start: kept as it is)'}, login ${handed.user}`,
+    );
     out.line(`  export TEST_DATABASE_URL=${adminUrl}   # for fast-test-db itself: clones per worker on this server`);
     const leaving = joined || options.reuse ? 'Ctrl-C lets go of it' : 'Ctrl-C stops it and removes its data';
     out.line(out.c.dim(`  ${leaving}`));
@@ -127,7 +145,9 @@ Examples:
       return 1;
     }
     if (joined || options.reuse) {
-      out.note(joined ? 'let go of the server; it keeps running for its other clients' : 'let go of the server; it stops by itself once idle');
+      out.note(
+        joined ? 'let go of the server; it keeps running for its other clients' : 'let go of the server; it stops by itself once idle',
+      );
       out.data({ event: 'released' });
       return 0;
     }

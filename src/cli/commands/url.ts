@@ -26,7 +26,9 @@ ${COMMON_HELP}`,
     const idle = str(values['idle-timeout']);
     const options = { ...(await serverOptions(values)), reuse: true, idleTimeoutMs: idle ? parseDuration(idle) : undefined };
     const req = await ownedRequest(options.engine, options);
-    const { server, joined } = await acquire(req, out, (joined) => (joined ? `${req.label} is running` : `started ${req.label}; it stops after ${idle ?? '15m'} without clients`));
+    const { server, joined } = await acquire(req, out, (joined) =>
+      joined ? `${req.label} is running` : `started ${req.label}; it stops after ${idle ?? '15m'} without clients`,
+    );
     const url = (await dialectFor(server.engine)).url(server, str(values.database) ?? server.adminDatabase);
     out.data({ url, joined, server });
     out.line(url);

@@ -81,14 +81,20 @@ function publicUrl(s: Pick<ServerInfo, 'engine' | 'user' | 'host' | 'port' | 'so
 
 /** Why a marked database stays, or undefined when it is stale. */
 function keepReason(m: Marker, ageMs: number, opts: CleanOptions): string | undefined {
-  if (opts.run !== undefined && m.kind === 'template') return 'templates are shared across runs by fingerprint: clean them by age, without --run';
+  if (opts.run !== undefined && m.kind === 'template')
+    return 'templates are shared across runs by fingerprint: clean them by age, without --run';
   if (opts.run !== undefined && m.run !== opts.run) return `belongs to run ${m.run ?? '(none)'}`;
   if (ageMs < opts.olderThanMs) return `younger than ${formatDuration(opts.olderThanMs)}`;
   if (m.host === hostname() && m.pid !== undefined && pidAlive(m.pid)) return `its process ${m.pid} is still running`;
   return undefined;
 }
 
-async function cleanServer(server: ServerInfo, dialect: Dialect, opts: CleanOptions, counter: { done: number; total: number }): Promise<CleanTarget> {
+async function cleanServer(
+  server: ServerInfo,
+  dialect: Dialect,
+  opts: CleanOptions,
+  counter: { done: number; total: number },
+): Promise<CleanTarget> {
   const target: CleanTarget = { server: publicUrl(server), engine: server.engine, dropped: [], kept: [], failed: [] };
   let admin: SqlClient;
   try {
@@ -161,7 +167,9 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
   const counter = { done: 0, total: 0 };
   const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
-  const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
+  const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter(
+    (o) => !byUrl || sameServer(o.info, byUrl),
+  );
   const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);
   for (const server of servers) {
     const target = await cleanServer(server, await dialectFor(server.engine), opts, counter);

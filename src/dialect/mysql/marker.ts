@@ -27,7 +27,10 @@ export function hasSchemaComments(c: MysqlClient): boolean {
 /** The creation marker MariaDB holds in the schema comment, for the instant before the routine exists. */
 async function schemaCommentMarker(admin: MysqlClient, name: string): Promise<Marker | null> {
   if (!hasSchemaComments(admin)) return null;
-  const rows = await admin.query<{ s: string; c: string | null }>(`SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`, [name]);
+  const rows = await admin.query<{ s: string; c: string | null }>(
+    `SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
+    [name],
+  );
   return decodeMarker(rows.find((r) => r.s === name)?.c);
 }
 
@@ -56,7 +59,10 @@ export async function listOurs(admin: MysqlClient, prefix: string): Promise<Arra
   }
   // Schemas whose creation was cut off before the routine: marked by their comment alone.
   if (hasSchemaComments(admin)) {
-    const schemas = await admin.query<{ s: string; c: string | null }>(`SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_COMMENT LIKE ?`, [`${MARKER_TAG} %`]);
+    const schemas = await admin.query<{ s: string; c: string | null }>(
+      `SELECT SCHEMA_NAME AS s, SCHEMA_COMMENT AS c FROM information_schema.SCHEMATA WHERE SCHEMA_COMMENT LIKE ?`,
+      [`${MARKER_TAG} %`],
+    );
     for (const r of schemas) {
       const marker = r.s.startsWith(prefix) && !seen.has(r.s) ? decodeMarker(r.c) : null;
       if (marker) out.push({ name: r.s, marker });
@@ -81,6 +87,10 @@ const MAX_SCHEMA_COMMENT = 1024;
 export function createMarked(name: string, marker: Marker, schemaComments: boolean, charset?: string, collation?: string): string[] {
   const text = encodeMarker(marker);
   const comment = schemaComments && text.length <= MAX_SCHEMA_COMMENT ? ` COMMENT ${lit(text)}` : '';
-  const create = `CREATE DATABASE ${id(name)}` + (charset ? ` CHARACTER SET ${lit(charset)}` : '') + (collation ? ` COLLATE ${lit(collation)}` : '') + comment;
+  const create =
+    `CREATE DATABASE ${id(name)}` +
+    (charset ? ` CHARACTER SET ${lit(charset)}` : '') +
+    (collation ? ` COLLATE ${lit(collation)}` : '') +
+    comment;
   return [create, markerStatement(name, marker)];
 }

@@ -37,7 +37,12 @@ export async function resetSchema(db: MysqlClient, name: string, keep: readonly 
   let state = states.get(db);
   if (state?.name !== name) {
     const marker = (await readMarker(db, name)) as (Marker & { template?: string }) | null | undefined;
-    if (!marker) throw new FastTestDbError('NOT_OURS', `schema ${name} was not created by fast-test-db`, 'reset only databases that createTestDatabase() returned');
+    if (!marker)
+      throw new FastTestDbError(
+        'NOT_OURS',
+        `schema ${name} was not created by fast-test-db`,
+        'reset only databases that createTestDatabase() returned',
+      );
     state = { name, template: marker.template ?? null };
     states.set(db, state);
   }
@@ -51,7 +56,8 @@ export async function resetSchema(db: MysqlClient, name: string, keep: readonly 
   const expected = state.tables ?? (cap ? cap.tables.map((t) => t.name) : undefined);
   const seededNames = cap && template ? cap.tables.filter((t) => t.seedColumns).map((t) => t.name) : [];
   const listSql = `SELECT TABLE_NAME AS n, AUTO_INCREMENT AS ai FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${lit(name)} AND TABLE_TYPE = 'BASE TABLE'`;
-  const probeSql = (names: string[]) => names.map((n) => `SELECT ${lit(n)} AS n, EXISTS(SELECT 1 FROM ${qual(name, n)}) AS r`).join(' UNION ALL ');
+  const probeSql = (names: string[]) =>
+    names.map((n) => `SELECT ${lit(n)} AS n, EXISTS(SELECT 1 FROM ${qual(name, n)}) AS r`).join(' UNION ALL ');
   const checksumSql = (names: string[]) => `CHECKSUM TABLE ${names.flatMap((n) => [qual(name, n), qual(template!, n)]).join(', ')}`;
   // MySQL 8 caches information_schema statistics for a day unless told otherwise (session only).
   const pre = db.flavor === 'mysql' ? ['SET SESSION information_schema_stats_expiry = 0'] : [];
@@ -116,7 +122,9 @@ export async function resetSchema(db: MysqlClient, name: string, keep: readonly 
     const triggers = (cap?.triggers ?? []).filter((tr) => refill.some((r) => r.name === tr.table));
     for (const tr of triggers) statements.push(`DROP TRIGGER IF EXISTS ${qual(name, tr.name)}`);
     for (const r of refill) {
-      statements.push(`INSERT INTO ${qual(name, r.name)} (${r.seedColumns!.map(id).join(', ')}) SELECT ${r.seedColumns!.map(id).join(', ')} FROM ${qual(template!, r.name)}`);
+      statements.push(
+        `INSERT INTO ${qual(name, r.name)} (${r.seedColumns!.map(id).join(', ')}) SELECT ${r.seedColumns!.map(id).join(', ')} FROM ${qual(template!, r.name)}`,
+      );
       if (r.autoIncrement !== null) statements.push(`ALTER TABLE ${qual(name, r.name)} AUTO_INCREMENT = ${Number(r.autoIncrement)}`);
     }
     if (triggers.length) statements.push(`USE ${id(name)}`);
@@ -125,7 +133,12 @@ export async function resetSchema(db: MysqlClient, name: string, keep: readonly 
   await pausePoint('reset');
   if (statements.length) {
     // TRUNCATE commits implicitly: reset runs on its own connection, never inside a test's transaction.
-    const all = [SAVE_SESSION, "SET SESSION foreign_key_checks = 0, sql_mode = 'NO_AUTO_VALUE_ON_ZERO', time_zone = '+00:00'", ...statements, RESTORE_SESSION];
+    const all = [
+      SAVE_SESSION,
+      "SET SESSION foreign_key_checks = 0, sql_mode = 'NO_AUTO_VALUE_ON_ZERO', time_zone = '+00:00'",
+      ...statements,
+      RESTORE_SESSION,
+    ];
     try {
       await runScript(db, all);
     } catch (e) {

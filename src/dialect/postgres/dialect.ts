@@ -70,7 +70,13 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       } finally {
         await db.close();
       }
-      const marker = { ...(await readMarker(admin, name))!, seeded: [...state.seeded], sequences: { ...state.sequences }, seedRows: state.seedRows, seedXid: state.seedXid };
+      const marker = {
+        ...(await readMarker(admin, name))!,
+        seeded: [...state.seeded],
+        sequences: { ...state.sequences },
+        seedRows: state.seedRows,
+        seedXid: state.seedXid,
+      };
       // Migrations may leave pooled connections behind; a template must have none to be cloned.
       await endConnections(admin, name);
       await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
@@ -120,7 +126,9 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       // waits for it in steps of 100 ms; looking every 2 ms (for at most 200 ms) waits far less.
       const from = renames.map(([f]) => f);
       for (let i = 0; i < 100; i++) {
-        const rows = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid() LIMIT 1`, [from]);
+        const rows = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid() LIMIT 1`, [
+          from,
+        ]);
         if (rows.length === 0) break;
         await sleep(2);
       }
@@ -131,11 +139,24 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
     endConnections,
 
     async describe(admin, server): Promise<DescribeReport> {
-      const names = [...Object.keys(POSTGRES_TUNED_EXPECT), 'server_version', 'max_connections', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'shared_buffers'];
-      const rows = await admin.query<{ name: string; setting: string }>(`SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1)`, [names]);
+      const names = [
+        ...Object.keys(POSTGRES_TUNED_EXPECT),
+        'server_version',
+        'max_connections',
+        'wal_level',
+        'max_wal_size',
+        'checkpoint_timeout',
+        'autovacuum',
+        'shared_buffers',
+      ];
+      const rows = await admin.query<{ name: string; setting: string }>(
+        `SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1)`,
+        [names],
+      );
       const settings = Object.fromEntries(rows.map((r) => [r.name, r.setting]));
       const untuned: DescribeReport['untuned'] = {};
-      for (const [k, expected] of Object.entries(POSTGRES_TUNED_EXPECT)) if (settings[k] !== expected) untuned[k] = { expected, actual: settings[k] ?? '' };
+      for (const [k, expected] of Object.entries(POSTGRES_TUNED_EXPECT))
+        if (settings[k] !== expected) untuned[k] = { expected, actual: settings[k] ?? '' };
       return {
         engine: 'postgres',
         flavor: 'postgres',

@@ -13,14 +13,19 @@ const id = (name: string) => quoteIdent('postgres', name);
 const lit = (value: string) => quoteLiteral('postgres', value);
 
 export async function readMarker(admin: PgClient, name: string): Promise<Marker | null | undefined> {
-  const rows = await admin.query<{ comment: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`, [name]);
+  const rows = await admin.query<{ comment: string | null }>(
+    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
+    [name],
+  );
   if (rows.length === 0) return undefined;
   return decodeMarker(rows[0]!.comment);
 }
 
 /** The marker of the database `db` is connected to. */
 export async function readOwnMarker(db: PgClient): Promise<Marker | null> {
-  const [row] = await db.query<{ comment: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = current_database()`);
+  const [row] = await db.query<{ comment: string | null }>(
+    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = current_database()`,
+  );
   return decodeMarker(row?.comment);
 }
 
@@ -45,7 +50,13 @@ export async function listStaging(admin: PgClient): Promise<string[]> {
  * its staging name (ours by name alone), marked, and only then renamed into place: `name` never
  * exists unmarked, and a kill at any step leaves something the next run and `clean` recognise.
  */
-export async function createStaged(admin: PgClient, name: string, step: 'clone' | 'template', create: string, marker: () => string): Promise<void> {
+export async function createStaged(
+  admin: PgClient,
+  name: string,
+  step: 'clone' | 'template',
+  create: string,
+  marker: () => string,
+): Promise<void> {
   const staging = stagingName(name);
   await admin.query(create);
   try {
@@ -55,7 +66,9 @@ export async function createStaged(admin: PgClient, name: string, step: 'clone' 
     await admin.query(`ALTER DATABASE ${id(staging)} RENAME TO ${id(name)}`);
   } catch (e) {
     // Leave nothing behind (the final name may have been taken meanwhile: 'database-exists', mapped by the caller).
-    await admin.query(`DROP DATABASE IF EXISTS ${id(staging)}`).catch((dropError) => log('could not drop %s: %s', staging, (dropError as Error).message));
+    await admin
+      .query(`DROP DATABASE IF EXISTS ${id(staging)}`)
+      .catch((dropError) => log('could not drop %s: %s', staging, (dropError as Error).message));
     throw e;
   }
   await pausePoint(`${step}:renamed`);

@@ -64,14 +64,19 @@ async function readCatalog(db: PgClient): Promise<Catalog> {
   const tables = await db.query<{ oid: number; name: string }>(`
       SELECT c.oid::int AS oid, c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence <> 't' AND ${USER_SCHEMAS}`);
-  const keys = await db.query<{ from: number; to: number }>(`SELECT conrelid::int AS "from", confrelid::int AS "to" FROM pg_constraint WHERE contype = 'f' AND conparentid = 0`);
+  const keys = await db.query<{ from: number; to: number }>(
+    `SELECT conrelid::int AS "from", confrelid::int AS "to" FROM pg_constraint WHERE contype = 'f' AND conparentid = 0`,
+  );
   const sequences = await db.query<{ name: string; start: string }>(`
       SELECT c.oid::regclass::text AS name, s.seqstart::text AS start FROM pg_sequence s
       JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${USER_SCHEMAS}`);
   const [sig] = await db.query<{ signature: string }>(`SELECT ${SIGNATURE} AS signature`);
-  const cols = await db.query<{ oid: number; name: string }>(`
+  const cols = await db.query<{ oid: number; name: string }>(
+    `
       SELECT a.attrelid::int AS oid, quote_ident(a.attname) AS name FROM pg_attribute a
-      WHERE a.attrelid = ANY($1::int[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attrelid, a.attnum`, [tables.map((t) => t.oid)]);
+      WHERE a.attrelid = ANY($1::int[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attrelid, a.attnum`,
+    [tables.map((t) => t.oid)],
+  );
   const columns = new Map<string, string[]>();
   const nameOf = new Map(tables.map((t) => [t.oid, t.name]));
   for (const c of cols) columns.set(nameOf.get(c.oid)!, [...(columns.get(nameOf.get(c.oid)!) ?? []), c.name]);
@@ -118,7 +123,10 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   const oidOf = new Map(catalog.tables.map((t) => [t.name, t.oid]));
   const { ordered, truncated } = deleteOrder(catalog.tables, catalog.keys);
   // Seeded tables restorable from the template's copies (older templates kept none: left as they are).
-  const copies = template.seedRows && template.seedXid ? template.seeded.map((t, i) => ({ t, i, rows: template.seedRows![t] })).filter((c) => oidOf.has(c.t) && c.rows !== undefined) : [];
+  const copies =
+    template.seedRows && template.seedXid
+      ? template.seeded.map((t, i) => ({ t, i, rows: template.seedRows![t] })).filter((c) => oidOf.has(c.t) && c.rows !== undefined)
+      : [];
   const restorable = new Set(copies.map((c) => c.t));
   /** The seeded tables a TRUNCATE ... CASCADE of `t` empties along with it. */
   const cascaded = (t: string) => [...referencers(oidOf.get(t)!, catalog.keys)].map((o) => name.get(o)!).filter((r) => restorable.has(r));
@@ -133,8 +141,11 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     // The CASCADE also empties the other tables that point at them: say so when they had rows.
     const reach = new Map<string, string[]>();
     for (const c of copies)
-      for (const o of referencers(oidOf.get(c.t)!, catalog.keys)) if (!keep.has(name.get(o)!)) reach.set(name.get(o)!, [...(reach.get(name.get(o)!) ?? []), c.t]);
-    const also = [...reach].map(([t, via]) => `IF restore && ${arr(via)} AND EXISTS (SELECT 1 FROM ${t}) THEN dirty := dirty || ${lit(t)}::text; END IF;`);
+      for (const o of referencers(oidOf.get(c.t)!, catalog.keys))
+        if (!keep.has(name.get(o)!)) reach.set(name.get(o)!, [...(reach.get(name.get(o)!) ?? []), c.t]);
+    const also = [...reach].map(
+      ([t, via]) => `IF restore && ${arr(via)} AND EXISTS (SELECT 1 FROM ${t}) THEN dirty := dirty || ${lit(t)}::text; END IF;`,
+    );
     body.push(`IF cardinality(restore) > 0 THEN
     ${also.join('\n    ')}
     EXECUTE 'TRUNCATE ' || array_to_string(ARRAY(SELECT DISTINCT unnest(restore)), ', ') || ' CASCADE';
@@ -150,11 +161,20 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   }
   for (const oid of truncated) {
     const t = name.get(oid)!;
-    if (!keep.has(t)) body.push(`IF EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))}; END IF;`);
+    if (!keep.has(t))
+      body.push(
+        `IF EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))}; END IF;`,
+      );
   }
-  if (truncated.length) body.push(`IF cardinality(cyclic) > 0 THEN EXECUTE 'TRUNCATE ' || array_to_string(cyclic, ', ') || ' CASCADE'; dirty := dirty || cyclic; END IF;`);
+  if (truncated.length)
+    body.push(
+      `IF cardinality(cyclic) > 0 THEN EXECUTE 'TRUNCATE ' || array_to_string(cyclic, ', ') || ' CASCADE'; dirty := dirty || cyclic; END IF;`,
+    );
   // 3. Seeded tables back from their copies, parents before children.
-  const parentsFirst = [...ordered].reverse().map((o) => name.get(o)!).concat(truncated.map((o) => name.get(o)!));
+  const parentsFirst = [...ordered]
+    .reverse()
+    .map((o) => name.get(o)!)
+    .concat(truncated.map((o) => name.get(o)!));
   for (const t of parentsFirst) {
     const c = copies.find((x) => x.t === t);
     if (!c) continue;
@@ -166,7 +186,10 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   END IF;`);
   }
   // Rows just copied back are newer than the template's id: the next reset compares with this one.
-  if (copies.length) body.push(`IF cardinality(restored) > 0 THEN PERFORM set_config('fast_test_db.seed_xid', (txid_current() % 4294967296)::text, false); END IF;`);
+  if (copies.length)
+    body.push(
+      `IF cardinality(restored) > 0 THEN PERFORM set_config('fast_test_db.seed_xid', (txid_current() % 4294967296)::text, false); END IF;`,
+    );
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
     const changed = last === undefined ? 'called' : `(NOT called OR value <> ${last})`;
@@ -196,7 +219,12 @@ export async function resetDatabase(db: PgClient, keep: readonly string[]): Prom
   let state = baselines.get(db);
   if (!state) {
     const marker = await readOwnMarker(db);
-    if (!marker) throw new FastTestDbError('NOT_OURS', 'reset refused: this database was not created by fast-test-db', 'reset only databases that createTestDatabase() returned');
+    if (!marker)
+      throw new FastTestDbError(
+        'NOT_OURS',
+        'reset refused: this database was not created by fast-test-db',
+        'reset only databases that createTestDatabase() returned',
+      );
     state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {}, seedRows: marker.seedRows, seedXid: marker.seedXid };
     baselines.set(db, state);
   }
@@ -211,11 +239,17 @@ async function resetPostgres(db: PgClient, template: ResetBaseline): Promise<Res
       compiled.set(db, true);
     }
     await pausePoint('reset');
-    const [row] = await db.query<{ report: { emptied: string[]; restarted: string[]; restored: string[] } | null }>(`SELECT pg_temp.fast_test_db_reset() AS report`);
+    const [row] = await db.query<{ report: { emptied: string[]; restarted: string[]; restored: string[] } | null }>(
+      `SELECT pg_temp.fast_test_db_reset() AS report`,
+    );
     if (row?.report) return { ...row.report, ms: performance.now() - started };
     compiled.delete(db); // the schema changed since the function was made
   }
-  throw new FastTestDbError('QUERY_FAILED', 'reset could not settle on the schema: it changed while resetting', 'run reset() when no migration is running');
+  throw new FastTestDbError(
+    'QUERY_FAILED',
+    'reset could not settle on the schema: it changed while resetting',
+    'run reset() when no migration is running',
+  );
 }
 
 /** What a template holds that reset() must give back: its seeded tables and its sequences' values. */
@@ -235,11 +269,19 @@ export async function readResetBaseline(db: PgClient): Promise<ResetBaseline> {
  * Copies of the seeded tables inside the template (cloned with it), their row counts, and a
  * transaction id newer than all their rows: what reset() needs to put them back.
  */
-export async function snapshotSeeded(db: PgClient, seeded: readonly string[], unlogged: boolean): Promise<Pick<ResetBaseline, 'seedRows' | 'seedXid'>> {
+export async function snapshotSeeded(
+  db: PgClient,
+  seeded: readonly string[],
+  unlogged: boolean,
+): Promise<Pick<ResetBaseline, 'seedRows' | 'seedXid'>> {
   if (seeded.length === 0) return {};
   const table = unlogged ? 'UNLOGGED TABLE' : 'TABLE';
-  await db.query(`CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`);
-  const counts = await db.query<{ name: string; n: number }>(seeded.map((t) => `SELECT ${lit(t)} AS name, count(*)::int AS n FROM ${t}`).join(' UNION ALL '));
+  await db.query(
+    `CREATE SCHEMA ${SEED_SCHEMA}; ${seeded.map((t, i) => `CREATE ${table} ${SEED_SCHEMA}.s${i} AS SELECT * FROM ${t}`).join('; ')}`,
+  );
+  const counts = await db.query<{ name: string; n: number }>(
+    seeded.map((t) => `SELECT ${lit(t)} AS name, count(*)::int AS n FROM ${t}`).join(' UNION ALL '),
+  );
   const [xid] = await db.query<{ x: string }>(`SELECT (txid_current() % 4294967296)::text AS x`);
   return { seedRows: Object.fromEntries(counts.map((c) => [c.name, c.n])), seedXid: xid!.x };
 }

@@ -39,11 +39,12 @@ export async function convertToUnlogged(db: PgClient): Promise<string[]> {
     const t = ready.shift()!;
     order.push(t);
     done.add(t);
-    for (const e of edges) if (e.from === t) {
-      const left = referencedBy.get(e.to)! - 1;
-      referencedBy.set(e.to, left);
-      if (left === 0) ready.push(e.to);
-    }
+    for (const e of edges)
+      if (e.from === t) {
+        const left = referencedBy.get(e.to)! - 1;
+        referencedBy.set(e.to, left);
+        if (left === 0) ready.push(e.to);
+      }
   }
   const cyclic = [...convert].filter((t) => !done.has(t));
   const cycleKeys = edges.filter((e) => cyclic.includes(e.from) && cyclic.includes(e.to));

@@ -18,7 +18,11 @@ const d = await drizzleTestDb({ schema: { gift }, migrationsFolder: 'drizzle' })
 out.drizzle = await drizzleInsert(d.db, gift, { name: 'drizzle' });
 await d[Symbol.asyncDispose](); // ends the pool and drops the database: it is the adapter's own
 
-const Gift = new EntitySchema({ name: 'Gift', tableName: 'gift', columns: { id: { type: Number, primary: true, generated: true }, name: { type: String } } });
+const Gift = new EntitySchema({
+  name: 'Gift',
+  tableName: 'gift',
+  columns: { id: { type: Number, primary: true, generated: true }, name: { type: String } },
+});
 const t = await typeormTestDb({ type: 'postgres', entities: [Gift] });
 await typeormInsert(t.dataSource.getRepository(Gift), { name: 'typeorm' });
 out.typeorm = await t.dataSource.getRepository(Gift).findOneByOrFail({ name: 'typeorm' });

@@ -76,7 +76,9 @@ export async function sampleMysql(client: SqlClient): Promise<MysqlMonitorSample
   const text = status?.Status ?? '';
   const lsn = Number(/Log sequence number\s+(\d+)/.exec(text)?.[1] ?? 0);
   const ckpt = Number(/Last checkpoint at\s+(\d+)/.exec(text)?.[1] ?? 0);
-  const [v] = await client.query<{ size: string; files: string }>('SELECT @@innodb_log_file_size AS size, @@innodb_log_files_in_group AS files');
+  const [v] = await client.query<{ size: string; files: string }>(
+    'SELECT @@innodb_log_file_size AS size, @@innodb_log_files_in_group AS files',
+  );
   const cap = Number(v?.size ?? 0) * Number(v?.files ?? 1);
   return { ...base, checkpointAge: lsn - ckpt, capacity: cap, agePct: pct(lsn - ckpt, cap), source: 'innodb-status' };
 }

@@ -118,7 +118,8 @@ export function diffPostgres(prev: PostgresSample, cur: PostgresSample): Postgre
   if (line.checkpointsRequested > 0) line.warnings.push('checkpoint forced by WAL volume: raise max_wal_size');
   if (line.backendFsyncs > 0) line.warnings.push('backends fsyncing themselves: turn fsync off on a test server');
   if (line.tempFiles > 0) line.warnings.push('queries spilled to temp files: raise work_mem');
-  if (line.waiting > 0 && line.waiting >= line.active / 2) line.warnings.push(`${line.waiting} of ${line.active} active sessions waiting on I/O or locks`);
+  if (line.waiting > 0 && line.waiting >= line.active / 2)
+    line.warnings.push(`${line.waiting} of ${line.active} active sessions waiting on I/O or locks`);
   return line;
 }
 
