@@ -1,10 +1,18 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// One cache directory per run of the suite (initdb's output, warm-start copies): a copy saved by an
+// earlier run would hold templates that tests expect to build. Tests that study the cache set their own.
+process.env.FAST_TEST_DB_CACHE_DIR = mkdtempSync(join(tmpdir(), 'ftdb-suite-cache-'));
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Fixture projects hold their own tests, which the suite runs through real Jest/Vitest/node --test.
     exclude: ['test/fixtures/**', '**/node_modules/**'],
+    globalSetup: ['test/helpers/cache-dir.ts'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,
