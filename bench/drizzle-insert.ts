@@ -7,13 +7,11 @@
  *   npx tsx bench/drizzle-insert.ts [--quick] [--engine postgres|mysql] [--driver pg|postgres-js|mysql2]
  *   (or BENCH_QUICK=1 BENCH_ENGINE=... BENCH_DRIVER=...)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { boolean as pgBoolean, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { boolean as myBoolean, int, mysqlTable, timestamp as myTimestamp, varchar } from 'drizzle-orm/mysql-core';
 import { drizzleTestDb, fastInsert } from '../adapters/drizzle/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick } from './lib/args.js';
+import { benchArg, quick, writeInsertResult } from './lib/args.js';
 
 const ROWS = quick ? 500 : 2000;
 const WARMUP = quick ? 100 : 300;
@@ -253,24 +251,5 @@ for (const driver of (['pg', 'mysql2'] as const).filter((d) => drivers.includes(
 }
 process.stdout.write('\n');
 
-mkdirSync('bench/results', { recursive: true });
-const file = 'bench/results/drizzle-insert.json';
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      bench: 'drizzle-insert',
-      date: new Date().toISOString(),
-      quick,
-      node: process.version,
-      cpus: cpus().length,
-      rows: ROWS,
-      arraySize: ARRAY,
-      results: all,
-    },
-    null,
-    2,
-  ) + '\n',
-);
-process.stdout.write(`\nwritten ${file}\n`);
+writeInsertResult('drizzle-insert', { rows: ROWS, arraySize: ARRAY, results: all });
 process.exit(0);

@@ -8,12 +8,11 @@
  *   npx tsx bench/prisma-insert.ts [--quick] [--engine postgres|mysql]
  *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { openDriver } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick } from './lib/args.js';
+import { benchArg, quick, writeInsertResult } from './lib/args.js';
 import { quoteIdent } from '../src/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
 
@@ -287,24 +286,5 @@ if (engines.includes('postgres')) {
     process.stdout.write(`${r.path.padEnd(34)} ${r.usPerRow.toFixed(2).padStart(8)} ${r.vsRaw!.toFixed(2).padStart(6)}\n`);
 }
 
-mkdirSync('bench/results', { recursive: true });
-const file = 'bench/results/prisma-insert.json';
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      bench: 'prisma-insert',
-      date: new Date().toISOString(),
-      quick,
-      node: process.version,
-      cpus: cpus().length,
-      rows: ROWS,
-      arraySize: ARRAY,
-      results: all,
-    },
-    null,
-    2,
-  ) + '\n',
-);
-process.stdout.write(`\nwritten ${file}\n`);
+writeInsertResult('prisma-insert', { rows: ROWS, arraySize: ARRAY, results: all });
 process.exit(0);

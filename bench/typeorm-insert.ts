@@ -8,12 +8,10 @@
  *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
  */
 import 'reflect-metadata';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { Column, Entity, PrimaryGeneratedColumn, type Repository } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../adapters/typeorm/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick } from './lib/args.js';
+import { benchArg, quick, writeInsertResult } from './lib/args.js';
 
 /** Rows per slice, slices per path (see interleaved()). */
 const ROWS = 200;
@@ -168,26 +166,5 @@ for (const engine of engines) {
     );
 }
 
-mkdirSync('bench/results', { recursive: true });
-const file = 'bench/results/typeorm-insert.json';
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      bench: 'typeorm-insert',
-      date: new Date().toISOString(),
-      quick,
-      node: process.version,
-      cpus: cpus().length,
-      rows: ROWS,
-      rounds: ROUNDS,
-      arraySize: ARRAY,
-      load: loadavg(),
-      results: all,
-    },
-    null,
-    2,
-  ) + '\n',
-);
-process.stdout.write(`\nwritten ${file}\n`);
+writeInsertResult('typeorm-insert', { rows: ROWS, rounds: ROUNDS, arraySize: ARRAY, results: all });
 process.exit(0);
