@@ -38,9 +38,10 @@ export async function withStatus<T>(
   work: () => Promise<T>,
   done: (value: T) => string,
   stderr: Io['stderr'] = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<T> {
-  const status: Status | undefined =
-    !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env: process.env }).status(label) : undefined;
+  // On a terminal the CLI's status line; it is redrawn in place unless CI is set (a CI log keeps lines).
+  const status: Status | undefined = !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env }).status(label) : undefined;
   let value: T;
   try {
     value = await work();
