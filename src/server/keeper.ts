@@ -110,7 +110,10 @@ async function main(dir: string): Promise<void> {
   const finish = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    status({ phase: 'stopping', serverPid: server?.pid });
+    // Under the registry's lock for the same reason (a stop asked for by a signal).
+    await withFileLock(files.lock, async () => status({ phase: 'stopping', serverPid: server?.pid }), 5_000).catch(() =>
+      status({ phase: 'stopping', serverPid: server?.pid }),
+    );
     pauseHere('keeper-stopping');
     if (initChild && initChild.exitCode === null && initChild.signalCode === null) {
       const exited = new Promise((r) => initChild!.once('exit', r));
@@ -192,6 +195,9 @@ async function main(dir: string): Promise<void> {
     const stop = await withFileLock(files.lock, async () => {
       if (liveLeases(files.leases) > 0) return false;
       if (existsSync(files.state)) unlinkSync(files.state);
+      // Said before the lock is let go: a client that takes it next must wait for this keeper to
+      // finish, not start a server in this folder whose data the cleanup below would remove.
+      status({ phase: 'stopping', serverPid: server?.pid });
       return true;
     });
     if (stop) await finish(0);
