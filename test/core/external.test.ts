@@ -2,20 +2,10 @@
  * The external-server path: a plain default PostgreSQL that the test starts itself (durable, on
  * disk) is handed to the library by URL. We may create and tune only our own databases there.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
-
-async function sql(url: string, text: string) {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+import { sql } from './helpers.js';
 
 describe('a server we do not own', () => {
   let plain: PlainPostgres;

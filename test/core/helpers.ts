@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -109,4 +110,15 @@ export async function waitFor(cond: () => boolean, ms: number): Promise<boolean>
     await new Promise((r) => setTimeout(r, 100));
   }
   return cond();
+}
+
+/** Runs one statement on a connection of its own to `url`; returns its rows. */
+export async function sql(url: string, text: string, values?: unknown[]): Promise<any[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
 }

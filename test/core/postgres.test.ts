@@ -7,18 +7,9 @@ import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
 import { ensureTemplate } from '../../src/template.js';
 import { settleRecreate, spareName } from '../../src/recreate.js';
 import { quoteLiteral } from '../../src/quote.js';
+import { sql } from './helpers.js';
 
 const postgresDialect = createPostgresDialect();
-
-async function sql(url: string, text: string, values?: unknown[]) {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const schema = `
   CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);

@@ -7,18 +7,9 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { createTestDatabase, FastTestDbError, prepareTemplate } from '../../src/index.js';
+import { sql } from './helpers.js';
 
 const postgresDialect = createPostgresDialect();
-
-async function sql(url: string, text: string) {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('a template built from migrate alone', () => {
   const tables = async (url: string) =>
