@@ -11,10 +11,10 @@
  *
  * Writes bench/results/runner-start.json.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { timedRun } from './lib/timed-run.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const FIXTURE = join(ROOT, 'test/fixtures/runners');
@@ -39,17 +39,10 @@ async function runSuite(
         ]
       : [BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: 'forks' }];
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
-  const started = performance.now();
-  const child = spawn(cmd, args, {
+  const { code, output, ms } = await timedRun(cmd, args, {
     cwd: FIXTURE,
     env: { ...clean, FAST_TEST_DB_DATA_ROOT: dataRoot, FIXTURE_REPORT: report, ...extra, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  const ms = performance.now() - started;
   const records = existsSync(report)
     ? readFileSync(report, 'utf8')
         .split('\n')

@@ -2,12 +2,12 @@
  * One whole Jest run of the TypeORM workload's four files, as a user would start it, timed from spawn to exit.
  * Each run gets a fresh transform cache (a CI machine's first run), so the transformer's cost shows.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { TypeormJestEnv } from '../typeorm-jest/store.js';
 import { benchDirs } from './dirs.js';
+import { timedRun } from './timed-run.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const JEST_BIN = createRequire(import.meta.url).resolve('jest/bin/jest');
@@ -74,17 +74,14 @@ export async function runJest(spec: JestRunSpec): Promise<JestRunResult> {
   const cacheDirectory = join(runDir, 'cache');
   const configFile = join(runDir, 'jest.config.json');
   writeFileSync(configFile, JSON.stringify(jestConfig(spec, cacheDirectory)));
-  const started = performance.now();
-  const child = spawn(process.execPath, [JEST_BIN, '--config', configFile], {
+  const {
+    code,
+    output: out,
+    ms,
+  } = await timedRun(process.execPath, [JEST_BIN, '--config', configFile], {
     cwd: ROOT,
     env: { ...process.env, ...spec.extraEnv, BENCH_TYPEORM_JEST: JSON.stringify(spec.env), FORCE_COLOR: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  const ms = performance.now() - started;
   rmSync(runDir, { recursive: true, force: true });
   const passed = Number(/Tests:.*?(\d+) passed/.exec(out)?.[1] ?? 0);
   const failed = Number(/Tests:.*?(\d+) failed/.exec(out)?.[1] ?? 0);

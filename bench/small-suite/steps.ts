@@ -14,7 +14,6 @@
  * - a third run with FAST_TEST_DB_REUSE=1 after the second also ran with it: the server and the
  *   template are still up.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WORKER_ENV_VARS } from '../../src/workers.js';
@@ -22,6 +21,7 @@ import { benchDirs } from '../lib/dirs.js';
 import { startBenchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { row, withSpeedups, type Section } from '../lib/stats.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
+import { timedRun } from '../lib/timed-run.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = import.meta.dirname;
@@ -79,17 +79,14 @@ async function runVitest(config: string, env: Record<string, string>, marks: str
   for (const k of Object.keys(base))
     if (/^(VITEST|FAST_TEST_DB_|TEST_DATABASE_URL$|APP_DATABASE_URL$|NODE_OPTIONS$)/.test(k)) delete base[k];
   const started = Date.now();
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [VITEST, 'run', '--config', join(HERE, config)], {
+  const {
+    code,
+    output: out,
+    ms,
+  } = await timedRun(process.execPath, [VITEST, 'run', '--config', join(HERE, config)], {
     cwd: HERE,
     env: { ...base, ...env, BENCH_SMALL_MARKS: marks, FORCE_COLOR: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  const ms = performance.now() - t0;
   if (code !== 0) throw new Error(`vitest ${config} exited with ${code}:\n${out.split('\n').slice(-30).join('\n')}`);
   const firsts = readdirSync(marks).map((n) => Number(readFileSync(join(marks, n), 'utf8')));
   const banner = /fast-test-db: .*template \S+( built)?/.exec(out);
