@@ -201,6 +201,12 @@ function summarizeFailure(out: string): string {
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
-  const key = lines.find((l) => /Error|error:|failed|Cannot|not supported|ENOENT/.test(l) && !l.startsWith('at ')) ?? lines[0] ?? 'failed';
-  return key.slice(0, 300);
+  const at = lines.findIndex((l) => /Error|error:|failed|Cannot|not supported|ENOENT/.test(l) && !l.startsWith('at '));
+  if (at < 0) return (lines[0] ?? 'failed').slice(0, 300);
+  // Jest's "● Test suite failed to run" says nothing by itself: the lines after it are the cause.
+  return lines
+    .slice(at, at + 4)
+    .filter((l) => !l.startsWith('at '))
+    .join(' / ')
+    .slice(0, 300);
 }
