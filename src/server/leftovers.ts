@@ -3,11 +3,13 @@
  * memory is kept in the data directory (tuning.ts), but the postmaster also holds a small System V
  * segment (its interlock), which a clean shutdown removes and a kill leaves behind; a new server on
  * the same data directory would reuse it, but ours are never restarted on the old one.
- * `postmaster.pid` names it (line 7: key and id); it goes once no process is attached any more.
+ * `postmaster.pid` names it (line 7: key and id); it can go once no process is attached any more.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from '../sleep.js';
+import { stopProcesses } from './processes.js';
 
 /** The System V segment a data directory's postmaster.pid names, if any. */
 export function postgresSegment(dataDir: string): { key: number; id: number } | undefined {
@@ -20,19 +22,54 @@ export function postgresSegment(dataDir: string): { key: number; id: number } | 
   }
 }
 
-/** Removes the segment when it is still the one named (same key and id) and nobody is attached. */
-export function removeSegment(seg: { key: number; id: number }): boolean {
+/** The segment's row in /proc/sysvipc/shm: how many processes are attached, or undefined if it is gone. */
+function attachCount(seg: { key: number; id: number }): number | undefined {
   let table: string;
   try {
     table = readFileSync('/proc/sysvipc/shm', 'utf8');
   } catch {
-    return false; // not Linux
+    return undefined; // not Linux
   }
   const row = table
     .split('\n')
     .slice(1)
     .map((l) => l.trim().split(/\s+/).map(Number))
     .find(([key, id]) => key === seg.key && id === seg.id);
-  if (row?.[6] !== 0) return false;
+  return row?.[6];
+}
+
+/**
+ * Processes that still have the segment mapped: the killed postmaster's children (checkpointer,
+ * backends), whose command lines do not name the data directory. The mapping names the key
+ * (`/SYSV<key in hex>`) and carries the segment id as its inode, so both must match.
+ */
+function attachedProcesses(seg: { key: number; id: number }): number[] {
+  const name = `/SYSV${seg.key.toString(16).padStart(8, '0')}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
+      if (maps.split('\n').some((l) => l.includes(name) && l.split(/\s+/)[4] === String(seg.id))) found.push(pid);
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return found;
+}
+
+/**
+ * Removes the segment a killed postmaster left, once it is still the one named (same key and id).
+ * Its children notice the postmaster's death and detach on their own, usually within milliseconds;
+ * on a loaded machine that can take seconds, so wait for them, and stop those that stay.
+ * The caller has already stopped the postmaster itself.
+ */
+export async function releaseSegment(seg: { key: number; id: number }, ms = 2000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while ((attachCount(seg) ?? 0) > 0 && Date.now() < deadline) await sleep(50);
+  if (attachCount(seg) === undefined) return false;
+  if (attachCount(seg)! > 0) await stopProcesses(attachedProcesses(seg), 'SIGKILL', 5000);
+  if (attachCount(seg) !== 0) return false;
   return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
 }

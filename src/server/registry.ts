@@ -17,7 +17,7 @@ import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
-import { postgresSegment, removeSegment } from './leftovers.js';
+import { postgresSegment, releaseSegment } from './leftovers.js';
 import { defaultDataRoot } from './platform.js';
 import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
 import { sleep } from '../sleep.js';
@@ -265,7 +265,7 @@ async function reapLocked(dir: string): Promise<void> {
     log('stopping %s left running in %s by a keeper that is gone', processes.join(', '), dir);
     await stopProcesses(processes, plan?.stopSignal ?? 'SIGTERM');
   }
-  for (const seg of segments) if (removeSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
+  for (const seg of segments) if (await releaseSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
   for (const name of existsSync(dir) ? readdirSync(dir) : [])

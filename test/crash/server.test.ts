@@ -8,9 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
-import { processesIn, running } from '../../src/server/processes.js';
+import { processesIn, running, signal } from '../../src/server/processes.js';
 import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
@@ -86,6 +86,22 @@ function sysvSegmentIds(): number[] {
     .slice(1)
     .map((l) => Number(l.trim().split(/\s+/)[1]))
     .filter((n) => Number.isInteger(n));
+}
+
+/** The processes whose parent is `pid` (a postmaster's checkpointer, backends, ...). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .map(Number)
+    .filter((p) => Number.isInteger(p))
+    .filter((p) => {
+      try {
+        // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Runs clean as a user would after a crash, then asserts that nothing of ours is left. */
@@ -187,13 +203,18 @@ for (const engine of ['postgres', 'mysql'] as const) {
         const { keeperPid, serverPid } = status(stateDir);
         const segment = postgresSegment(join(stateDir, 'data'))!;
         expect(sysvSegmentIds()).toContain(segment.id);
+        // One child of the postmaster is stopped, as a busy machine can leave one for seconds: it
+        // cannot notice its parent's death, so it stays attached to the segment until clean acts.
+        const child = childrenOf(serverPid)[0]!;
+        process.kill(child, 'SIGSTOP');
+        onTestFinished(() => signal([child], 'SIGKILL')); // never leave a stopped process behind a failure
         for (const pid of [keeperPid, serverPid, holder.child.pid!]) process.kill(pid, 'SIGKILL');
         await holder.exited;
-        // The postmaster's children notice its death and exit; the segment stays behind them.
         expect(await waitFor(() => processesIn(dataRoot).length === 0, 20_000)).toBe(true);
         expect(sysvSegmentIds()).toContain(segment.id);
         await cleanLeavesNothing(dataRoot);
         expect(sysvSegmentIds()).not.toContain(segment.id);
+        expect(running(child)).toBe(false);
         const next = startWorker(env);
         expect((await next.line).tuned).toBe(true);
         expect(await next.exited).toBe(0);
