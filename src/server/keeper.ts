@@ -25,7 +25,7 @@ import {
 import { dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
 import { evictOldCopies, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
@@ -110,10 +110,13 @@ async function main(dir: string): Promise<void> {
   const finish = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    // Under the registry's lock for the same reason (a stop asked for by a signal).
-    await withFileLock(files.lock, async () => status({ phase: 'stopping', serverPid: server?.pid }), 5_000).catch(() =>
-      status({ phase: 'stopping', serverPid: server?.pid }),
-    );
+    // Under the registry's lock for the same reason (a stop asked for by a signal), unless it is
+    // said already: by the idle loop below, or by a client that holds the lock while it waits for
+    // this keeper to exit (releaseOwnedServer), which taking the lock here would only stall.
+    if (readJson<KeeperStatus>(files.status)?.phase !== 'stopping')
+      await withFileLock(files.lock, async () => status({ phase: 'stopping', serverPid: server?.pid }), 5_000).catch(() =>
+        status({ phase: 'stopping', serverPid: server?.pid }),
+      );
     pauseHere('keeper-stopping');
     if (initChild && initChild.exitCode === null && initChild.signalCode === null) {
       const exited = new Promise((r) => initChild!.once('exit', r));

@@ -421,6 +421,9 @@ export async function releaseOwnedServer(stateDir: string): Promise<'stopped' | 
   rmSync(join(files.leases, String(process.pid)), { force: true });
   const result = await withFileLock(files.lock, async () => {
     if (liveLeases(stateDir).length > 0) return 'shared' as const;
+    // Said here, under the lock: the keeper then stops without asking for the lock this holds.
+    const status = readJson<KeeperStatus>(files.status);
+    if (status && isKeeperOf(status.keeperPid, stateDir)) writeFileSync(files.status, JSON.stringify({ ...status, phase: 'stopping' }));
     return (await stopOwnedServer(stateDir)) ? ('stopped' as const) : ('not-running' as const);
   });
   if (result !== 'shared') removeEmptyDir(stateDir);
