@@ -2,8 +2,9 @@
  * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
  * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
  */
+// Under a runner integration of this run, it composes with it (runners/compose.ts); elsewhere it is the core's own.
+export { adapterDatabase as createTestDatabase } from './runners/compose.js';
 export {
-  createTestDatabase,
   prepareTemplate,
   startServer,
   resolveNames,

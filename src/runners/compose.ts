@@ -1,5 +1,5 @@
 /**
- * An adapter's *TestDb() (or any createTestDatabase call an adapter makes) inside a test run that a
+ * An adapter's *TestDb(), or a createTestDatabase() call in a test file, inside a test run that a
  * runner integration wired. Both would otherwise name this worker's database `<prefix>_<run>_w<id>`
  * on the same server, and each would drop the other's clone to make its own. Instead:
  * - the adapter's schema is the runner's template (same fingerprint): the adapter uses the runner's
@@ -27,8 +27,12 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
   return `${suffix ?? ''}t${fingerprint.slice(0, 8)}`;
 }
 
-/** createTestDatabase, made to share the server with a runner integration of this run rather than fight it. */
-export async function adapterDatabase(options: TestDatabaseOptions): Promise<TestDatabase> {
+/**
+ * createTestDatabase, made to share the server with a runner integration of this run rather than
+ * fight it. This is what the package exports as `createTestDatabase` and what every adapter calls:
+ * a test file that calls it directly composes with the runner exactly as an adapter does.
+ */
+export async function adapterDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const pending = readHandoff();
   if (!pending) return createTestDatabase(options);
   const h = await settled(pending);

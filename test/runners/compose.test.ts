@@ -43,6 +43,16 @@ describe('an adapter under a runner integration', () => {
     }
   });
 
+  test('vitest, the runner without migrate: createTestDatabase() in a test file takes its own database', async () => {
+    const sb = sandbox('compose-core');
+    try {
+      const r = await run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_COMPOSE: 'core' }, COMPOSE);
+      expectOwnDatabases(passed(r));
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
   test('vitest, the runner with the same schema: the adapter uses the runner database', async () => {
     const sb = sandbox('compose-shared');
     try {
