@@ -42,6 +42,9 @@ interface Result {
   cpuUsPerRow?: number;
 }
 
+/** The PostgreSQL bench's client: the driver-stub measurement needs its runtime data model. */
+let postgresClient: object | undefined;
+
 async function bench(engine: Engine): Promise<Result[]> {
   const out = ensureGenerated(`test/prisma/zoo/${engine}/schema.prisma`);
   const { PrismaClient } = (await import(/* @vite-ignore */ `${out}/client.ts`)) as { PrismaClient: new (o: { adapter: never }) => any };
@@ -54,6 +57,7 @@ async function bench(engine: Engine): Promise<Result[]> {
     suffix: 'prismains',
   });
   const prisma = t.prisma;
+  if (engine === 'postgres') postgresClient = prisma;
   await prisma.$connect();
   const family = engine;
   const pg = engine === 'postgres';
@@ -228,7 +232,7 @@ async function ownCost(): Promise<Result[]> {
     },
   };
   const ctx = await buildContext(
-    {},
+    postgresClient!,
     schema,
     pgDriverOn(pool, pg as never, {}, async () => {}),
   );
