@@ -18,6 +18,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCore } from './core.js';
 import { benchDirs } from './lib/dirs.js';
+import { ensureBuilt } from './lib/dist.js';
 import { gitCommit, machineInfo } from './lib/machine.js';
 import { runOrmBenches } from './lib/orm.js';
 import { fullTable, machineLine, writeResult, type BenchResult } from './lib/report.js';
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
   const date = new Date().toISOString();
   const dirs = benchDirs();
   log(`fast-test-db bench (${name}): ${rows} rows per 10k, ${repeats} repeats, sections ${[...sections].join(',')}`);
+  ensureBuilt(log);
   log(`  disk dir ${dirs.disk}${dirs.diskIsTmpfs ? ' (tmpfs! durable figures will be too fast)' : ''}, tmpfs dir ${dirs.shm}`);
   const out: Section[] = [];
   const servers: Record<string, string | undefined> = {};

@@ -55,10 +55,7 @@ export function jestConfig(spec: JestRunSpec, cacheDirectory: string): Record<st
     moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
     // Sources import with .js suffixes (ESM style); Jest resolves the .ts file behind them.
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-    transform: {
-      '/(src|adapters)/.+\\.ts$': join(ROOT, 'bench/typeorm-jest/esbuild-transform.cjs'),
-      '^.+\\.ts$': transformFor(spec.transformer),
-    },
+    transform: { '^.+\\.ts$': transformFor(spec.transformer) },
     globalSetup: join(ROOT, 'bench/typeorm-jest/global-setup.mjs'),
     cacheDirectory,
     testTimeout: 3_600_000,

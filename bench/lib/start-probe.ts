@@ -1,13 +1,14 @@
 /**
  * Runs in a fresh process: how long from calling createTestDatabase to the first query's answer,
- * and how long importing the library took before that. Prints one JSON line.
+ * and how long importing the library (the built package) took before that. Prints one JSON line.
  * BENCH_PROBE_KEY is the schema's cache key, so that "warm" finds the template "cold" built.
  */
 import pg from 'pg';
+import { fromDist } from './dist.js';
 import { thirtyTableSchema } from './schema30.js';
 
 const importStarted = performance.now();
-const { createTestDatabase } = await import('../../src/index.js');
+const { createTestDatabase } = await fromDist<typeof import('../../src/index.js')>('index.js');
 const importMs = performance.now() - importStarted;
 const started = performance.now();
 const db = await createTestDatabase({

@@ -8,6 +8,7 @@
 import mysql from 'mysql2/promise';
 import type { ServerInfo } from '../../src/types.js';
 import { quoteIdent } from '../../src/quote.js';
+import { fromDist } from '../lib/dist.js';
 import { schemaStatements, TABLES } from './schema.js';
 
 export interface SuiteConfig {
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
     await c.query(`DROP DATABASE IF EXISTS ${db}`);
     await c.end();
   } else {
-    const { createTestDatabase } = await import('../../src/index.js');
+    const { createTestDatabase } = await fromDist<typeof import('../../src/index.js')>('index.js');
     const tdb = await createTestDatabase({
       engine: 'mysql',
       cacheKey: cfg.cacheKey,

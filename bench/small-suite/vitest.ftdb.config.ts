@@ -1,10 +1,12 @@
-// The same suite on fast-test-db: the library starts the server, migrates once into a template and
-// hands each worker its own clone.
+// The same suite on fast-test-db, the built package as users install it: the library starts the
+// server, migrates once into a template and hands each worker its own clone.
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { defineConfig } from 'vitest/config';
-import { withFastTestDb } from '../../src/runners/vitest.js';
+import { fromDist } from '../lib/dist.js';
 import { SCHEMA } from './app/store.js';
+
+const { withFastTestDb } = await fromDist<typeof import('../../src/runners/vitest.js')>('vitest.js');
 
 export default defineConfig(
   withFastTestDb(

@@ -31,6 +31,8 @@ export interface PointStore {
   close(): Promise<void>;
 }
 
+const TYPEORM_DIST: string = '../../dist/typeorm.cjs';
+
 export function benchEnv(): TypeormJestEnv {
   const raw = process.env.BENCH_TYPEORM_JEST;
   if (!raw) throw new Error('BENCH_TYPEORM_JEST is not set: run these files through bench/run.ts');
@@ -83,7 +85,8 @@ async function typeormStore(env: TypeormJestEnv): Promise<PointStore> {
 }
 
 async function ftdbStore(): Promise<PointStore> {
-  const { typeormTestDb, fastInsert } = await import('../../adapters/typeorm/index.js');
+  // The built package's CommonJS entry, as Jest loads an installed fast-test-db.
+  const { typeormTestDb, fastInsert }: typeof import('../../adapters/typeorm/index.js') = await import(TYPEORM_DIST);
   const t = await typeormTestDb({ type: 'postgres', entities: [Point], synchronize: true }, { schema: 'synchronize' });
   const repo = t.dataSource.getRepository(Point);
   return {
