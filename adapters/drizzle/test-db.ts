@@ -5,7 +5,7 @@
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import { adapterDatabase, type MigrateFn, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
+import { adapterDatabase, driverConnection, type MigrateFn, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
 import { openDrizzle, type DrizzleDriver } from './drivers.js';
 import { drizzleTemplate, resolveEngine, type DrizzleTemplateOptions } from './template.js';
 
@@ -67,7 +67,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
   });
   let opened: Awaited<ReturnType<typeof openDrizzle>>;
   try {
-    opened = await openDrizzle(driver, database.connection, { schema, casing, logger: drizzleLogger, max: poolSize });
+    opened = await openDrizzle(driver, driverConnection(database), { schema, casing, logger: drizzleLogger, max: poolSize });
   } catch (e) {
     await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => {});
     throw e;

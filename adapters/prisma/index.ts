@@ -18,6 +18,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
   adapterDatabase,
+  driverConnection,
   FastTestDbError,
   runnerServer,
   type ConnectionOptions,
@@ -344,7 +345,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
 
   let opened: PrismaClientHandle<C>;
   try {
-    opened = await openClient(database.connection, database.server.flavor, { client, factory, poolSize }, parsed);
+    opened = await openClient(driverConnection(database), database.server.flavor, { client, factory, poolSize }, parsed);
   } catch (e) {
     await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
     throw e;

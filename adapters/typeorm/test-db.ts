@@ -5,6 +5,7 @@
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
   adapterDatabase,
+  driverConnection,
   FastTestDbError,
   logger,
   messageOf,
@@ -188,7 +189,7 @@ export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: T
   });
   let dataSource: DataSource;
   try {
-    dataSource = await typeormDataSource(ormOptions, database.connection, overrides);
+    dataSource = await typeormDataSource(ormOptions, driverConnection(database), overrides);
   } catch (e) {
     await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
     throw e;
