@@ -10,6 +10,7 @@
  * (debug-pause.ts), and the runners' and CI systems' own worker, run and shard variables read by
  * workers.ts (JEST_WORKER_ID, GITHUB_RUN_ID, …), which come after ours in that order.
  */
+import { join, resolve } from 'node:path';
 import { FastTestDbError } from './errors.js';
 import { DEFAULT_MAX_CONNECTIONS } from './tuning.js';
 import type { RunnerOptions } from './config.js';
@@ -258,6 +259,11 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     quiet: options.quiet ?? on(env.FAST_TEST_DB_QUIET),
     early: env.FAST_TEST_DB_EARLY !== '0',
   };
+}
+
+/** The project's cache directory (initdb output, warm copies), absolute: cacheDir, else node_modules/.cache/fast-test-db of cwd. */
+export function cacheRoot(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(resolveOptions(options, env).cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
 }
 
 export type WarmCacheMode = 'always' | 'built' | 'off';

@@ -34,8 +34,9 @@ import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBina
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
-import { resolveOptions } from '../options.js';
+import { cacheRoot, resolveOptions } from '../options.js';
 import { touchCopy } from './warm-cache.js';
+import { binariesCopyDir, partialPath } from './copy-names.js';
 import { VERSION } from '../version.js';
 
 const log = logger('postgres');
@@ -289,10 +290,10 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
     .update(JSON.stringify([install, bins.version, st.size, st.mtimeMs]))
     .digest('hex')
     .slice(0, 10);
-  const copy = join(serversRoot, `bin-postgres-${bins.major}-${key}`);
+  const copy = binariesCopyDir(serversRoot, bins.major, key);
   if (!existsSync(join(copy, 'bin', POSTGRES))) {
     const began = Date.now();
-    const partial = `${copy}.partial-${process.pid}`;
+    const partial = partialPath(copy, process.pid);
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { mode: 0o755 });
     try {
@@ -318,6 +319,8 @@ function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot
     }
     log('binaries under %s are out of reach of %s: made a copy in %s (%d ms)', install, user.name, copy, Date.now() - began);
   }
+  // Its time is its last use: `clean --older-than` removes copies no start has used for that long.
+  touchCopy(copy);
   const binDir = join(copy, 'bin');
   runVersion(binDir, undefined, user);
   return { ...bins, binDir, libraryPath: undefined };
@@ -364,7 +367,7 @@ function cachePaths(
   settings: Record<string, string>,
 ): { initdb?: string; snapshot?: string; always?: boolean } {
   const resolved = resolveOptions(options);
-  const root = resolve(resolved.cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
+  const root = cacheRoot(options);
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256')
     .update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE]))

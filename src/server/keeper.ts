@@ -25,6 +25,7 @@ import {
 import { dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
+import { partialPath, warmSaveDir } from './copy-names.js';
 import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
@@ -54,12 +55,17 @@ function liveLeases(leasesDir: string): number {
   return live;
 }
 
-/** Written next to the final path and renamed into place, so a reader never sees half a copy. */
-function saveSnapshot({ from, to }: { from: string; to: string }): void {
-  const partial = `${to}.partial-${process.pid}`;
+/**
+ * Written next to the final path and renamed into place, so a reader never sees half a copy. A kill
+ * before the rename leaves the partial copy, named after this process, for `clean`; `pauseStep`
+ * lets the crash tests stop there.
+ */
+function saveSnapshot({ from, to }: { from: string; to: string }, pauseStep: string): void {
+  const partial = partialPath(to, process.pid);
   try {
     mkdirSync(dirname(to), { recursive: true });
     cpSync(from, partial, { recursive: true });
+    pauseHere(pauseStep);
     rmSync(to, { recursive: true, force: true });
     renameSync(partial, to);
   } catch {
@@ -73,7 +79,7 @@ function saveSnapshot({ from, to }: { from: string; to: string }): void {
  * is moved aside on its own tmpfs (a rename) and a detached process of this script copies it.
  */
 function saveInBackground(dir: string, snapshot: { from: string; to: string }): void {
-  const staged = join(dirname(dir), `warm-save-${process.pid}`);
+  const staged = warmSaveDir(dirname(dir), process.pid);
   try {
     renameSync(snapshot.from, staged);
     spawn(process.execPath, [...process.execArgv, process.argv[1]!, SAVE_ARG, staged, snapshot.to], {
@@ -88,7 +94,7 @@ function saveInBackground(dir: string, snapshot: { from: string; to: string }): 
 const SAVE_ARG = '--save-warm-copy';
 
 function saveWarmCopy(from: string, to: string): void {
-  saveSnapshot({ from, to });
+  saveSnapshot({ from, to }, 'warm-copy-written');
   rmSync(from, { recursive: true, force: true });
   try {
     evictOldCopies(to);
@@ -172,7 +178,7 @@ async function main(dir: string): Promise<void> {
       process.exit(1);
     }
   }
-  if (plan.initCache) saveSnapshot(plan.initCache);
+  if (plan.initCache) saveSnapshot(plan.initCache, 'initdb-copy-written');
   server = run(plan.server, logFd);
   server.once('exit', (code, signal) => {
     if (stopping) return;

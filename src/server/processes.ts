@@ -31,16 +31,33 @@ export function isKeeperOf(pid: number | undefined, dir: string): boolean {
  * server pid is the best evidence there is.
  */
 export function processesIn(dir: string, recorded: Array<number | undefined> = []): number[] {
-  if (!HAS_PROC) return recorded.filter((p): p is number => pidAlive(p));
   const inside = dir.endsWith('/') ? dir : `${dir}/`;
+  return withArgument((a) => a.includes(inside), recorded);
+}
+
+/**
+ * Live processes whose command line names `path` itself or a path inside it: the process of the
+ * keeper that copies a staged data directory (`--save-warm-copy <path> <to>`), a server run from a
+ * copy of the binaries. The same /proc evidence as processesIn, and the same fallback without it.
+ */
+export function processesNaming(path: string, recorded: Array<number | undefined> = []): number[] {
+  const inside = path.endsWith('/') ? path : `${path}/`;
+  return withArgument((a) => a === path || a.includes(inside), recorded);
+}
+
+function withArgument(match: (arg: string) => boolean, recorded: Array<number | undefined>): number[] {
+  if (!HAS_PROC) return recorded.filter((p): p is number => pidAlive(p));
   const found: number[] = [];
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
-    if (argsOf(pid)?.some((a) => a.includes(inside))) found.push(pid);
+    if (argsOf(pid)?.some(match)) found.push(pid);
   }
   return found;
 }
+
+/** True where live processes' command lines can be read (Linux): elsewhere only recorded pids are evidence. */
+export const canReadCommandLines = HAS_PROC;
 
 export function signal(pids: number[], sig: NodeJS.Signals): void {
   for (const pid of pids) {

@@ -5,28 +5,35 @@ import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../output.js';
 import { resolveOptions } from '../../options.js';
+import { strayLabel } from '../../server/stray-copies.js';
+import { formatBytes } from '../bytes.js';
 
 export const cleanCommand: Command = {
   name: 'clean',
-  summary: 'drop our test databases and templates older than --older-than, stop orphaned servers we started',
+  summary: 'drop our test databases and templates older than --older-than, stop orphaned servers we started, remove copies a kill left',
   help: `Usage: fast-test-db clean --older-than D [URL] [options]
 
 Drops the test databases and templates that fast-test-db created (each carries a marker, read
 back from the server before every drop) and that are older than D. A database without our
 marker is never touched, nor one whose creating process is still running on this machine.
 Also stops servers this project started whose keeper process died, and removes their data
-(--all: every project's). With a URL, only that server is cleaned (and, when it is one we
-started, only that one is stopped or removed). Without one: TEST_DATABASE_URL, else every
-running server this project started.
+(--all: every project's). And removes what a killed save or copy left on disk: a stopped
+server's data directory staged for the warm-start cache (warm-save-<pid>, in memory), a copy
+half written (*.partial-<pid>), a copy of the PostgreSQL binaries no server uses
+(bin-postgres-*, made when root runs a project the server's account cannot enter); each only
+once the process writing it is gone, and only under its own name beside our servers (every
+project's: the names say none) or in this project's cache dir. With a URL, only that server is
+cleaned (and, when it is one we started, only that one is stopped or removed; no files).
+Without one: TEST_DATABASE_URL, else every running server this project started.
 
 Options:
   --older-than D    required: e.g. 2h, 30m, 1d; 0 means everything of ours nobody is using
   --url URL         the server to clean (same as the positional URL)
   --prefix P        only names starting with P (default: anything carrying our marker)
   --run ID          only what CI run ID created (e.g. gh<run_id>a<attempt>)
-  --dry-run         print what would be dropped or stopped, change nothing
+  --dry-run         print what would be dropped, stopped or removed (with sizes), change nothing
   --force           terminate connections still open to a stale database first
-  --databases-only  leave servers alone
+  --databases-only  leave servers and files alone
   --all             servers of every project of this user, not only this one's (cwd)
 ${COMMON_HELP}
 
@@ -91,9 +98,15 @@ Examples:
       const line = `server ${s.dir}: ${s.action} (${s.reason})`;
       out.line(s.action === 'kept' ? out.c.dim(line) : line);
     }
+    for (const f of report.files) {
+      const line = `${strayLabel(f.kind)} ${f.path} (${formatBytes(f.bytes)}): ${f.action} (${f.reason})`;
+      out.line(f.action === 'kept' ? out.c.dim(line) : f.action === 'failed' ? out.c.red(line) : line);
+    }
     const servers = report.servers.filter((s) => s.action !== 'kept').length;
+    const files = report.files.filter((f) => f.action === 'removed' || f.action === 'would remove');
+    const freed = files.length ? ` (${formatBytes(files.reduce((n, f) => n + f.bytes, 0))})` : '';
     out.line(
-      `${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); older than ${formatDuration(olderThanMs)}`,
+      `${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); ${dryRun ? 'would remove' : 'removed'} ${files.length} leftover cop(ies)${freed}; older than ${formatDuration(olderThanMs)}`,
     );
     if (report.targets.length === 0) out.note('no server to clean: pass a URL (or set TEST_DATABASE_URL); no server of ours is running');
     return report.ok ? 0 : 1;

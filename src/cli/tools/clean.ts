@@ -1,6 +1,7 @@
 /**
  * `clean`: drops test databases and templates that carry our marker and are older than asked, and
- * stops servers we started whose keeper died (this project's, or every project's with `all`). Safety rests on two checks made on the server itself,
+ * stops servers we started whose keeper died (this project's, or every project's with `all`), and
+ * removes what killed saves and copies left on disk (server/stray-copies.ts says whose). Safety rests on two checks made on the server itself,
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
@@ -11,6 +12,7 @@ import { classifyDriverError, messageOf } from '../../errors.js';
 import { logger } from '../../log.js';
 import { pidAlive } from '../../server/lock.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
+import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/stray-copies.js';
 import { isLoopback, serverAt } from '../../server/resolve.js';
 import { sleep } from '../../sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
@@ -42,6 +44,8 @@ export interface CleanOptions {
   all?: boolean;
   /** Where owned servers live (the dataRoot option). */
   dataRoot?: string;
+  /** This project's cache of data directories (the cacheDir option), where partial copies may be left. */
+  cacheDir?: string;
   /** Called before each drop or stop, with how many of how many. */
   onProgress?: (done: number, total: number, what: string) => void;
   now?: number;
@@ -71,6 +75,8 @@ export interface CleanReport {
   olderThanMs: number;
   targets: CleanTarget[];
   servers: Array<{ dir: string; engine: string; action: 'stopped' | 'removed' | 'kept' | 'would stop' | 'would remove'; reason: string }>;
+  /** What killed saves and copies left on disk (server/stray-copies.ts), with what each holds. */
+  files: Array<{ path: string; kind: StrayKind; bytes: number; action: 'removed' | 'kept' | 'would remove' | 'failed'; reason: string }>;
   /** False when something could not be dropped or a server could not be reached. */
   ok: boolean;
 }
@@ -163,7 +169,14 @@ function sameServer(info: ServerInfo | undefined, url: ServerInfo): boolean {
 }
 
 export async function clean(opts: CleanOptions): Promise<CleanReport> {
-  const report: CleanReport = { dryRun: Boolean(opts.dryRun), olderThanMs: opts.olderThanMs, targets: [], servers: [], ok: true };
+  const report: CleanReport = {
+    dryRun: Boolean(opts.dryRun),
+    olderThanMs: opts.olderThanMs,
+    targets: [],
+    servers: [],
+    files: [],
+    ok: true,
+  };
   const counter = { done: 0, total: 0 };
   const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
@@ -200,6 +213,51 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
       else report.servers.push({ ...base, action: found.processes.length > 0 ? 'stopped' : 'removed', reason: found.summary });
     }
   }
-  report.ok = report.targets.every((t) => !t.error && t.failed.length === 0);
+  // Files go with the servers (after them: a server reaped above no longer holds a binaries copy),
+  // and like them are left alone when a URL names the one server to clean.
+  if (opts.servers !== false && !byUrl) cleanStrayCopies(opts, report, counter);
+  report.ok = report.targets.every((t) => !t.error && t.failed.length === 0) && report.files.every((f) => f.action !== 'failed');
   return report;
+}
+
+/**
+ * Age: --older-than applies as to everything else, from the last change (a binaries copy: its last
+ * use by a start). Safety does not rest on it: a writer that runs, or a server that uses or may be
+ * choosing a binaries copy, keeps it at any age (removeStrayCopy looks again right before). So
+ * --older-than 0 removes every binaries copy nobody uses (the next start that needs one remakes it
+ * in ~0.1-0.3 s), and e.g. --older-than 1d keeps the one this machine's runs use every day.
+ */
+function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { done: number; total: number }): void {
+  const options = { dataRoot: opts.dataRoot, cacheDir: opts.cacheDir };
+  const stale: StrayCopy[] = [];
+  for (const copy of strayCopies(options)) {
+    const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
+    if (copy.heldBy) report.files.push({ ...base, action: 'kept', reason: copy.heldBy });
+    else if (copy.ageMs < opts.olderThanMs) {
+      const age = copy.kind === 'binaries' ? 'used within' : 'younger than';
+      report.files.push({ ...base, action: 'kept', reason: `${age} ${formatDuration(opts.olderThanMs)}` });
+    } else stale.push(copy);
+  }
+  counter.total += stale.length;
+  for (const copy of stale) {
+    const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
+    const reason = strayReason(copy);
+    opts.onProgress?.(++counter.done, counter.total, copy.path);
+    if (opts.dryRun) {
+      report.files.push({ ...base, action: 'would remove', reason });
+      continue;
+    }
+    try {
+      const held = removeStrayCopy(copy, options);
+      report.files.push(held ? { ...base, action: 'kept', reason: held } : { ...base, action: 'removed', reason });
+    } catch (e) {
+      report.files.push({ ...base, action: 'failed', reason: messageOf(e) });
+    }
+  }
+}
+
+function strayReason(copy: StrayCopy): string {
+  if (copy.kind === 'warm-save') return "a stopped server's data directory whose copy to the cache was killed";
+  if (copy.kind === 'partial') return 'its writer is gone';
+  return `no server uses it; last used ${formatDuration(copy.ageMs)} ago`;
 }

@@ -16,6 +16,9 @@ import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../server/postgres-v
 import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
 import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { resolveOptions } from '../../options.js';
+import { formatBytes } from '../bytes.js';
+import { parseDuration } from '../duration.js';
+import { strayCopies, type StrayKind } from '../../server/stray-copies.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
 
@@ -36,7 +39,7 @@ export interface DoctorReport {
   server?: DescribeReport & { host: string; port: number; local: boolean; dataDirectory?: string; dataFs?: string };
 }
 
-export interface DoctorOptions extends Pick<TestDatabaseOptions, 'binDir' | 'dataRoot'> {
+export interface DoctorOptions extends Pick<TestDatabaseOptions, 'binDir' | 'dataRoot' | 'cacheDir'> {
   /** Admin URL of a server to check. */
   url?: string;
   /** Give up on an unreachable server after this long. Default 10 s. */
@@ -75,10 +78,6 @@ export function filesystemOf(path: string): string | undefined {
 
 const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
 const GB = 1024 ** 3;
-
-function bytes(n: number): string {
-  return n >= GB ? `${(n / GB).toFixed(1)} GB` : `${Math.round(n / 1024 ** 2)} MB`;
-}
 
 async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
@@ -225,7 +224,7 @@ function checkTmpfs(options: DoctorOptions): Check {
   } catch {
     /* root missing: reported below */
   }
-  const where = `${root}${fs ? ` (${fs})` : ''}${free !== undefined ? `, ${bytes(free)} free` : ''}`;
+  const where = `${root}${fs ? ` (${fs})` : ''}${free !== undefined ? `, ${formatBytes(free)} free` : ''}`;
   if (fs && !MEMORY_FS.has(fs))
     return {
       id: 'tmpfs',
@@ -260,6 +259,37 @@ function checkOwnedServers(options: DoctorOptions): Check[] {
         fix: `fast-test-db clean --older-than 0${options.all ? ' --all' : ''}   (stops it and removes its data)`,
       };
     });
+}
+
+/** A binaries copy unused this long is worth a line: the one runs use every day is not. */
+const UNUSED_BINARIES = '1d';
+
+/**
+ * What killed saves and copies left on disk, one line per kind with what it holds and the `clean`
+ * that removes it. Held ones (a saver still copying, a server running from a binaries copy) are not mentioned.
+ */
+function checkStrayCopies(options: DoctorOptions): Check[] {
+  const unusedMs = parseDuration(UNUSED_BINARIES);
+  const stray = strayCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
+  const kinds: Array<{ kind: StrayKind; what: string; olderThan: string }> = [
+    { kind: 'warm-save', what: "staged warm copies (a stopped server's data directory) whose save was killed", olderThan: '0' },
+    { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
+    { kind: 'binaries', what: `binaries copies no server has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },
+  ];
+  return kinds.flatMap(({ kind, what, olderThan }) => {
+    const found = stray.filter((c) => c.kind === kind);
+    if (found.length === 0) return [];
+    const total = formatBytes(found.reduce((n, c) => n + c.bytes, 0));
+    return [
+      {
+        id: `stray-${kind}`,
+        status: 'warn' as const,
+        title: `${what}: ${found.length}, ${total} in all`,
+        detail: found.map((c) => `${c.path} (${formatBytes(c.bytes)})`).join('\n    '),
+        fix: `fast-test-db clean --older-than ${olderThan}   (removes them${olderThan === '0' ? ' with everything else of ours nobody uses' : ''})`,
+      },
+    ];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,6 +467,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     checkUser(),
     checkTmpfs(options),
     ...checkOwnedServers(options),
+    ...checkStrayCopies(options),
   );
   if (!options.url && pgBins.status !== 'ok' && myBins.status !== 'ok' && docker.status !== 'ok')
     checks.push({

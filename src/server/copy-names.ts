@@ -1,0 +1,22 @@
+/**
+ * The names of the copies written beside our servers and into the cache: made here and recognised
+ * here, so that `clean` matches exactly what the keeper and the binaries copy write. Loaded by the
+ * keeper too: names only.
+ */
+import { join } from 'node:path';
+
+/** A stopped server's data directory, moved aside on its tmpfs while a process of the keeper copies it to the cache. */
+export const warmSaveDir = (serversRoot: string, keeperPid: number) => join(serversRoot, `warm-save-${keeperPid}`);
+
+/** A copy being written next to its final path by process `writerPid`, renamed into place once complete. */
+export const partialPath = (to: string, writerPid: number) => `${to}.partial-${writerPid}`;
+
+/** Binaries the server's account can reach, when it cannot enter the project (embedded-postgres.ts). */
+export const binariesCopyDir = (serversRoot: string, major: number, key: string) => join(serversRoot, `bin-postgres-${major}-${key}`);
+
+/** In the servers root: the staged data directory (the keeper's pid), a binaries copy, or one being made (its writer's pid). */
+export const WARM_SAVE_NAME = /^warm-save-(\d+)$/;
+export const BINARIES_COPY_NAME = /^bin-postgres-\d+-[0-9a-f]+$/;
+export const BINARIES_PARTIAL_NAME = /^bin-postgres-\d+-[0-9a-f]+\.partial-(\d+)$/;
+/** In the cache dir: a warm copy or initdb copy being written (embedded-postgres.ts cachePaths names them). */
+export const CACHE_PARTIAL_NAME = /^postgres-\d+-[0-9a-f]+(?:-initdb)?\.partial-(\d+)$/;

@@ -1,0 +1,151 @@
+/**
+ * What a killed save or copy leaves on disk, and when it may go (`clean` removes, `doctor` reports):
+ * - `warm-save-<keeper pid>` in the servers root: a stopped server's data directory (~45 MB of
+ *   memory on tmpfs) moved aside for its copy to the cache; it goes once neither its keeper nor the
+ *   process copying it runs;
+ * - `<name>.partial-<pid>`: a copy being written (a warm or initdb copy in the cache dir, a binaries
+ *   copy in the servers root); it goes once its writer is gone;
+ * - `bin-postgres-<major>-<key>` in the servers root: the binaries (~60 MB) copied for the server's
+ *   account; a new install makes another and nothing removed the old one; it goes once no server
+ *   uses it and no start is choosing one.
+ *
+ * Where. The servers root is the user's, shared by every project, and none of these names says a
+ * project: a dead writer's copy is of use to nobody, and a binaries copy is remade by the next start
+ * that needs it (~0.1-0.3 s), so all of them are looked at, whatever the project. The cache dir is
+ * the project's: only this project's (cacheDir, else its node_modules/.cache/fast-test-db).
+ * Nothing is a candidate unless its name matches what is written in that very place (copy-names.ts).
+ */
+import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { cacheRoot } from '../options.js';
+import type { TestDatabaseOptions } from '../types.js';
+import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from './copy-names.js';
+import { keeperFiles, readJson, type KeeperPlan } from './keeper-files.js';
+import { pidAlive } from './lock.js';
+import { canReadCommandLines, processesNaming } from './processes.js';
+import { listOwnedServers, serversRoot, type OwnedServerEntry } from './registry.js';
+import { treeBytes } from './warm-cache.js';
+
+export type StrayKind = 'warm-save' | 'partial' | 'binaries';
+
+export interface StrayCopy {
+  path: string;
+  kind: StrayKind;
+  bytes: number;
+  /** Since its last change; for a binaries copy, since a start last used it (embedded-postgres.ts touches it). */
+  ageMs: number;
+  /** Why it must stay: its writer still runs, a server uses it. Undefined when nothing holds it. */
+  heldBy?: string;
+}
+
+/**
+ * Where /proc is missing the process copying a staged data directory cannot be seen once its keeper
+ * has exited: such a directory is left alone this long (a save takes seconds).
+ */
+const UNSEEN_SAVER_MS = 10 * 60_000;
+
+/** Every stray copy in the servers root and this project's cache dir, held or not. */
+export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
+  const found: Array<Omit<StrayCopy, 'bytes' | 'heldBy'>> = [];
+  const look = (dir: string, kinds: Array<[RegExp, StrayKind]>) => {
+    for (const name of entries(dir)) {
+      const kind = kinds.find(([re]) => re.test(name))?.[1];
+      if (!kind) continue;
+      const path = join(dir, name);
+      // Ours are directories; a file or a symlink under such a name is not something we wrote.
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      if (st?.isDirectory()) found.push({ path, kind, ageMs: Date.now() - st.mtimeMs });
+    }
+  };
+  look(serversRoot(options), [
+    [WARM_SAVE_NAME, 'warm-save'],
+    [BINARIES_PARTIAL_NAME, 'partial'],
+    [BINARIES_COPY_NAME, 'binaries'],
+  ]);
+  look(cacheRoot(options), [[CACHE_PARTIAL_NAME, 'partial']]);
+  const servers = serversOnce(options);
+  return found.map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c.path, c.kind, c.ageMs, servers) }));
+}
+
+/**
+ * Removes one stray copy unless something holds it now: it is looked at again first, as a writer or
+ * a start may have begun since it was listed. Returns why it stayed, or undefined once it is gone.
+ */
+export function removeStrayCopy(copy: StrayCopy, options: TestDatabaseOptions = {}): string | undefined {
+  const held = heldBy(copy.path, copy.kind, copy.ageMs, serversOnce(options));
+  if (held) return held;
+  if (copy.kind !== 'binaries') {
+    rmSync(copy.path, { recursive: true, force: true });
+    return undefined;
+  }
+  // A start takes the copy that exists at its path (embedded-postgres.ts reachableBinaries). Moved
+  // aside first, a start that looks from now on makes a fresh one; one that chose this copy just
+  // before is being set up, which the second look sees: then it goes back. The aside name is a
+  // partial of this process, so a `clean` killed here leaves something the next one removes.
+  const aside = partialPath(copy.path, process.pid);
+  try {
+    renameSync(copy.path, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // removed by another clean
+    throw e;
+  }
+  const now = heldBy(copy.path, copy.kind, copy.ageMs, serversOnce(options));
+  if (now) {
+    try {
+      renameSync(aside, copy.path);
+    } catch {
+      rmSync(aside, { recursive: true, force: true }); // a start made a new copy there meanwhile: the same binaries
+    }
+    return now;
+  }
+  rmSync(aside, { recursive: true, force: true });
+  return undefined;
+}
+
+/** What a stray copy is, in the words `clean` and `doctor` print. */
+export function strayLabel(kind: StrayKind): string {
+  return kind === 'warm-save' ? 'staged warm copy' : kind === 'partial' ? 'partial copy' : 'binaries copy';
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The registry's view of every server of this user, read once per look and only when a binaries copy asks. */
+function serversOnce(options: TestDatabaseOptions): () => OwnedServerEntry[] {
+  let servers: OwnedServerEntry[] | undefined;
+  return () => (servers ??= listOwnedServers(options, { all: true }));
+}
+
+function heldBy(path: string, kind: StrayKind, ageMs: number, servers: () => OwnedServerEntry[]): string | undefined {
+  const name = basename(path);
+  if (kind === 'partial') {
+    // A recycled pid keeps it longer, never shorter: the safe direction.
+    const writer = Number(/\.partial-(\d+)$/.exec(name)![1]);
+    return pidAlive(writer) ? `process ${writer} is still writing it` : undefined;
+  }
+  if (kind === 'warm-save') {
+    // The keeper moves the data directory, spawns the process that copies it, then exits: look in that order.
+    const keeper = Number(WARM_SAVE_NAME.exec(name)![1]);
+    if (pidAlive(keeper)) return `its keeper ${keeper} is still stopping`;
+    const savers = processesNaming(path);
+    if (savers.length > 0) return `process ${savers.join(', ')} is still copying it to the cache`;
+    if (!canReadCommandLines && ageMs < UNSEEN_SAVER_MS) return 'the process copying it may still run (no /proc to tell)';
+    return undefined;
+  }
+  const users = processesNaming(path);
+  if (users.length > 0) return `process ${users.join(', ')} runs from it`;
+  for (const server of servers()) {
+    if (server.state === 'stopped') continue;
+    // Its plan may not be written yet, and the start may be choosing its binaries right now.
+    if (server.state === 'starting') return `a server is being started in ${server.dir}`;
+    const plan = readJson<KeeperPlan>(keeperFiles(server.dir).plan);
+    const commands = plan ? [plan.server, ...plan.init].map((c) => c.command) : [];
+    if (commands.some((c) => c.startsWith(`${path}/`))) return `the server in ${server.dir} is run from it (${server.summary})`;
+  }
+  return undefined;
+}
