@@ -33,7 +33,16 @@ describe('grace period after the last client', () => {
 
   it('with graceMs 0 every process starts its own server and builds again', async () => {
     const counter = join(work, 'alone.log');
-    const env = { DATA_ROOT: dataRoot, COUNTER_FILE: counter, MIGRATION_GLOB: migrationFile, WORKER: '1', FAST_TEST_DB_GRACE_MS: '0' };
+    // Without the warm copy: with it, a later process may start from the copy the previous one's
+    // server saved, template included (the warm start, tested in processes.test.ts).
+    const env = {
+      DATA_ROOT: dataRoot,
+      COUNTER_FILE: counter,
+      MIGRATION_GLOB: migrationFile,
+      WORKER: '1',
+      FAST_TEST_DB_GRACE_MS: '0',
+      FAST_TEST_DB_DATA_CACHE: '0',
+    };
     for (let i = 0; i < 2; i++) {
       const r = await runWorker(env);
       expect(await waitFor(() => !existsSync(r.stateDir), 20_000)).toBe(true);
