@@ -224,7 +224,11 @@ export interface DatabaseSpec {
   onDropped?: () => void;
 }
 
-/** The one TestDatabase implementation, with the one connection that reset() keeps. */
+/**
+ * The one TestDatabase implementation, with the connection that reset() keeps and the one to the
+ * server's admin database that recreate() keeps (a new connection is a new server process, which
+ * took 5-20 ms here: most of a recreate that swaps in a spare clone).
+ */
 export class Database implements TestDatabase {
   readonly name: string;
   readonly url: string;
@@ -233,6 +237,8 @@ export class Database implements TestDatabase {
   readonly template: TestDatabase['template'];
   private readonly dialect: Dialect;
   private resetClient?: Promise<SqlClient>;
+  private adminClient?: Promise<SqlClient>;
+  private adminUsers = 0;
 
   constructor(private readonly spec: DatabaseSpec) {
     const { dialect, server, name } = spec;
@@ -259,21 +265,44 @@ export class Database implements TestDatabase {
     }
   }
 
+  /** Closes both connections this handle keeps; the database stays. */
   async close(): Promise<void> {
-    const client = this.resetClient;
-    this.resetClient = undefined;
-    if (!client) return;
-    const c = await client;
-    c.hold(true);
-    await c.close();
+    await Promise.all([this.closeReset(), this.closeAdmin()]);
   }
 
-  private withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
-    return withClient(this.dialect, this.server, fn);
+  private async closeReset(): Promise<void> {
+    const client = this.resetClient;
+    this.resetClient = undefined;
+    await closeKept(client);
+  }
+
+  private async closeAdmin(): Promise<void> {
+    const client = this.adminClient;
+    this.adminClient = undefined;
+    await closeKept(client);
+  }
+
+  /** Runs `fn` on the kept admin connection; one that failed is closed, and the next call opens another. */
+  private async withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
+    this.adminClient ??= this.dialect.connect(this.server).catch((e: unknown) => {
+      this.adminClient = undefined;
+      throw e;
+    });
+    const admin = await this.adminClient;
+    // Between calls the idle connection must not keep the process alive; during one it must.
+    if (this.adminUsers++ === 0) admin.hold(true);
+    try {
+      return await fn(admin);
+    } catch (e) {
+      await this.closeAdmin();
+      throw e;
+    } finally {
+      if (--this.adminUsers === 0) admin.hold(false);
+    }
   }
 
   async recreate(opts: { force?: boolean } = {}): Promise<void> {
-    await this.close();
+    await this.closeReset();
     const force = opts.force ?? this.spec.owner === 'runner';
     await this.withAdmin((admin) =>
       recreateDatabase(this.dialect, admin, this.server, this.template.name, this.name, this.spec.run, force),
@@ -282,7 +311,7 @@ export class Database implements TestDatabase {
   }
 
   async destroy(opts: { force?: boolean } = {}): Promise<void> {
-    await this.close();
+    await this.closeReset();
     await this.withAdmin(async (admin) => {
       await releaseSpare(this.dialect, admin, this.server, this.template.name, this.name);
       const marker = await this.dialect.readMarker(admin, this.name);
@@ -294,7 +323,7 @@ export class Database implements TestDatabase {
           'remove it yourself if you mean to',
         );
       await this.dialect.drop(admin, this.name, opts);
-    });
+    }).finally(() => this.closeAdmin());
     this.spec.onDropped?.();
   }
 
@@ -306,4 +335,12 @@ export class Database implements TestDatabase {
     if (this.spec.owner === 'self') await this.destroy();
     else await this.close();
   }
+}
+
+async function closeKept(client: Promise<SqlClient> | undefined): Promise<void> {
+  if (!client) return;
+  const c = await client.catch(() => undefined);
+  if (!c) return;
+  c.hold(true);
+  await c.close();
 }
