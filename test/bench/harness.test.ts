@@ -103,7 +103,7 @@ describe('bench harness', () => {
     for (const row of seed002.rows) expect(row.samples.length, row.error).toBe(1);
 
     const core = result.sections.find((s) => s.id === 'core')!;
-    for (const id of ['cold', 'warm', 'clone-file-copy', 'clone-wal-log', 'reset']) {
+    for (const id of ['cold', 'restart', 'warm', 'clone-file-copy', 'clone-wal-log', 'reset']) {
       const row = core.rows.find((x) => x.id === id);
       expect(row?.error, id).toBeUndefined();
       expect(row?.samples.length, id).toBeGreaterThan(0);
