@@ -13,6 +13,7 @@ import { openDriver } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick, writeInsertResult } from './lib/args.js';
+import { driverConnection } from '../src/adapter-kit.js';
 import { quoteIdent } from '../src/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
 
@@ -61,8 +62,9 @@ async function bench(engine: Engine): Promise<Result[]> {
   await prisma.$connect();
   const family = engine;
   const pg = engine === 'postgres';
-  // The raw path's own pool, of one connection too: the client's pool is the client's business.
-  const raw = await openDriver(t.database.connection, t.database.server.flavor, { max: 1 });
+  // The raw path's own pool, of one connection too: the client's pool is the client's business. It
+  // connects as the client does (over the server's socket on PostgreSQL), so both pay the same transport.
+  const raw = await openDriver(driverConnection(t.database), t.database.server.flavor, { max: 1 });
   const pool = raw.pool as any;
 
   // The raw statement writes what create() and fastInsert write for these rows: the given
