@@ -79,16 +79,29 @@ export function migrateCount(counterFile: string): number {
   return existsSync(counterFile) ? readFileSync(counterFile, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
+/**
+ * The names in a folder a keeper may be removing as we look (a stopped server's folder, then its
+ * parent when empty): none once it is gone.
+ */
+export function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
 /** The server process pids recorded by keepers under a data root. */
 export function serverPids(dataRoot: string): number[] {
   const pids: number[] = [];
-  const base = readdirSync(dataRoot).map((d) => join(dataRoot, d));
-  for (const userDir of base)
-    for (const server of readdirSync(userDir)) {
-      const status = join(userDir, server, 'status.json');
-      if (existsSync(status)) {
-        const s = JSON.parse(readFileSync(status, 'utf8'));
+  for (const userDir of entries(dataRoot).map((d) => join(dataRoot, d)))
+    for (const server of entries(userDir)) {
+      try {
+        const s = JSON.parse(readFileSync(join(userDir, server, 'status.json'), 'utf8'));
         if (s.serverPid) pids.push(s.serverPid);
+      } catch {
+        // no status yet, gone, or being written: no pid to report
       }
     }
   return pids;

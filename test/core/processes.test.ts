@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+import { alive, entries, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -81,10 +81,7 @@ describe('warm start (on by default): the data directory with its templates, cop
   const coldRun = async (extra: Record<string, string> = {}) => {
     const result = await runWorker({ ...env, ...extra });
     // The keeper moves the data directory aside and a process of its own copies it to the cache.
-    const saving = () =>
-      readdirSync(dataRoot).some(
-        (u) => existsSync(join(dataRoot, u)) && readdirSync(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')),
-      );
+    const saving = () => entries(dataRoot).some((u) => entries(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
     expect(await waitFor(() => !serverPids(dataRoot).some(alive) && !existsSync(result.stateDir) && !saving(), 15_000)).toBe(true);
     return result;
   };
