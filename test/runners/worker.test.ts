@@ -3,30 +3,35 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
+import type { TestDatabase } from '../../src/types.js';
 import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
 import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/handoff.js';
 import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/worker.js';
 
 const postgresDialect = createPostgresDialect();
 
-it('clones even when another node:test child removed the run directory a moment before', async () => {
-  const probe = await createTestDatabase({ worker: 'note-probe' });
-  const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
-  const name = `ftdb_wnote${process.pid}`;
-  const handoff: Handoff = {
+/** A handoff as a runner's global setup writes it, for the template of `probe`. */
+function handoffFor(probe: TestDatabase, run: string, dir: string, rest: Pick<Handoff, 'isolation' | 'urlPattern'>): Handoff {
+  return {
     v: 1,
-    run: 'gone',
+    run,
     engine: 'postgres',
     prefix: 'ftdb',
     server: probe.server,
     template: probe.template.name,
     fingerprint: probe.template.fingerprint,
     seeded: [],
-    isolation: 'file',
     envVars: [],
-    urlPattern: '',
     dir,
+    ...rest,
   };
+}
+
+it('clones even when another node:test child removed the run directory a moment before', async () => {
+  const probe = await createTestDatabase({ worker: 'note-probe' });
+  const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
+  const name = `ftdb_wnote${process.pid}`;
+  const handoff = handoffFor(probe, 'gone', dir, { isolation: 'file', urlPattern: '' });
   const admin = await postgresDialect.connect(probe.server);
   try {
     // The directory does not exist, as when the last child of a batch removed it while we cloned.
@@ -44,20 +49,7 @@ it('clones even when another node:test child removed the run directory a moment 
 it("a runner's worker database: disposing the handle closes it, destroy() drops it and the run forgets its clone", async () => {
   const probe = await createTestDatabase({ worker: 'own-probe' });
   const dir = mkdtempSync('/tmp/ftdb-own-');
-  const handoff: Handoff = {
-    v: 1,
-    run: 'own',
-    engine: 'postgres',
-    prefix: 'ftdb',
-    server: probe.server,
-    template: probe.template.name,
-    fingerprint: probe.template.fingerprint,
-    seeded: [],
-    isolation: 'worker',
-    envVars: [],
-    urlPattern: `postgres://x/${NAME_SLOT}`,
-    dir,
-  };
+  const handoff = handoffFor(probe, 'own', dir, { isolation: 'worker', urlPattern: `postgres://x/${NAME_SLOT}` });
   const target = workerTarget(handoff, `own${process.pid}`);
   const admin = await postgresDialect.connect(probe.server);
   try {
