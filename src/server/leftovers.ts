@@ -6,10 +6,10 @@
  * `postmaster.pid` names it (line 7: key and id); it can go once no process is attached any more.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../sleep.js';
-import { stopProcesses } from './processes.js';
+import { otherPids, stopProcesses } from './processes.js';
 
 /** The System V segment a data directory's postmaster.pid names, if any. */
 export function postgresSegment(dataDir: string): { key: number; id: number } | undefined {
@@ -45,18 +45,14 @@ function attachCount(seg: { key: number; id: number }): number | undefined {
  */
 function attachedProcesses(seg: { key: number; id: number }): number[] {
   const name = `/SYSV${seg.key.toString(16).padStart(8, '0')}`;
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
+  return otherPids().filter((pid) => {
     try {
       const maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
-      if (maps.split('\n').some((l) => l.includes(name) && l.split(/\s+/)[4] === String(seg.id))) found.push(pid);
+      return maps.split('\n').some((l) => l.includes(name) && l.split(/\s+/)[4] === String(seg.id));
     } catch {
-      /* gone, or not ours to read */
+      return false; // gone, or not ours to read
     }
-  }
-  return found;
+  });
 }
 
 /**
@@ -67,9 +63,15 @@ function attachedProcesses(seg: { key: number; id: number }): number[] {
  */
 export async function releaseSegment(seg: { key: number; id: number }, ms = 2000): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while ((attachCount(seg) ?? 0) > 0 && Date.now() < deadline) await sleep(50);
-  if (attachCount(seg) === undefined) return false;
-  if (attachCount(seg)! > 0) await stopProcesses(attachedProcesses(seg), 'SIGKILL', 5000);
-  if (attachCount(seg) !== 0) return false;
+  let attached = attachCount(seg);
+  while (attached && Date.now() < deadline) {
+    await sleep(50);
+    attached = attachCount(seg);
+  }
+  if (attached === undefined) return false;
+  if (attached > 0) {
+    await stopProcesses(attachedProcesses(seg), 'SIGKILL', 5000);
+    if (attachCount(seg) !== 0) return false;
+  }
   return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
 }

@@ -47,13 +47,14 @@ export function processesNaming(path: string, recorded: Array<number | undefined
 
 function withArgument(match: (arg: string) => boolean, recorded: Array<number | undefined>): number[] {
   if (!HAS_PROC) return recorded.filter((p): p is number => pidAlive(p));
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    if (argsOf(pid)?.some(match)) found.push(pid);
-  }
-  return found;
+  return otherPids().filter((pid) => argsOf(pid)?.some(match));
+}
+
+/** Every process in /proc but this one (Linux). */
+export function otherPids(): number[] {
+  return readdirSync('/proc')
+    .map(Number)
+    .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
 }
 
 /** True where live processes' command lines can be read (Linux): elsewhere only recorded pids are evidence. */
