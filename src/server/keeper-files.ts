@@ -1,5 +1,5 @@
 /** The files through which the registry, the keeper and `clean` talk about one server. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchPlan } from './launch.js';
 
@@ -34,5 +34,15 @@ export function readJson<T>(file: string): T | undefined {
     return JSON.parse(readFileSync(file, 'utf8')) as T;
   } catch {
     return undefined;
+  }
+}
+
+/** The names in a folder another process may be removing as we look: none once it is gone. */
+export function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
   }
 }

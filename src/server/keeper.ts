@@ -13,7 +13,6 @@ import {
   existsSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmdirSync,
@@ -26,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
 import { partialPath, warmSaveDir } from './copy-names.js';
-import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
 import { evictOldCopies, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
@@ -48,7 +47,7 @@ function run(cmd: Command, logFd: number): ChildProcess {
 
 function liveLeases(leasesDir: string): number {
   let live = 0;
-  for (const name of existsSync(leasesDir) ? readdirSync(leasesDir) : []) {
+  for (const name of listDir(leasesDir)) {
     if (pidAlive(Number(name))) live++;
     else rmSync(join(leasesDir, name), { force: true });
   }
@@ -151,8 +150,7 @@ async function main(dir: string): Promise<void> {
     rmSync(files.state, { force: true });
     // A stopped server leaves nothing: no client joins while the status says stopping, and one
     // waiting for this keeper to exit makes the directory again under its lock.
-    for (const name of existsSync(dir) ? readdirSync(dir) : [])
-      if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+    for (const name of listDir(dir)) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
     try {
       rmdirSync(dir);
       rmdirSync(dirname(dir));

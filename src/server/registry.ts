@@ -14,7 +14,7 @@ import { here } from '../here.js';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { postgresSegment, releaseSegment } from './leftovers.js';
@@ -107,7 +107,9 @@ function stopIfAbandoned(dir: string): void {
 
 function liveLeases(dir: string): number[] {
   const leases = keeperFiles(dir).leases;
-  return (existsSync(leases) ? readdirSync(leases) : []).map(Number).filter((p) => p !== process.pid && pidAlive(p));
+  return listDir(leases)
+    .map(Number)
+    .filter((p) => p !== process.pid && pidAlive(p));
 }
 
 /**
@@ -268,8 +270,7 @@ async function reapLocked(dir: string): Promise<void> {
   for (const seg of segments) if (await releaseSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
-  for (const name of existsSync(dir) ? readdirSync(dir) : [])
-    if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of listDir(dir)) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
 /**

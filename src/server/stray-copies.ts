@@ -15,12 +15,12 @@
  * the project's: only this project's (cacheDir, else its node_modules/.cache/fast-test-db).
  * Nothing is a candidate unless its name matches what is written in that very place (copy-names.ts).
  */
-import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cacheRoot } from '../options.js';
 import type { TestDatabaseOptions } from '../types.js';
 import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from './copy-names.js';
-import { keeperFiles, readJson, type KeeperPlan } from './keeper-files.js';
+import { keeperFiles, listDir, readJson, type KeeperPlan } from './keeper-files.js';
 import { pidAlive } from './lock.js';
 import { canReadCommandLines, processesNaming } from './processes.js';
 import { listOwnedServers, serversRoot, type OwnedServerEntry } from './registry.js';
@@ -109,9 +109,9 @@ export function strayLabel(kind: StrayKind): string {
 
 function entries(dir: string): string[] {
   try {
-    return readdirSync(dir).sort();
+    return listDir(dir).sort();
   } catch {
-    return [];
+    return []; // unreadable: nothing of ours to look at there
   }
 }
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { listDir } from '../../src/server/keeper-files.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -79,18 +80,8 @@ export function migrateCount(counterFile: string): number {
   return existsSync(counterFile) ? readFileSync(counterFile, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-/**
- * The names in a folder a keeper may be removing as we look (a stopped server's folder, then its
- * parent when empty): none once it is gone.
- */
-export function entries(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-}
+/** The names in a folder a keeper may be removing as we look: none once it is gone. */
+export const entries = listDir;
 
 /** The server process pids recorded by keepers under a data root. */
 export function serverPids(dataRoot: string): number[] {
