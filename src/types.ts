@@ -88,7 +88,7 @@ export interface TestDatabase extends AsyncDisposable {
   destroy(opts?: { force?: boolean }): Promise<void>;
   /** Reads the server's settings back and says whether it is really tuned. */
   describe(): Promise<DescribeReport>;
-  /** Closes the connection reset() keeps; the database stays. */
+  /** Closes the connections this handle keeps (reset()'s, recreate()'s); the database stays. */
   close(): Promise<void>;
 }
 

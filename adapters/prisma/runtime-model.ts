@@ -1,6 +1,6 @@
 /**
- * What a generated Prisma client tells about its models at run time, and the only places the
- * adapter reads a client's underscore fields. Prisma 6 and 7 generate (with `prisma-client` and
+ * What a generated Prisma client tells about its models at run time, and where the adapter reads a
+ * client's underscore fields (the other: `_clientVersion`, in index.ts and app-client.ts). Prisma 6 and 7 generate (with `prisma-client` and
  * `prisma-client-js` alike) a runtime data model that keeps, per model, its @@map name (from
  * Prisma 7 also its @@schema) and, per field, the name, kind, type, @map name and relation name:
  * that is where those come from. It drops what decides an INSERT (@id, @default, @updatedAt,

@@ -27,7 +27,7 @@ export interface DatabaseGain {
   /** Sum of the files' wall times and of their time waiting on the database (ms). */
   filesMs: number;
   dbMs: number;
-  /** dbMs / filesMs, between 0 and 1. */
+  /** dbMs over the wall time of the files that recorded it (not all of filesMs), between 0 and 1. */
   share: number;
   /** Whole run, from the reporter's start to the end of the last file (ms). */
   runMs: number;

@@ -1,7 +1,7 @@
 /**
- * The names of the copies written beside our servers and into the cache: made here and recognised
- * here, so that `clean` matches exactly what the keeper and the binaries copy write. Loaded by the
- * keeper too: names only.
+ * The names of the copies written beside our servers (made and recognised here), and the patterns
+ * `clean` recognises the cache's partial copies by (the cache's own names are made in
+ * embedded-postgres.ts cachePaths). Loaded by the keeper too: names only.
  */
 import { join } from 'node:path';
 

@@ -1,7 +1,8 @@
 /**
  * One monitor for both engines: `monitor(server)` yields one sample per interval, each the change
  * since the previous reading with plain-words warnings; the engine's sampler (postgres.ts,
- * mysql.ts) knows which counters to read. Sampling takes one round trip on a connection of its own.
+ * mysql.ts) knows which counters to read, on a connection of its own: one round trip per sample on
+ * PostgreSQL, up to three on MySQL before 8.0.30 (the redo log capacity is read again each time).
  */
 import { dialectFor } from '../../../dialect/index.js';
 import { sleep } from '../../../sleep.js';
