@@ -18,19 +18,23 @@ import { logger } from './log.js';
 import { pidAlive } from './server/lock.js';
 import { clearStaging } from './staging.js';
 import { cloneInto } from './test-database.js';
+import { withClient } from './client.js';
 import type { ServerInfo } from './types.js';
 
 const log = logger('recreate');
 
+/** The prefix a database name starts with (resolveNames keeps it to 16 characters, no `_`). */
+const prefixOf = (name: string) => name.split('_')[0]!;
+
 /** `<prefix>__spare_<hash of name and template>`: one spare per worker database and template. */
 export function spareName(name: string, template: string): string {
-  const prefix = name.split('_')[0]!.slice(0, 16);
+  const prefix = prefixOf(name);
   return `${prefix}__spare_${createHash('sha256').update(`${name}\0${template}`).digest('hex').slice(0, 20)}`;
 }
 
 /** `<prefix>__old_<random>`: a used database waiting for its drop. */
 function oldName(name: string): string {
-  return `${name.split('_')[0]!.slice(0, 16)}__old_${randomBytes(10).toString('hex')}`;
+  return `${prefixOf(name)}__old_${randomBytes(10).toString('hex')}`;
 }
 
 /** Names this file gives to databases set aside or made ahead: ours while they carry our marker. */
@@ -106,25 +110,20 @@ export async function recreateDatabase(
 /** Drops `drops`, then makes the next spare, on a connection of its own; failures are logged, not thrown. */
 function background(dialect: Dialect, server: ServerInfo, template: string, name: string, run: string | undefined, drops: string[]): void {
   const key = keyOf(server, name);
-  const work = (async () => {
-    const admin = await dialect.connect(server);
-    try {
-      for (const old of drops) await dialect.drop(admin, old, { force: true });
-      await sweep(dialect, admin, server, name);
-      const spare = spareName(name, template);
-      if ((await dialect.readMarker(admin, spare)) === undefined) {
-        const make = () => dialect.clone(admin, server, template, spare, newMarker('database', { run }));
-        // A spare's clone killed before its rename left its staging name behind.
-        await make().catch(async (e) => {
-          if (!(await clearStaging(dialect, admin, spare))) throw e;
-          await make();
-        });
-        if (!server.owned) await dialect.tuneDatabase(admin, spare);
-      }
-    } finally {
-      await admin.close();
+  const work = withClient(dialect, server, async (admin) => {
+    for (const old of drops) await dialect.drop(admin, old, { force: true });
+    await sweep(dialect, admin, server, name);
+    const spare = spareName(name, template);
+    if ((await dialect.readMarker(admin, spare)) === undefined) {
+      const make = () => dialect.clone(admin, server, template, spare, newMarker('database', { run }));
+      // A spare's clone killed before its rename left its staging name behind.
+      await make().catch(async (e) => {
+        if (!(await clearStaging(dialect, admin, spare))) throw e;
+        await make();
+      });
+      if (!server.owned) await dialect.tuneDatabase(admin, spare);
     }
-  })().catch((e: unknown) => log('background work for %s: %s', name, (e as Error).message));
+  }).catch((e: unknown) => log('background work for %s: %s', name, (e as Error).message));
   const tracked = work.finally(() => {
     if (pending.get(key) === tracked) pending.delete(key);
   });
@@ -133,7 +132,7 @@ function background(dialect: Dialect, server: ServerInfo, template: string, name
 
 /** Once per process and prefix: what killed processes set aside or made ahead is dropped. */
 async function sweep(dialect: Dialect, admin: SqlClient, server: ServerInfo, name: string): Promise<void> {
-  const prefix = name.split('_')[0]!;
+  const prefix = prefixOf(name);
   const key = `${server.host}:${server.port}/${prefix}`;
   if (swept.has(key)) return;
   swept.add(key);

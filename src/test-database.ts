@@ -139,20 +139,16 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const server = await resolveServer(options, names.engine);
   const name = workerDatabaseName(dialect, names, options.suffix);
   // One admin connection serves the template check (and build) and the clone.
-  const admin = await dialect.connect(server);
-  let prepared: PreparedTemplate;
-  try {
-    prepared = await templateOn(admin, dialect, server, names, options);
+  const { template, seeded } = await withClient(dialect, server, async (admin) => {
+    let prepared = await templateOn(admin, dialect, server, names, options);
     await cloneInto(dialect, admin, server, prepared.template.name, name, names.run).catch(async (e) => {
       // Another run's garbage collection may drop an old template between our check and the clone.
       if ((await dialect.templateState(admin, prepared.template.name)) !== 'missing') throw e;
       prepared = await templateOn(admin, dialect, server, names, options);
       await cloneInto(dialect, admin, server, prepared.template.name, name, names.run);
     });
-  } finally {
-    await admin.close();
-  }
-  const { template, seeded } = prepared;
+    return prepared;
+  });
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
 }
