@@ -20,7 +20,7 @@ import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 import { dropOurDatabases, withClient } from '../client.js';
 import { DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
-import { errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
+import { clearReady, errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
 
 const log = logger('runner');
 
@@ -163,8 +163,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
     runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
   const readyFile = readyFileOf(dir);
-  rmSync(readyFile, { force: true });
-  rmSync(`${readyFile}.reported`, { force: true });
+  clearReady(readyFile);
 
   let announce: PlannedListener | undefined;
   const planned = ctx.early && mayStartEarly(options, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
@@ -247,7 +246,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
         }
       }
       rmSync(dir, { recursive: true, force: true });
-      for (const f of [readyFile, `${readyFile}.reported`]) rmSync(f, { force: true });
+      clearReady(readyFile);
       if ((globalThis as Stash)[HANDLE] === handle) delete (globalThis as Stash)[HANDLE];
       if (!keepServer) {
         delete process.env[RUNNER_ENV];

@@ -5,9 +5,11 @@
  * server and checking the template meanwhile. It then writes one file: the finished handoff, or the
  * error. A worker waits for that file before its first clone; the app may read its URL long before.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { FastTestDbError, messageOf, type ErrorCode } from '../errors.js';
+import { readJson } from '../server/keeper-files.js';
 import { pidAlive } from '../server/lock.js';
+import { sleep } from '../sleep.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { RUNNER_ENV, type Handoff } from './handoff.js';
 
@@ -36,12 +38,12 @@ const reportedFileOf = (file: string) => `${file}.reported`;
 
 /** Whether some worker already showed the run's failure in full (the global teardown shows it otherwise). */
 export function failureReported(file: string): boolean {
-  try {
-    readFileSync(reportedFileOf(file));
-    return true;
-  } catch {
-    return false;
-  }
+  return existsSync(reportedFileOf(file));
+}
+
+/** Removes the ready file and its failure mark: a run starts, or ends, with neither. */
+export function clearReady(file: string): void {
+  for (const f of [file, reportedFileOf(file)]) rmSync(f, { force: true });
 }
 
 function failure(file: string, error: { code: ErrorCode; what: string; fix?: string }): FastTestDbError {
@@ -78,12 +80,7 @@ export function settled(h: Handoff): Promise<Handoff> {
   if (!wait) {
     wait = (async () => {
       for (;;) {
-        let record: ReadyRecord | undefined;
-        try {
-          record = JSON.parse(readFileSync(file, 'utf8')) as ReadyRecord;
-        } catch {
-          record = undefined;
-        }
+        const record = readJson<ReadyRecord>(file);
         if (record && 'error' in record) throw failure(file, record.error);
         if (record) {
           process.env[RUNNER_ENV] = JSON.stringify(record.handoff);
@@ -96,7 +93,7 @@ export function settled(h: Handoff): Promise<Handoff> {
             `the runner's main process (${h.owner}) ended before the run's database was ready`,
             'run the tests again; DEBUG=fast-test-db:* shows each step',
           );
-        await new Promise((r) => setTimeout(r, POLL_MS));
+        await sleep(POLL_MS);
       }
     })();
     // A failure is shown by whoever awaits it; a second await gets the same error.
