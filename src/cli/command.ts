@@ -1,5 +1,6 @@
 /** The shape of one CLI command: its help text, its options, and what it does. */
 import type { ParseArgsConfig } from 'node:util';
+import { resolveOptions } from '../options.js';
 import type { Io, Output } from './output.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -36,4 +37,9 @@ export const COMMON_HELP = `  --json            machine-readable output on stdou
 
 export function str(v: string | boolean | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
+}
+
+/** The server a command is pointed at: its argument, else --url, else the URL the environment names. */
+export function targetUrl({ positionals, values, io }: Pick<CommandContext, 'positionals' | 'values' | 'io'>): string | undefined {
+  return positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
 }

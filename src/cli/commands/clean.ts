@@ -2,9 +2,8 @@
 import { formatDuration, parseDuration } from '../duration.js';
 import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
-import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
+import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../output.js';
-import { resolveOptions } from '../../options.js';
 import { strayLabel } from '../../server/stray-copies.js';
 import { formatBytes } from '../bytes.js';
 
@@ -65,7 +64,7 @@ Examples:
     let status: Status | undefined;
     const report = await clean({
       olderThanMs,
-      url: positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url,
+      url: targetUrl({ positionals, values, io }),
       prefix: str(values.prefix),
       run: str(values.run),
       dryRun,

@@ -1,9 +1,8 @@
 /** `fast-test-db doctor`: what this machine offers, and whether a given server is fit for tests. */
 import { parseDuration } from '../duration.js';
 import { doctor, type Check } from '../tools/doctor.js';
-import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
+import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command } from '../command.js';
 import type { Output } from '../output.js';
-import { resolveOptions } from '../../options.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -37,7 +36,7 @@ Examples:
   },
   maxPositionals: 1,
   async run({ values, positionals, out, io }) {
-    const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
+    const url = targetUrl({ positionals, values, io });
     const timeout = str(values.timeout);
     const status = out.status(url ? 'checking this machine and the server' : 'checking this machine');
     const report = await doctor({

@@ -3,11 +3,10 @@ import { FastTestDbError } from '../../errors.js';
 import { listOwnedServers } from '../../server/registry.js';
 import { serverAt } from '../../server/resolve.js';
 import type { ServerInfo } from '../../types.js';
-import { COMMON_HELP, COMMON_OPTIONS, str, type Command, type CommandContext } from '../command.js';
+import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import { parseDuration } from '../duration.js';
 import { parseEngine } from '../options.js';
 import { formatSample, monitor } from '../tools/monitor/index.js';
-import { resolveOptions } from '../../options.js';
 
 export const monitorCommand: Command = {
   name: 'monitor',
@@ -38,7 +37,7 @@ ${COMMON_HELP}`,
   maxPositionals: 1,
   async run(ctx) {
     const { values, positionals, io } = ctx;
-    const url = positionals[0] ?? str(values.url) ?? resolveOptions({}, io.env).url;
+    const url = targetUrl({ positionals, values, io });
     // Watching only reads statistics, so a remote server is fine here.
     const server = url ? serverAt(url, true) : ourServer(parseEngine(str(values.engine)));
     const duration = str(values.duration);

@@ -34,7 +34,7 @@ export interface MysqlLine extends Omit<MysqlMonitorSample, 'at' | 'logWaits'> {
 }
 
 /** Share of the redo capacity above which writers are about to stall on a checkpoint. */
-export const CHECKPOINT_AGE_WARN_PCT = 80;
+const CHECKPOINT_AGE_WARN_PCT = 80;
 
 const STATUS_NAMES = [
   'Innodb_checkpoint_age',
@@ -48,7 +48,7 @@ const STATUS_NAMES = [
 ];
 
 /** Takes one sample: the right status variables per flavor, SHOW ENGINE INNODB STATUS on older MySQL. */
-export async function sampleMysql(client: SqlClient): Promise<MysqlMonitorSample> {
+async function sampleMysql(client: SqlClient): Promise<MysqlMonitorSample> {
   const rows = await client.query<{ Variable_name: string; Value: string }>(
     `SHOW GLOBAL STATUS WHERE Variable_name IN (${STATUS_NAMES.map((n) => `'${n}'`).join(', ')})`,
   );
@@ -83,7 +83,7 @@ export async function sampleMysql(client: SqlClient): Promise<MysqlMonitorSample
   return { ...base, checkpointAge: lsn - ckpt, capacity: cap, agePct: pct(lsn - ckpt, cap), source: 'innodb-status' };
 }
 
-export function diffMysql(prev: MysqlMonitorSample, s: MysqlMonitorSample): MysqlLine {
+function diffMysql(prev: MysqlMonitorSample, s: MysqlMonitorSample): MysqlLine {
   const logWaits = Math.max(0, s.logWaits - prev.logWaits);
   const warnings: string[] = [];
   if (s.agePct >= CHECKPOINT_AGE_WARN_PCT) warnings.push('checkpoint age near the redo capacity: writers will stall; raise redoLogSize');

@@ -46,7 +46,7 @@ export interface PostgresLine {
 }
 
 /** The sampling statement for a server of this major version (server_version_num / 10000). */
-export function postgresSampleSql(major: number): string {
+function postgresSampleSql(major: number): string {
   const checkpoints =
     major >= 17
       ? `(SELECT num_timed FROM pg_stat_checkpointer)::float8 AS ckpt_timed,
@@ -76,7 +76,7 @@ export async function serverMajor(client: SqlClient): Promise<number> {
   return Math.floor(Number(row!.v) / 10000);
 }
 
-export async function samplePostgres(client: SqlClient, major: number): Promise<PostgresSample> {
+async function samplePostgres(client: SqlClient, major: number): Promise<PostgresSample> {
   const [r] = await client.query<Record<string, number>>(postgresSampleSql(major));
   const n = (k: string) => Number(r![k] ?? 0);
   return {
@@ -95,7 +95,7 @@ export async function samplePostgres(client: SqlClient, major: number): Promise<
 }
 
 /** The change between two samples, per second where that is the useful unit. */
-export function diffPostgres(prev: PostgresSample, cur: PostgresSample): PostgresLine {
+function diffPostgres(prev: PostgresSample, cur: PostgresSample): PostgresLine {
   const seconds = Math.max((cur.at - prev.at) / 1000, 0.001);
   const d = (k: keyof PostgresSample) => Math.max(0, cur[k] - prev[k]);
   const line: PostgresLine = {
