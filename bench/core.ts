@@ -13,6 +13,7 @@ import { createTestDatabase, prepareTemplate } from '../src/index.js';
 import { cloneInto } from '../src/test-database.js';
 import { quoteIdent } from '../src/quote.js';
 import { processesIn } from '../src/server/processes.js';
+import { sleep } from '../src/sleep.js';
 import { stopOwnedServer } from '../src/server/registry.js';
 import { resolveServer } from '../src/server/resolve.js';
 import type { ServerInfo } from '../src/types.js';
@@ -94,11 +95,7 @@ async function insertUs(
  * written, the database connected to), alternating with the plain drop-then-clone on a second
  * database: the time a runner's per-file isolation waits for before the next file starts.
  */
-export async function recreateMs(
-  server: ServerInfo,
-  cacheKey: string,
-  samples: number,
-): Promise<{ recreate: number[]; dropClone: number[] }> {
+async function recreateMs(server: ServerInfo, cacheKey: string, samples: number): Promise<{ recreate: number[]; dropClone: number[] }> {
   const db = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchrecreate' });
   const plain = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchdropclone' });
   const postgresDialect = createPostgresDialect();
@@ -114,7 +111,7 @@ export async function recreateMs(
     for (let i = 0; i < samples; i++) {
       await use(db.name);
       // What a test file does between two recreates gives background work its time.
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       let t = performance.now();
       await db.recreate();
       out.recreate.push(performance.now() - t);
@@ -146,7 +143,7 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     if (p.stateDir) await stopOwnedServer(p.stateDir);
     // The warm copy is written by a process of its own after the stop; the next start must see it.
     const deadline = Date.now() + 30_000;
-    while (processesIn(root).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (processesIn(root).length > 0 && Date.now() < deadline) await sleep(50);
     return p;
   };
   const cold: number[] = [];

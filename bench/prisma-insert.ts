@@ -9,7 +9,7 @@
  *   (or BENCH_QUICK=1 BENCH_ENGINE=...)
  */
 import { readFileSync } from 'node:fs';
-import { openDriver } from '../adapters/prisma/driver.js';
+import { openDriver, pgDriverOn } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick, writeInsertResult } from './lib/args.js';
@@ -200,7 +200,6 @@ async function ownCost(): Promise<Result[]> {
   const utils = (await import('pg/lib/utils.js' as string)).default as {
     normalizeQueryConfig(c: unknown): { rowMode?: unknown; types?: unknown };
   };
-  const { pgDriverOn } = await import('../adapters/prisma/driver.js');
   const { buildContext } = await import('../adapters/prisma/context.js');
   const { insertRows } = await import('../adapters/prisma/fast-insert.js');
   const { parsePrismaSchema } = await import('../adapters/prisma/schema.js');
