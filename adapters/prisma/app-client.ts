@@ -17,7 +17,7 @@ import { FastTestDbError, loadPeer, type Flavor } from '../../src/adapter-kit.js
 import { buildContext } from './context.js';
 import { mariadbDriverOn, pgDriverOn, type PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './fast-insert.js';
-import { clientAdapter } from './runtime-model.js';
+import { clientAdapter, prisma6OrOlder } from './runtime-model.js';
 
 /** Our own pool closes this long after the last fastInsert call on it. */
 const IDLE_MS = 1000;
@@ -85,8 +85,8 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
       'build the client with new PrismaClient({ adapter: new PrismaPg(...) }) or PrismaMariaDb(...), or use prismaTestDb()/prismaClient()',
     );
   }
-  const version = client._clientVersion;
-  if (adapterName === '@prisma/adapter-mariadb' && typeof version === 'string' && /^[0-6]\./.test(version)) {
+  const version = prisma6OrOlder(client);
+  if (adapterName === '@prisma/adapter-mariadb' && version) {
     throw refuse(
       `${name} belongs to a Prisma ${version} client on MySQL/MariaDB, which fastInsert does not support`,
       'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)',

@@ -36,6 +36,7 @@ import { openDriver, openScriptRunner } from './driver.js';
 import { insertRows, type FastInsertContext } from './fast-insert.js';
 import { applyMigrations, lockedProvider, readMigrations } from './migrations.js';
 import { parsePrismaSchema, type PrismaSchemaText } from './schema.js';
+import { prisma6OrOlder } from './runtime-model.js';
 
 export { applyMigrations, readMigrations, MIGRATIONS_TABLE_DDL, type PrismaMigration } from './migrations.js';
 export { parsePrismaSchema, type PrismaSchema, type PrismaSchemaText, type PrismaModel, type PrismaField } from './schema.js';
@@ -295,8 +296,8 @@ async function openClient<C extends object>(
   }
   // @prisma/adapter-mariadb 6 takes only settings, never a pool: handed ours, it waits for a
   // connection that never comes. Say so before the first query hangs.
-  const clientVersion = (prisma as { _clientVersion?: unknown })._clientVersion;
-  if (driver.family === 'mysql' && typeof clientVersion === 'string' && /^[0-6]\./.test(clientVersion)) {
+  const clientVersion = prisma6OrOlder(prisma);
+  if (driver.family === 'mysql' && clientVersion) {
     await driver.end().catch(() => undefined);
     throw new FastTestDbError(
       'UNSUPPORTED',

@@ -1,6 +1,6 @@
 /**
- * What a generated Prisma client tells about its models at run time, and where the adapter reads a
- * client's underscore fields (the other: `_clientVersion`, in index.ts and app-client.ts). Prisma 6 and 7 generate (with `prisma-client` and
+ * What a generated Prisma client tells about its models at run time, and the only places the
+ * adapter reads a client's underscore fields. Prisma 6 and 7 generate (with `prisma-client` and
  * `prisma-client-js` alike) a runtime data model that keeps, per model, its @@map name (from
  * Prisma 7 also its @@schema) and, per field, the name, kind, type, @map name and relation name:
  * that is where those come from. It drops what decides an INSERT (@id, @default, @updatedAt,
@@ -36,8 +36,18 @@ export interface RuntimeDataModel {
 
 /** The generated client's fields the adapter reads; Prisma declares them on the client class. */
 interface ClientInternals {
+  _clientVersion?: unknown;
   _runtimeDataModel?: RuntimeDataModel;
   _engineConfig?: { inlineSchema?: string; adapter?: unknown };
+}
+
+/**
+ * The client's Prisma version when it is 6 or older, else undefined. Its @prisma/adapter-mariadb
+ * takes only settings, never a pool, so fastInsert and prismaTestDb refuse it on MySQL/MariaDB.
+ */
+export function prisma6OrOlder(client: object): string | undefined {
+  const version = (client as ClientInternals)._clientVersion;
+  return typeof version === 'string' && /^[0-6]\./.test(version) ? version : undefined;
 }
 
 /** The client's runtime data model; `Prisma.dmmf` (prisma-client-js) is the same data, reshaped. */
