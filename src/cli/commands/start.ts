@@ -12,7 +12,7 @@ import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
 import { acquire, isRunning, ownedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
-import { describeServer, dropOurDatabases, withClient } from '../../client.js';
+import { dropOurDatabases, withClient } from '../../client.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -87,10 +87,14 @@ Examples:
     const dialect = await dialectFor(server.engine);
     // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
     const adminUrl = dialect.url(server, server.adminDatabase);
-    const report = await describeServer(dialect, server);
-    const handed = await withClient(dialect, server, (admin) =>
-      handOutDatabase(dialect, admin, server, { database: str(values.database), user: str(values.user), password: str(values.password) }),
-    );
+    const { report, handed } = await withClient(dialect, server, async (admin) => ({
+      report: await dialect.describe(admin, server),
+      handed: await handOutDatabase(dialect, admin, server, {
+        database: str(values.database),
+        user: str(values.user),
+        password: str(values.password),
+      }),
+    }));
     const url = handed.url;
     if (port && server.port !== port)
       out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
