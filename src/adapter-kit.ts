@@ -29,3 +29,44 @@ export function driverConnection(database: Pick<TestDatabase, 'connection' | 'se
   const { server, connection } = database;
   return server.engine === 'postgres' && server.socket ? { ...connection, host: server.socket } : connection;
 }
+
+export interface OrmHandle<T> {
+  orm: T;
+  /** Closes the ORM's connections, then the database's own; once. The database stays. */
+  close(): Promise<void>;
+  /** close(), then the database disposed: dropped when it is ours, left to the runner when it is a runner's. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * The life of an adapter's handle: `open` makes the ORM's connection to `database` (which is given
+ * back if that fails), and `closeOrm` ends it. Every adapter's close() and dispose come from here.
+ */
+export async function ormHandle<T>(
+  database: TestDatabase,
+  open: () => Promise<T>,
+  closeOrm: (orm: T) => Promise<void>,
+): Promise<OrmHandle<T>> {
+  let orm: T;
+  try {
+    orm = await open();
+  } catch (e) {
+    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
+    throw e;
+  }
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await closeOrm(orm);
+    await database.close();
+  };
+  return {
+    orm,
+    close,
+    async [Symbol.asyncDispose]() {
+      await close();
+      await database[Symbol.asyncDispose]();
+    },
+  };
+}

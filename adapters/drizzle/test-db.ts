@@ -5,7 +5,14 @@
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import { adapterDatabase, driverConnection, type MigrateFn, type TestDatabase, type TestDatabaseOptions } from '../../src/adapter-kit.js';
+import {
+  adapterDatabase,
+  driverConnection,
+  ormHandle,
+  type MigrateFn,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from '../../src/adapter-kit.js';
 import { openDrizzle, type DrizzleDriver } from './drivers.js';
 import { drizzleTemplate, resolveEngine, type DrizzleTemplateOptions } from './template.js';
 
@@ -65,28 +72,14 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     // The seed function is code we cannot hash: a cacheKey the caller gives covers it.
     cacheKey: [core.cacheKey, template.cacheKey].filter(Boolean).join('|'),
   });
-  let opened: Awaited<ReturnType<typeof openDrizzle>>;
-  try {
-    opened = await openDrizzle(driver, driverConnection(database), { schema, casing, logger: drizzleLogger, max: poolSize });
-  } catch (e) {
-    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => {});
-    throw e;
-  }
-  const pool = opened;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await pool.close();
-    await database.close();
-  };
-  return {
-    db: pool.db,
-    database,
+  const {
+    orm: pool,
     close,
-    async [Symbol.asyncDispose]() {
-      await close();
-      await database[Symbol.asyncDispose]();
-    },
-  };
+    [Symbol.asyncDispose]: dispose,
+  } = await ormHandle(
+    database,
+    () => openDrizzle(driver, driverConnection(database), { schema, casing, logger: drizzleLogger, max: poolSize }),
+    (p) => p.close(),
+  );
+  return { db: pool.db, database, close, [Symbol.asyncDispose]: dispose };
 }

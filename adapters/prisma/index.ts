@@ -19,6 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import {
   adapterDatabase,
   driverConnection,
+  ormHandle,
   FastTestDbError,
   runnerServer,
   type ConnectionOptions,
@@ -344,26 +345,16 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
   const database = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
 
-  let opened: PrismaClientHandle<C>;
-  try {
-    opened = await openClient(driverConnection(database), database.server.flavor, { client, factory, poolSize }, parsed);
-  } catch (e) {
-    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
-    throw e;
-  }
-  const close = async () => {
-    await opened.close();
-    await database.close();
-  };
-  return {
-    prisma: opened.prisma,
-    database,
+  const {
+    orm: opened,
     close,
-    async [Symbol.asyncDispose]() {
-      await close();
-      await database[Symbol.asyncDispose]();
-    },
-  };
+    [Symbol.asyncDispose]: dispose,
+  } = await ormHandle(
+    database,
+    () => openClient(driverConnection(database), database.server.flavor, { client, factory, poolSize }, parsed),
+    (o) => o.close(),
+  );
+  return { prisma: opened.prisma, database, close, [Symbol.asyncDispose]: dispose };
 }
 
 /** A Prisma model delegate such as `prisma.user`. */

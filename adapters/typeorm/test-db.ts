@@ -6,6 +6,7 @@ import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
   adapterDatabase,
   driverConnection,
+  ormHandle,
   FastTestDbError,
   logger,
   messageOf,
@@ -187,29 +188,18 @@ export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: T
     cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),
     migrate: s.migrate,
   });
-  let dataSource: DataSource;
-  try {
-    dataSource = await typeormDataSource(ormOptions, driverConnection(database), overrides);
-  } catch (e) {
-    await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
-    throw e;
-  }
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    // The test may have destroyed it already (initialised: 0.3+/1.x; connected: 0.2.x).
-    const open = dataSource as DataSource & { isConnected?: boolean };
-    if (open.isInitialized ?? open.isConnected) await closeDataSource(dataSource);
-    await database.close();
-  };
-  return {
-    dataSource,
-    database,
+  const {
+    orm: dataSource,
     close,
-    async [Symbol.asyncDispose]() {
-      await close();
-      await database[Symbol.asyncDispose]();
+    [Symbol.asyncDispose]: dispose,
+  } = await ormHandle(
+    database,
+    () => typeormDataSource(ormOptions, driverConnection(database), overrides),
+    async (ds) => {
+      // The test may have destroyed it already (initialised: 0.3+/1.x; connected: 0.2.x).
+      const open = ds as DataSource & { isConnected?: boolean };
+      if (open.isInitialized ?? open.isConnected) await closeDataSource(ds);
     },
-  };
+  );
+  return { dataSource, database, close, [Symbol.asyncDispose]: dispose };
 }
