@@ -10,6 +10,8 @@ export const warmSaveDir = (serversRoot: string, keeperPid: number) => join(serv
 
 /** A copy being written next to its final path by process `writerPid`, renamed into place once complete. */
 export const partialPath = (to: string, writerPid: number) => `${to}.partial-${writerPid}`;
+/** A copy taken out of use by process `pid`, renamed aside before it is removed (warm-cache.ts retireCopy). */
+export const retiredPath = (path: string, pid: number) => `${path}.old-${pid}`;
 
 /** Binaries the server's account can reach, when it cannot enter the project (embedded-postgres.ts). */
 export const binariesCopyDir = (serversRoot: string, major: number, key: string) => join(serversRoot, `bin-postgres-${major}-${key}`);
@@ -19,4 +21,4 @@ export const WARM_SAVE_NAME = /^warm-save-(\d+)$/;
 export const BINARIES_COPY_NAME = /^bin-postgres-\d+-[0-9a-f]+$/;
 export const BINARIES_PARTIAL_NAME = /^bin-postgres-\d+-[0-9a-f]+\.partial-(\d+)$/;
 /** In the cache dir: a warm copy or initdb copy being written (embedded-postgres.ts cachePaths names them). */
-export const CACHE_PARTIAL_NAME = /^postgres-\d+-[0-9a-f]+(?:-initdb)?\.partial-(\d+)$/;
+export const CACHE_PARTIAL_NAME = /^postgres-\d+-[0-9a-f]+(?:-initdb)?\.(?:partial|old)-(\d+)$/;

@@ -393,7 +393,12 @@ function cachePaths(
 function restoreCopy(copy: string, dataDir: string): boolean {
   if (!existsSync(join(copy, 'PG_VERSION'))) return false;
   try {
+    const before = statSync(copy);
     cpSync(copy, dataDir, { recursive: true });
+    // A save or an eviction renames a copy away before removing it (warm-cache.ts retireCopy): if
+    // that happened while we read, what we have is a mix of two copies, or part of one.
+    const after = statSync(copy, { throwIfNoEntry: false });
+    if (after?.ino !== before.ino || after.dev !== before.dev) throw new Error(`${copy} was replaced while it was being copied`);
     chmodSync(dataDir, 0o700);
     log('data directory restored from %s', copy);
     return true;

@@ -28,7 +28,7 @@ import { partialPath, warmSaveDir } from './copy-names.js';
 import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
-import { evictOldCopies, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
+import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
 
 const POLL_MS = 250;
 
@@ -65,7 +65,7 @@ function saveSnapshot({ from, to }: { from: string; to: string }, pauseStep: str
     mkdirSync(dirname(to), { recursive: true });
     cpSync(from, partial, { recursive: true });
     pauseHere(pauseStep);
-    rmSync(to, { recursive: true, force: true });
+    retireCopy(to);
     renameSync(partial, to);
   } catch {
     rmSync(partial, { recursive: true, force: true });

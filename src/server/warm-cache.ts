@@ -18,8 +18,9 @@
  *
  * This module is loaded by the keeper too: file-system work only.
  */
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { retiredPath } from './copy-names.js';
 
 /** A data directory larger than this is not saved (seed data of this size is better rebuilt than copied each run). */
 export const WARM_MAX_BYTES = 512 * 1024 * 1024;
@@ -72,6 +73,21 @@ export function evictOldCopies(kept: string, keep = WARM_KEEP): string[] {
     .map((n) => ({ path: join(root, n), at: statSync(join(root, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.at - a.at);
   const gone = copies.slice(keep).map((c) => c.path);
-  for (const p of gone) rmSync(p, { recursive: true, force: true });
+  for (const p of gone) retireCopy(p);
   return gone;
+}
+
+/**
+ * Takes a cached copy out of use: renamed aside (one atomic step), then removed. A start copying
+ * it at that moment sees the folder's identity change and discards what it read (restoreCopy in
+ * embedded-postgres.ts); removed in place, the copy would be read half gone, without an error.
+ */
+export function retireCopy(path: string): void {
+  const aside = retiredPath(path, process.pid);
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // gone already
+  }
+  rmSync(aside, { recursive: true, force: true });
 }
