@@ -125,7 +125,8 @@ function heldBy(path: string, kind: StrayKind, ageMs: number, servers: () => Own
   const name = basename(path);
   if (kind === 'partial') {
     // A recycled pid keeps it longer, never shorter: the safe direction.
-    const writer = Number(/\.partial-(\d+)$/.exec(name)![1]);
+    // Written (.partial-<pid>) or being removed after a rename aside (.old-<pid>) by that process.
+    const writer = Number(/\.(?:partial|old)-(\d+)$/.exec(name)![1]);
     return pidAlive(writer) ? `process ${writer} is still writing it` : undefined;
   }
   if (kind === 'warm-save') {
