@@ -3,8 +3,11 @@
  * module, so that the core can move its files without touching them, and a reader sees in one
  * place what an adapter depends on.
  */
+import { logger } from './log.js';
+import { messageOf } from './errors.js';
+import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from './cpu-pairing.js';
 import { readHandoff } from './runners/handoff.js';
-import type { ConnectionOptions, ServerInfo, TestDatabase } from './types.js';
+import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 export { FastTestDbError, classifyDriverError, messageOf } from './errors.js';
 export { logger } from './log.js';
@@ -12,6 +15,7 @@ export { loadPeer } from './peer.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './quote.js';
 export { adapterDatabase } from './runners/compose.js';
 export type { TemplateSource } from './config.js';
+export type { PoolEvents } from './cpu-pairing.js';
 export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
@@ -38,14 +42,23 @@ export interface OrmHandle<T> {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** What ormHandle needs to pair the worker with its sessions (src/cpu-pairing.ts). */
+export interface Pairing<T> {
+  options: TestDatabaseOptions;
+  /** The ORM's pool, whose new connections are paired as they open. */
+  pool?: (orm: T) => PoolEvents | undefined;
+}
+
 /**
  * The life of an adapter's handle: `open` makes the ORM's connection to `database` (which is given
- * back if that fails), and `closeOrm` ends it. Every adapter's close() and dispose come from here.
+ * back if that fails), and `closeOrm` ends it. Every adapter's close() and dispose come from here,
+ * and so does CPU pairing: after `open`, the worker's thread and the ORM's sessions share a CPU.
  */
 export async function ormHandle<T>(
   database: TestDatabase,
   open: () => Promise<T>,
   closeOrm: (orm: T) => Promise<void>,
+  pairing: Pairing<T>,
 ): Promise<OrmHandle<T>> {
   let orm: T;
   try {
@@ -54,10 +67,12 @@ export async function ormHandle<T>(
     await Promise.resolve(database[Symbol.asyncDispose]()).catch(() => undefined);
     throw e;
   }
+  const paired = await pairOrm(database, orm, pairing);
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    await paired?.end();
     await closeOrm(orm);
     await database.close();
   };
@@ -69,4 +84,18 @@ export async function ormHandle<T>(
       await database[Symbol.asyncDispose]();
     },
   };
+}
+
+/** Pairing is a speed-up only: whatever stops it leaves the handle as it would be without it. */
+async function pairOrm<T>(database: TestDatabase, orm: T, pairing: Pairing<T>): Promise<CpuPairing | undefined> {
+  if (typeof (database as Partial<SessionSource>).sessionTasks !== 'function') return undefined;
+  try {
+    const paired = await pairCpu(database as TestDatabase & SessionSource, pairing.options);
+    paired?.follow(pairing.pool?.(orm));
+    await paired?.refresh();
+    return paired;
+  } catch (e) {
+    logger('cpu')('no CPU pairing: %s', messageOf(e));
+    return undefined;
+  }
 }

@@ -327,6 +327,13 @@ export class Database implements TestDatabase {
     return this.withAdmin((admin) => this.dialect.describe(admin, this.server));
   }
 
+  /** The OS tasks serving the sessions now connected to this database (CPU pairing). */
+  sessionTasks(): Promise<number[]> {
+    const { sessionTasks } = this.dialect;
+    if (!sessionTasks) return Promise.resolve([]);
+    return this.withAdmin((admin) => sessionTasks(admin, this.name));
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.spec.owner === 'self') await this.destroy();
     else await this.close();

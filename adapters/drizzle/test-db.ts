@@ -8,6 +8,7 @@ import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import {
   adapterDatabase,
   driverConnection,
+  type PoolEvents,
   ormHandle,
   type MigrateFn,
   type TestDatabase,
@@ -80,6 +81,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     database,
     () => openDrizzle(driver, driverConnection(database), { schema, casing, logger: drizzleLogger, max: poolSize }),
     (p) => p.close(),
+    { options: core, pool: (p) => p.client as PoolEvents },
   );
   return { db: pool.db, database, close, [Symbol.asyncDispose]: dispose };
 }

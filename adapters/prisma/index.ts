@@ -19,6 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import {
   adapterDatabase,
   driverConnection,
+  type PoolEvents,
   ormHandle,
   FastTestDbError,
   runnerServer,
@@ -280,6 +281,9 @@ export async function prismaClient<C extends object>(options: PrismaClientOption
   return openClient(fromUrl.connection, flavor, { client, factory, poolSize }, parsed);
 }
 
+/** The pool under each client we opened, for CPU pairing to follow. */
+const pools = new WeakMap<object, unknown>();
+
 /** Opens the client on our pool and registers it and its delegates for fastInsert. */
 async function openClient<C extends object>(
   connection: ConnectionOptions,
@@ -307,6 +311,7 @@ async function openClient<C extends object>(
     );
   }
 
+  pools.set(prisma, driver.pool);
   let ctxPromise: Promise<FastInsertContext> | undefined;
   const ready: Registered['ready'] = {};
   const ctx = () => (ctxPromise ??= buildContext(prisma, fromFile, driver).then((c) => (ready.value = c)));
@@ -353,6 +358,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     database,
     () => openClient(driverConnection(database), database.server.flavor, { client, factory, poolSize }, parsed),
     (o) => o.close(),
+    { options: core, pool: (o) => pools.get(o.prisma) as PoolEvents | undefined },
   );
   return { prisma: opened.prisma, database, close, [Symbol.asyncDispose]: dispose };
 }

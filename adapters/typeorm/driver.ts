@@ -77,6 +77,12 @@ export async function runnerFor(dataSource: DataSource, family: SqlFamily, query
   return mysqlRunner(driver.pool);
 }
 
+/** The DataSource's pool: pg's (`master`) or mysql2's (`pool`); a new one after destroy() and initialize(). */
+export function poolOf(dataSource: DataSource): unknown {
+  const d = dataSource.driver as unknown as { master?: unknown; pool?: unknown };
+  return d.master ?? d.pool;
+}
+
 function notConnected(): FastTestDbError {
   return new FastTestDbError(
     'UNSUPPORTED',

@@ -9,7 +9,7 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { DataSource, DeepPartial, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import { familyOf, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
+import { familyOf, poolOf, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
 import { dataSourceOf } from './orm.js';
 import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 
@@ -333,11 +333,6 @@ async function runBatches(
     outs.push(await run(statement(plan, first, part.length, returning), values));
   }
   return outs;
-}
-
-function poolOf(dataSource: DataSource): unknown {
-  const d = dataSource.driver as unknown as { master?: unknown; pool?: unknown };
-  return d.master ?? d.pool;
 }
 
 function identify(plan: EntityPlan, row: ObjectLiteral): ObjectLiteral {

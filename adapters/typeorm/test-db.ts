@@ -6,6 +6,7 @@ import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
   adapterDatabase,
   driverConnection,
+  type PoolEvents,
   ormHandle,
   FastTestDbError,
   logger,
@@ -16,6 +17,7 @@ import {
   type TestDatabase,
   type TestDatabaseOptions,
 } from '../../src/adapter-kit.js';
+import { poolOf } from './driver.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
 
@@ -200,6 +202,7 @@ export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: T
       const open = ds as DataSource & { isConnected?: boolean };
       if (open.isInitialized ?? open.isConnected) await closeDataSource(ds);
     },
+    { options: core, pool: (ds) => poolOf(ds) as PoolEvents | undefined },
   );
   return { dataSource, database, close, [Symbol.asyncDispose]: dispose };
 }

@@ -113,6 +113,11 @@ export interface Dialect<C extends SqlClient = SqlClient> {
   renameDatabases?(admin: C, renames: Array<[from: string, to: string]>): Promise<void>;
   /** Ends every other connection to `name`. */
   endConnections?(admin: C, name: string): Promise<void>;
+  /**
+   * The OS tasks serving the sessions connected to `name`: backend processes (PostgreSQL) or
+   * threads (MariaDB), for CPU pairing (src/cpu-pairing.ts). Only asked of servers started here.
+   */
+  sessionTasks?(admin: C, name: string): Promise<number[]>;
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {

@@ -209,6 +209,25 @@ async function describe(admin: MysqlClient, server: ServerInfo): Promise<Describ
   };
 }
 
+/**
+ * MariaDB names each session's thread in PROCESSLIST.TID (10.5+); MySQL in performance_schema.
+ * A server that has neither gives no tasks, and so no pairing.
+ */
+async function sessionTasks(admin: MysqlClient, name: string): Promise<number[]> {
+  const rows = await admin
+    .query<{ tid: number | string | null }>(
+      `SELECT TID AS tid FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`,
+      [name],
+    )
+    .catch(() =>
+      admin.query<{ tid: number | string | null }>(
+        `SELECT THREAD_OS_ID AS tid FROM performance_schema.threads WHERE PROCESSLIST_DB = ? AND PROCESSLIST_ID <> CONNECTION_ID()`,
+        [name],
+      ),
+    );
+  return rows.map((r) => Number(r.tid)).filter((t) => t > 0);
+}
+
 export type MysqlDialect = Dialect<MysqlClient>;
 
 /** One MySQL/MariaDB dialect; the captures it reads are cached on it. */
@@ -234,5 +253,6 @@ export function createMysqlDialect(): MysqlDialect {
     grantDatabase: async () => undefined, // createLogin already grants every database
     reset: (db, name, keep) => resetSchema(db, name, keep, captures),
     describe,
+    sessionTasks,
   };
 }

@@ -29,6 +29,13 @@ async function endConnections(admin: PgClient, name: string): Promise<void> {
   await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
 }
 
+async function sessionTasks(admin: PgClient, name: string): Promise<number[]> {
+  const rows = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+    name,
+  ]);
+  return rows.map((r) => r.pid);
+}
+
 export function createPostgresDialect(options: PostgresDialectOptions = {}): PostgresDialect {
   const strategy = options.cloneStrategy === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY';
   return {
@@ -137,6 +144,7 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
     },
 
     endConnections,
+    sessionTasks,
 
     async describe(admin, server): Promise<DescribeReport> {
       const names = [
