@@ -5,8 +5,12 @@
  */
 import { join } from 'node:path';
 
-/** A stopped server's data directory, moved aside on its tmpfs while a process of the keeper copies it to the cache. */
-export const warmSaveDir = (serversRoot: string, keeperPid: number) => join(serversRoot, `warm-save-${keeperPid}`);
+/**
+ * On its way to the cache, on the servers' tmpfs while a process of the keeper copies it there: a
+ * stopped server's data directory, or ('initdb') initdb's output, copied before the server started.
+ */
+export const warmSaveDir = (serversRoot: string, keeperPid: number, what?: 'initdb') =>
+  join(serversRoot, `warm-save-${keeperPid}${what ? `-${what}` : ''}`);
 
 /** A copy being written next to its final path by process `writerPid`, renamed into place once complete. */
 export const partialPath = (to: string, writerPid: number) => `${to}.partial-${writerPid}`;
@@ -17,7 +21,7 @@ export const retiredPath = (path: string, pid: number) => `${path}.old-${pid}`;
 export const binariesCopyDir = (serversRoot: string, major: number, key: string) => join(serversRoot, `bin-postgres-${major}-${key}`);
 
 /** In the servers root: the staged data directory (the keeper's pid), a binaries copy, or one being made (its writer's pid). */
-export const WARM_SAVE_NAME = /^warm-save-(\d+)$/;
+export const WARM_SAVE_NAME = /^warm-save-(\d+)(?:-initdb)?$/;
 export const BINARIES_COPY_NAME = /^bin-postgres-\d+-[0-9a-f]+$/;
 export const BINARIES_PARTIAL_NAME = /^bin-postgres-\d+-[0-9a-f]+\.partial-(\d+)$/;
 /** In the cache dir: a warm copy or initdb copy being written (embedded-postgres.ts cachePaths names them). */

@@ -1,7 +1,7 @@
 /**
  * What a killed save or copy leaves on disk: `doctor` mentions it, `clean --dry-run` lists it with
  * its size and changes nothing, `clean` removes it once its writer is gone and keeps it while the
- * writer runs. The saver and the keeper are killed for real, stopped at the named point by the
+ * writer runs. The savers are killed for real, stopped at the named point by the
  * test-only pause hook (src/debug-pause.ts); what a kill is impractical for (a binaries copy needs
  * root and a project out of the server's reach) is made under the names the code writes, with the
  * pid of a process that has exited. Nothing that is not ours by name and place is touched.
@@ -74,7 +74,7 @@ async function killed(pid: number): Promise<void> {
   expect(await waitFor(() => !pidAlive(pid), 10_000)).toBe(true);
 }
 
-describe('killed for real: the process copying a warm copy, the keeper copying initdb output', () => {
+describe('killed for real: the processes copying a warm copy and initdb output to the cache', () => {
   const iso = isolatedEnv('stray-kill');
   // No grace: the server stops, and its data directory is saved, as soon as the worker exits.
   const env: NodeJS.ProcessEnv = { ...iso.env, FAST_TEST_DB_GRACE_MS: '0' };
@@ -88,32 +88,48 @@ describe('killed for real: the process copying a warm copy, the keeper copying i
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('the keeper killed while it writes the initdb copy: the partial copy goes with clean', async () => {
+  test('the process saving the initdb copy killed mid-copy: the server still starts, and clean takes both halves', async () => {
     const pauseFile = join(work, 'pause-initdb');
     const worker = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/fixtures/cli/worker.ts')], {
       cwd: REPO,
-      env: { ...env, FAST_TEST_DB_WORKER: '1', FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written', FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile },
+      // No warm copy at its stop: the next test's first run must build its template.
+      env: {
+        ...env,
+        FAST_TEST_DB_WORKER: '1',
+        FAST_TEST_DB_DATA_CACHE: '0',
+        FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
+        FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
+      },
       stdio: 'ignore',
     });
     const exited = new Promise((r) => worker.once('exit', r));
-    const keeper = await pausedPid(pauseFile, 'initdb-copy-written');
-    paused.push(keeper);
-    const partial = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${keeper}`));
+    const saver = await pausedPid(pauseFile, 'initdb-copy-written');
+    paused.push(saver);
+    const partial = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`));
     expect(partial).toBeDefined();
+    const stagedName = readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n))!;
+    expect(stagedName).toBeDefined();
+    const staged = join(root, stagedName);
 
     const live = await cleanJson(['--older-than', '0'], env);
     expect(live.files.find((f) => f.path === join(cache, partial!))).toMatchObject({
       action: 'kept',
-      reason: `process ${keeper} is still writing it`,
+      reason: `process ${saver} is still writing it`,
     });
+    expect(live.files.find((f) => f.path === staged)).toMatchObject({ kind: 'warm-save', action: 'kept' });
     expect(existsSync(join(cache, partial!))).toBe(true);
 
-    await killed(keeper);
-    await exited; // its server never started: the worker gives up
+    await killed(saver);
+    // The copy is made beside the server, which did not wait for it: the worker's run completes.
+    expect(await exited).toBe(0);
+    const keeper = Number(/^warm-save-(\d+)/.exec(stagedName)![1]);
+    expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
     const gone = await cleanJson(['--older-than', '0'], env);
     expect(gone.ok).toBe(true);
     expect(gone.files.find((f) => f.path === join(cache, partial!))).toMatchObject({ kind: 'partial', action: 'removed' });
+    expect(gone.files.find((f) => f.path === staged)).toMatchObject({ kind: 'warm-save', action: 'removed' });
     expect(existsSync(join(cache, partial!))).toBe(false);
+    expect(existsSync(staged)).toBe(false);
   });
 
   test('the saver killed mid-copy: doctor says so, --dry-run lists it with its size, clean removes it', async () => {
@@ -166,8 +182,8 @@ describe('killed for real: the process copying a warm copy, the keeper copying i
     expect(gone.files.filter((f) => f.action === 'removed').every((f) => f.bytes > 1024 * 1024)).toBe(true);
     expect(existsSync(staged)).toBe(false);
     expect(existsSync(partial)).toBe(false);
-    // What completed stays: the initdb copy the next start restores from.
-    expect(readdirSync(cache).some((n) => /^postgres-\d+-[0-9a-f]+-initdb$/.test(n))).toBe(true);
+    // What completed stays: the initdb copy the next start restores from (saved in the background).
+    expect(await waitFor(() => readdirSync(cache).some((n) => /^postgres-\d+-[0-9a-f]+-initdb$/.test(n)), 30_000)).toBe(true);
   });
 });
 
