@@ -94,11 +94,14 @@ async function bench(engine: Engine): Promise<Result[]> {
   let oneReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: 1, returning: all });
   if (!pg) oneReturning += ` RETURNING ${all.map((c) => quoteIdent('mysql', c)).join(', ')}`;
   const many = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY });
+  // MySQL has no RETURNING: fastInsert reads the keys from insertId, so its raw baseline is the plain INSERT.
+  const manyReturning = pg ? insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY, returning: all }) : many;
   const exec = (sql: string, name: string) =>
     pg ? (v: unknown[]) => pool.query({ name, text: sql, values: v }) : (v: unknown[]) => pool.execute(sql, v);
   const rawOne = exec(one, 'raw_one');
   const rawOneReturning = exec(oneReturning, 'raw_one_ret');
   const rawMany = exec(many, 'raw_many');
+  const rawManyReturning = exec(manyReturning, 'raw_many_ret');
 
   const RAW = 'raw driver, prepared';
   const RAW_RET = `${RAW}, RETURNING`;
@@ -113,6 +116,7 @@ async function bench(engine: Engine): Promise<Result[]> {
   ];
   const arrays: Path[] = [
     [RAW, (rows: Row[]) => rawMany(rows.flatMap((r) => values(r, stamp()))), RAW],
+    ...(pg ? [[RAW_RET, (rows: Row[]) => rawManyReturning(rows.flatMap((r) => values(r, stamp()))), RAW_RET] as Path] : []),
     [
       'create() per row, sequential',
       async (rows: Row[]) => {
@@ -121,8 +125,8 @@ async function bench(engine: Engine): Promise<Result[]> {
       RAW,
     ],
     ['createMany()', (rows: Row[]) => prisma.account.createMany({ data: rows }), RAW],
-    ...(pg ? [['createManyAndReturn()', (rows: Row[]) => prisma.account.createManyAndReturn({ data: rows }), RAW] as Path] : []),
-    ['fastInsert', (rows: Row[]) => fastInsert(prisma.account, rows), RAW],
+    ...(pg ? [['createManyAndReturn()', (rows: Row[]) => prisma.account.createManyAndReturn({ data: rows }), RAW_RET] as Path] : []),
+    ['fastInsert', (rows: Row[]) => fastInsert(prisma.account, rows), pg ? RAW_RET : RAW],
     ['fastInsert, returning: false', (rows: Row[]) => fastInsert(prisma.account, rows, { returning: false }), RAW],
   ];
 

@@ -8,9 +8,9 @@
  * - a default PostgreSQL (on disk, default settings) started before the timed run; the suite's own
  *   global setup makes one database per worker with the schema, and every file TRUNCATEs its tables;
  * - fast-test-db's first run: a fresh data root and no initdb cache, so no server and no template;
- * - fast-test-db's second run with default settings: the first run stopped its server on exit (the
- *   keeper's grace period only bridges test processes of one run), so the server starts again from
- *   the initdb cache and the template is built again;
+ * - fast-test-db's second run: the first run stopped its server on exit (the keeper's grace period
+ *   only bridges test processes of one run) and saved its data directory, so the server starts
+ *   again from that warm copy, with the template in it;
  * - a third run with FAST_TEST_DB_REUSE=1 after the second also ran with it: the server and the
  *   template are still up.
  */
@@ -172,7 +172,7 @@ export async function runSmallSuite(opts: SmallSuiteOptions): Promise<{ sections
     notes: [
       note,
       "The default server is started before the timed run; the suite's global setup drops and makes one database per worker with the schema, and every file TRUNCATEs its tables, as a project without a library does.",
-      'The first run starts with no server, no template and no initdb cache. It stops its server on exit, so the second run (default settings) starts the server again from the initdb cache and builds the template again. The second run is made with FAST_TEST_DB_REUSE=1, so its exit leaves the server up (and skips the stop, about 0.3 s); the third run, also with reuse, finds the server and the template.',
+      'The first run starts with no server, no template and no caches at all (initdb runs). It stops its server on exit and saves its data directory, so the second run starts the server again from that warm copy, template included. The second run is made with FAST_TEST_DB_REUSE=1, so its exit leaves the server up (and skips the stop, about 0.3 s); the third run, also with reuse, finds the server and the template.',
     ],
   };
   const firstSection: Section = {
