@@ -132,7 +132,7 @@ export async function runParallel(opts: ParallelOptions): Promise<{ sections: Se
       row(`cpu-${w}-total`, `${w} worker(s): total`, pick(w, total)),
     ]),
     notes: [
-      'A worker is a Node process (tsx for its own script, the library from dist/) that starts, clones its database from the template, then runs its share of the classes.',
+      'A worker is a Node process (its script bundled to plain JavaScript, the library from dist/) that starts, clones its database from the template, then runs its share of the classes.',
     ],
   };
   return { sections: [withSpeedups(wall), cpu], version: library.version };

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   if (sections.has('mariadb-classes')) {
     const classSteps = steps ? MARIADB_CLASS_STEPS.filter((s) => steps.includes(s.id)).map((s) => s.id) : undefined;
     const r = await runMariadbClasses({
-      // Enough work per worker that starting a worker process (about a second under tsx) does not dominate.
+      // Enough work per worker that starting a worker process does not dominate.
       classes: quick ? 4 : 32,
       testsPerClass: quick ? 3 : 10,
       rowsPerTest: quick ? 10 : 60,

@@ -5,6 +5,7 @@
  * Each sample is the wall time from the first worker's spawn to the last one's exit.
  */
 import { spawn } from 'node:child_process';
+import { bundledScript } from '../lib/bundle.js';
 import { join, resolve } from 'node:path';
 import { resolveServer } from '../../src/server/resolve.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
@@ -46,7 +47,7 @@ export interface MariadbClassesOptions {
 
 export function runWorker(cfg: SuiteConfig, env: Record<string, string>): Promise<{ ms: number; statements: number }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/mariadb-classes/suite.ts')], {
+    const child = spawn(process.execPath, [bundledScript('bench/mariadb-classes/suite.ts')], {
       cwd: ROOT,
       env: { ...process.env, ...env, BENCH_MARIADB_CLASSES: JSON.stringify(cfg) },
       stdio: ['ignore', 'pipe', 'pipe'],
