@@ -90,7 +90,7 @@ export async function ormHandle<T>(
 async function pairOrm<T>(database: TestDatabase, orm: T, pairing: Pairing<T>): Promise<CpuPairing | undefined> {
   if (typeof (database as Partial<SessionSource>).sessionTasks !== 'function') return undefined;
   try {
-    const paired = await pairCpu(database as TestDatabase & SessionSource, pairing.options);
+    const paired = await pairCpu(database.server, database as TestDatabase & SessionSource, pairing.options);
     paired?.follow(pairing.pool?.(orm));
     await paired?.refresh();
     return paired;

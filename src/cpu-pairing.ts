@@ -9,17 +9,24 @@
  *
  * Only where it cannot surprise: Linux; a server we started on this machine (its processes are
  * ours to schedule; never one we do not own, never a container's); a numbered runner worker whose
- * number is at most the CPUs this process may use (more workers than CPUs would lose the
- * scheduler's balancing), and not Playwright's, whose workers drive browsers. The thread's own
- * affinity is given back when the handle closes: processes it starts meanwhile inherit the CPU.
- * `cpuPairing: false` or FAST_TEST_DB_CPU_PAIRING=0 turns it off.
+ * number is at most the CPUs the run may use (more workers than CPUs would lose the scheduler's
+ * balancing), and not Playwright's, whose workers drive browsers. `cpuPairing: false` or
+ * FAST_TEST_DB_CPU_PAIRING=0 turns it off.
+ *
+ * Two users. An ORM adapter's handle pairs at once the thread and every session of its ORM's pool
+ * while it is open (ormHandle): its user chose the library's handle for database work. A runner
+ * integration's worker looks, before each test and while tests run, at the sessions the app
+ * opened on the worker's database, and pairs those that did real work (BUSY_TICKS of CPU), with
+ * its thread, for the worker's life (pairWorker in runners/worker.ts): a suite of light tests
+ * pays no `taskset` (about 3 ms each). Processes a paired thread starts inherit its CPU.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { logger } from './log.js';
-import type { TestDatabase, TestDatabaseOptions } from './types.js';
-import { detectWorker } from './workers.js';
 import { resolveOptions } from './options.js';
+import { readHandoff } from './runners/handoff.js';
+import type { ServerInfo, TestDatabaseOptions } from './types.js';
+import { detectWorker } from './workers.js';
 
 const log = logger('cpu');
 
@@ -40,24 +47,33 @@ export interface PoolEvents {
 
 export interface CpuPairing {
   readonly cpu: number;
-  /** Pins the sessions of the database not pinned yet; a call while one runs makes it run once more. */
+  /** Pins the sessions not pinned yet; a call while one runs makes it run once more. */
   refresh(): Promise<void>;
   /** Follows a pool: each connection it opens is pinned too. */
   follow(pool: PoolEvents | undefined): void;
-  /** Gives the thread back its affinity; the sessions end with their connections. */
+  /** Stops following; outside a runner integration, gives the thread its CPUs back. */
   end(): Promise<void>;
 }
 
-/** The CPUs this thread may run on, before any pairing (a cgroup or taskset may have narrowed them). */
-let allowedAtStart: number[] | undefined;
+/**
+ * A session pairs in 'busy' mode once its server process has used this much CPU (clock ticks,
+ * 10 ms each): a few queries use less, a loop of hundreds more.
+ */
+const BUSY_TICKS = 2;
 
-function allowedCpus(): number[] {
-  if (allowedAtStart) return allowedAtStart;
-  const status = readFileSync('/proc/thread-self/status', 'utf8');
-  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1] ?? '';
-  allowedAtStart = parseCpuList(list);
-  return allowedAtStart;
+/** CPU a task has used, in clock ticks (utime + stime of /proc/<task>/stat); 0 when it is gone. */
+function cpuTicks(task: number): number {
+  try {
+    const stat = readFileSync(`/proc/${task}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
+
+const threadStatus = () => readFileSync('/proc/thread-self/status', 'utf8');
+const allowedList = (status: string) => /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1]?.trim() ?? '';
 
 /** "0-2,5" -> [0, 1, 2, 5]. */
 export function parseCpuList(list: string): number[] {
@@ -70,28 +86,35 @@ export function parseCpuList(list: string): number[] {
   return cpus;
 }
 
-/** This worker's CPU, or why it gets none. */
+/**
+ * The CPUs workers are paired with, in order: those this thread may use, read where no worker was
+ * paired yet (a runner's global setup, or an adapter outside any runner integration). Undefined
+ * when pairing is off or not on Linux.
+ */
+export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): number[] | undefined {
+  if (!resolveOptions(options, env).cpuPairing || process.platform !== 'linux') return undefined;
+  try {
+    return parseCpuList(allowedList(threadStatus()));
+  } catch {
+    return undefined; // no /proc to read
+  }
+}
+
+/** This worker's CPU among `cpus`, or why it gets none. */
 export function pairingCpu(
-  database: Pick<TestDatabase, 'server'>,
-  options: TestDatabaseOptions = {},
+  server: Pick<ServerInfo, 'owned' | 'provider'>,
+  cpus: number[] | undefined,
+  options: Pick<TestDatabaseOptions, 'worker'> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): { cpu: number } | { off: string } {
-  if (!resolveOptions(options, env).cpuPairing) return { off: 'turned off' };
-  if (process.platform !== 'linux') return { off: `not on ${process.platform}` };
-  const { server } = database;
+  if (!cpus) return { off: 'turned off, or not on Linux' };
   if (!server.owned || server.provider !== 'embedded') return { off: 'not a server started here' };
   const worker = options.worker !== undefined ? { id: options.worker, source: 'FAST_TEST_DB_WORKER' } : detectWorker(env);
   if (!NUMBERED_WORKERS.has(worker.source) || !/^\d+$/.test(worker.id))
     return { off: `worker "${worker.id}" is not a numbered runner worker` };
-  const cpus = allowedCpus();
   const slot = Math.max(0, Number(worker.id) - 1);
   if (slot >= cpus.length) return { off: `worker ${worker.id} of more workers than the ${cpus.length} CPUs` };
   return { cpu: cpus[slot]! };
-}
-
-/** The calling thread's id (in a worker_threads worker, not the process's). */
-function threadId(): number {
-  return Number(readlinkSync('/proc/thread-self').split('/').pop());
 }
 
 let tasksetMissing = false;
@@ -111,24 +134,44 @@ function setAffinity(task: number, cpus: string): Promise<boolean> {
 }
 
 /**
+ * Pins the calling thread (in a worker_threads worker, that thread) to `cpu`, unless it is already:
+ * a runner's worker pairs once, however many test files it runs. Returns the list to give back.
+ */
+async function pinThread(cpu: number): Promise<{ thread: number; before: string } | undefined> {
+  const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  const before = allowedList(threadStatus());
+  if (before === String(cpu)) return { thread, before };
+  if (!(await setAffinity(thread, String(cpu)))) return undefined;
+  log('thread %d paired with CPU %d', thread, cpu);
+  return { thread, before };
+}
+
+/**
  * Pairs this thread and the sessions `source` names with this worker's CPU, or returns undefined
- * (with the reason in the debug log) where pairing does not apply.
+ * (with the reason in the debug log) where pairing does not apply. 'eager': the thread now and
+ * every session; 'busy': a session once it used BUSY_TICKS of CPU, and the thread with the first.
+ * Inside a runner integration the run's CPUs and decision come from its handoff, and the thread
+ * stays paired for the worker's life; outside one, end() gives it back.
  */
 export async function pairCpu(
-  database: Pick<TestDatabase, 'server'> & SessionSource,
+  server: ServerInfo,
+  source: SessionSource,
   options: TestDatabaseOptions = {},
+  mode: 'eager' | 'busy' = 'eager',
 ): Promise<CpuPairing | undefined> {
-  const decision = pairingCpu(database, options);
+  const handoff = readHandoff();
+  const cpus = handoff ? handoff.cpus : pairableCpus(options);
+  const decision = pairingCpu(server, resolveOptions(options).cpuPairing ? cpus : undefined, options);
   if ('off' in decision) {
     log('no CPU pairing: %s', decision.off);
     return undefined;
   }
   const { cpu } = decision;
-  const thread = threadId();
-  if (!(await setAffinity(thread, String(cpu)))) return undefined;
-  log('thread %d paired with CPU %d', thread, cpu);
+  let thread: Promise<{ thread: number; before: string } | undefined> | undefined;
+  const pairThread = () => (thread ??= pinThread(cpu));
+  if (mode === 'eager' && !(await pairThread())) return undefined;
 
-  const pinned = new Set<number>();
+  const done = new Set<number>();
   let running: Promise<void> | undefined;
   let again = false;
   let ended = false;
@@ -138,14 +181,15 @@ export async function pairCpu(
     do {
       again = false;
       if (ended) return;
-      const tasks = await database.sessionTasks().catch((e: unknown) => {
+      const tasks = await source.sessionTasks().catch((e: unknown) => {
         log('sessions not listed: %s', (e as Error).message);
         return [];
       });
-      const fresh = tasks.filter((t) => !pinned.has(t));
-      for (const t of fresh) pinned.add(t);
+      const fresh = tasks.filter((t) => !done.has(t) && (mode === 'eager' || cpuTicks(t) >= BUSY_TICKS));
+      if (fresh.length === 0 || !(await pairThread())) continue;
+      for (const t of fresh) done.add(t);
       await Promise.all(fresh.map((t) => setAffinity(t, String(cpu))));
-      if (fresh.length) log('sessions %s paired with CPU %d', fresh.join(','), cpu);
+      log('sessions %s paired with CPU %d', fresh.join(','), cpu);
     } while (again);
   };
   const refresh = (): Promise<void> => {
@@ -175,7 +219,8 @@ export async function pairCpu(
       ended = true;
       for (const stop of followed) stop();
       await running;
-      await setAffinity(thread, allowedCpus().join(','));
+      const pinned = await thread;
+      if (!handoff && pinned && pinned.before !== String(cpu)) await setAffinity(pinned.thread, pinned.before);
     },
   };
 }

@@ -7,6 +7,8 @@ import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.j
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
 import { pidAlive } from './server/lock.js';
+import { keeperFiles, readJson, type KeeperStatus } from './server/keeper-files.js';
+import { backendsServing } from './server/processes.js';
 import { recreateDatabase, releaseSpare } from './recreate.js';
 import { engineOfUrl, resolveServer } from './server/resolve.js';
 import { clearStaging, sharedWorkerId } from './staging.js';
@@ -327,10 +329,18 @@ export class Database implements TestDatabase {
     return this.withAdmin((admin) => this.dialect.describe(admin, this.server));
   }
 
-  /** The OS tasks serving the sessions now connected to this database (CPU pairing). */
-  sessionTasks(): Promise<number[]> {
+  /**
+   * The OS tasks serving the sessions now connected to this database (CPU pairing). PostgreSQL's
+   * are found by their process titles, without a connection; else the dialect asks the server.
+   */
+  async sessionTasks(): Promise<number[]> {
+    const { stateDir } = this.server;
+    const postmaster =
+      this.server.engine === 'postgres' && stateDir ? readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid : undefined;
+    const found = postmaster ? backendsServing(postmaster, this.name) : undefined;
+    if (found) return found;
     const { sessionTasks } = this.dialect;
-    if (!sessionTasks) return Promise.resolve([]);
+    if (!sessionTasks) return [];
     return this.withAdmin((admin) => sessionTasks(admin, this.name));
   }
 

@@ -159,7 +159,7 @@ export interface TestDatabaseOptions {
   /** Container image for server: 'container'. */
   image?: string;
   /**
-   * ORM adapters, on a server started here: this worker's thread and its database sessions share
+   * On a server started here: a numbered runner worker's thread and its database sessions share
    * one CPU, the worker's own (src/cpu-pairing.ts). Default on (Linux). Env: FAST_TEST_DB_CPU_PAIRING=0.
    */
   cpuPairing?: boolean;

@@ -3,6 +3,7 @@
  * or join the server, build the template, and hand both to the workers; at the end, drop the run's
  * databases and stop the server if this run started it.
  */
+import { pairableCpus } from '../cpu-pairing.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
@@ -136,6 +137,7 @@ function handoffFor(
     envVars: parseEnvVars(resolveOptions(options).envVar),
     urlPattern: dialect.url(server, NAME_SLOT),
     dir,
+    cpus: pairableCpus(options),
   };
 }
 

@@ -44,6 +44,11 @@ export interface Handoff {
   /** A directory private to this run, for the workers' "already cloned" notes. */
   dir: string;
   /**
+   * CPU pairing (src/cpu-pairing.ts): the CPUs the runner's process could use, worker N's being the
+   * Nth; absent when pairing is off for this run.
+   */
+  cpus?: number[];
+  /**
    * Set while the server is still starting (ready.ts): the file the global setup writes the finished
    * handoff to. Until then `server` holds only how to reach it, and `template` and `seeded` are empty.
    */

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
 import { logger } from '../log.js';
@@ -14,6 +15,7 @@ import { recreateDatabase } from '../recreate.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import { withClient } from '../client.js';
 import { settled } from './ready.js';
+import { pairCpu, type CpuPairing } from '../cpu-pairing.js';
 
 const log = logger('runner');
 
@@ -108,6 +110,7 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     // A server still starting (ready.ts): no test runs before it answers, or before its failure shows.
     else if (h.pending) beforeAll(() => settled(h));
   }
+  if (h.cpus) pairWorker(h, hooks, target);
   if (h.isolation === 'test') {
     // One handle per file: its reset connection makes each reset one round of statements.
     let db: Promise<TestDatabase> | undefined;
@@ -119,6 +122,38 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     });
   }
   return target;
+}
+
+/** How often a worker looks for sessions that became busy, during its tests and before each. */
+const LOOK_EVERY_MS = 100;
+
+/**
+ * CPU pairing for the app's own connections (src/cpu-pairing.ts): the sessions the app opened on
+ * the worker's database that did real work are paired, with this worker's thread, for the
+ * worker's life. The worker looks before each test and every LOOK_EVERY_MS while tests run (a
+ * loop of inserts is paired within that, not at the next test); a look at PostgreSQL reads /proc
+ * and sends no query. The timer is Node's own, which a test's fake timers do not stop.
+ */
+function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void {
+  let db: Database | undefined;
+  let paired: Promise<CpuPairing | undefined> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const look = async () => {
+    paired ??= workerDatabase(h, target)
+      .then((d) => pairCpu(d.server, (db = d as Database), {}, 'busy'))
+      .catch(() => undefined);
+    await (await paired)?.refresh();
+  };
+  hooks.beforeEach(async () => {
+    timer ??= setInterval(() => void look(), LOOK_EVERY_MS).unref();
+    await look();
+  });
+  hooks.afterAll(async () => {
+    clearInterval(timer);
+    timer = undefined;
+    await (await paired)?.end();
+    await db?.close();
+  });
 }
 
 /**

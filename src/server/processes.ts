@@ -57,6 +57,26 @@ export function otherPids(): number[] {
     .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
 }
 
+/**
+ * The backends of our PostgreSQL whose process title ("postgres: <role> <database> <client> <state>")
+ * names `database`, among its postmaster's children: found without a connection, which would be
+ * a backend of its own (5-20 ms to start). Undefined where /proc cannot tell.
+ */
+export function backendsServing(postmaster: number, database: string): number[] | undefined {
+  if (!HAS_PROC) return undefined;
+  let children: string;
+  try {
+    children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const title = new RegExp(`^postgres: \\S+ ${database.replace(/\W/g, '\\$&')} `);
+  return children
+    .split(' ')
+    .map(Number)
+    .filter((pid) => pid > 0 && title.test(argsOf(pid)?.[0] ?? ''));
+}
+
 /** True where live processes' command lines can be read (Linux): elsewhere only recorded pids are evidence. */
 export const canReadCommandLines = HAS_PROC;
 

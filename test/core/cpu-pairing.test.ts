@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntitySchema } from 'typeorm';
 import { typeormTestDb } from '../../adapters/typeorm/index.js';
 import { drizzleTestDb } from '../../adapters/drizzle/index.js';
-import { pairingCpu, parseCpuList } from '../../src/cpu-pairing.js';
+import { pairableCpus, pairingCpu, parseCpuList } from '../../src/cpu-pairing.js';
 import type { ServerInfo } from '../../src/types.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 
@@ -25,7 +25,7 @@ function cpusOf(task: number): number[] {
 const thread = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
 const before = cpusOf(thread());
 
-const owned = { owned: true, provider: 'embedded' } as ServerInfo;
+const owned: Pick<ServerInfo, 'owned' | 'provider'> = { owned: true, provider: 'embedded' };
 
 describe('which worker gets which CPU', () => {
   it('parses the kernel CPU lists', () => {
@@ -34,16 +34,25 @@ describe('which worker gets which CPU', () => {
   });
 
   it.runIf(process.platform === 'linux')('gives numbered workers a CPU each, and nothing to the rest', () => {
-    const env = { JEST_WORKER_ID: '1' };
-    expect(pairingCpu({ server: owned }, {}, env)).toEqual({ cpu: before[0] });
-    expect(pairingCpu({ server: owned }, { cpuPairing: false }, env)).toMatchObject({ off: 'turned off' });
-    expect(pairingCpu({ server: owned }, {}, { ...env, FAST_TEST_DB_CPU_PAIRING: '0' })).toMatchObject({ off: 'turned off' });
-    expect(pairingCpu({ server: { ...owned, owned: false, provider: 'external' } }, {}, env)).toMatchObject({ off: /not a server/ });
-    expect(pairingCpu({ server: { ...owned, provider: 'container' } }, {}, env)).toMatchObject({ off: /not a server/ });
+    const cpus = [4, 6];
+    const jest = (n: string) => ({ JEST_WORKER_ID: n });
+    expect(pairingCpu(owned, cpus, {}, jest('1'))).toEqual({ cpu: 4 });
+    expect(pairingCpu(owned, cpus, {}, jest('2'))).toEqual({ cpu: 6 });
+    expect(pairingCpu(owned, cpus, {}, { VITEST_POOL_ID: '3' })).toMatchObject({ off: /more workers than the 2 CPUs/ });
+    expect(pairingCpu(owned, undefined, {}, jest('1'))).toMatchObject({ off: /turned off/ });
+    expect(pairingCpu({ owned: false, provider: 'external' }, cpus, {}, jest('1'))).toMatchObject({ off: /not a server/ });
+    expect(pairingCpu({ owned: true, provider: 'container' }, cpus, {}, jest('1'))).toMatchObject({ off: /not a server/ });
     // Playwright's workers drive browsers, which would inherit the one CPU.
-    expect(pairingCpu({ server: owned }, {}, { TEST_PARALLEL_INDEX: '0' })).toMatchObject({ off: /not a numbered/ });
-    expect(pairingCpu({ server: owned }, {}, {})).toMatchObject({ off: /not a numbered/ });
-    expect(pairingCpu({ server: owned }, {}, { VITEST_POOL_ID: String(before.length + 1) })).toMatchObject({ off: /more workers/ });
+    expect(pairingCpu(owned, cpus, {}, { TEST_PARALLEL_INDEX: '0' })).toMatchObject({ off: /not a numbered/ });
+    expect(pairingCpu(owned, cpus, {}, {})).toMatchObject({ off: /not a numbered/ });
+    expect(pairingCpu(owned, cpus, { worker: '2' }, {})).toEqual({ cpu: 6 });
+  });
+
+  it.runIf(process.platform === 'linux')('pairs over the CPUs this process may use, unless turned off', () => {
+    expect(pairableCpus({}, {})).toEqual(before);
+    expect(pairableCpus({ cpuPairing: false }, {})).toBeUndefined();
+    expect(pairableCpus({}, { FAST_TEST_DB_CPU_PAIRING: '0' })).toBeUndefined();
+    expect(pairableCpus({ cpuPairing: true }, { FAST_TEST_DB_CPU_PAIRING: '0' })).toEqual(before);
   });
 });
 

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { listDir } from '../../src/server/keeper-files.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A private data root, so that a test gets its own server instead of the suite's shared one. */
 export function privateDataRoot(tag: string): string {

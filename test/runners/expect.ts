@@ -1,4 +1,5 @@
 /** Assertions shared by the runner acceptance tests, on what the fixture tests recorded. */
+import { availableParallelism } from 'node:os';
 import { expect } from 'vitest';
 import type { ProbeRecord } from '../fixtures/runners/probe.js';
 import { byDatabase, urlDatabase, type RunResult } from './harness.js';
@@ -50,5 +51,34 @@ export function expectPerTest(records: ProbeRecord[]): void {
   for (const r of records) {
     expect(r.before).toBe(0);
     expect(r.colors).toBe(2);
+  }
+}
+
+/**
+ * CPU pairing of the app's own connections (src/cpu-pairing.ts): from a file's second test on (its
+ * first opened the app's pool), worker 1's thread and its session share one CPU, and a worker 2
+ * that was paired has another.
+ */
+export function expectPaired(records: ProbeRecord[]): void {
+  if (process.platform !== 'linux') return;
+  const later = records.filter((r) => r.test === 'second');
+  const one = later.filter((r) => r.worker === '1');
+  expect(one.length).toBeGreaterThan(0);
+  for (const r of one) {
+    expect(r.threadCpus).toMatch(/^\d+$/);
+    expect(r.sessionCpus).toBe(r.threadCpus);
+  }
+  for (const r of later.filter((x) => x.worker === '2' && /^\d+$/.test(x.threadCpus ?? ''))) {
+    expect(r.sessionCpus).toBe(r.threadCpus);
+    expect(r.threadCpus).not.toBe(one[0]!.threadCpus);
+  }
+}
+
+/** A few queries per session: nothing was paired, the threads keep every CPU of the run. */
+export function expectUnpaired(records: ProbeRecord[]): void {
+  if (process.platform !== 'linux') return;
+  for (const r of records) {
+    expect(r.threadCpus).toBe(r.sessionCpus);
+    if (availableParallelism() > 1) expect(r.threadCpus).not.toMatch(/^\d+$/);
   }
 }

@@ -3,7 +3,7 @@
  * project's fast-test-db.config.ts.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
+import { expectPaired, expectPassed, expectUnpaired, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { jest, processesUnder, sandbox, waitNoProcesses } from './harness.js';
 
 describe('jest', () => {
@@ -13,6 +13,7 @@ describe('jest', () => {
       const r = await jest(sb);
       expectPassed(r);
       expectPerWorker(r.records);
+      expectPaired(r.records);
       expect(new Set(r.records.map((x) => x.pid)).size).toBeGreaterThanOrEqual(2);
       expect(sb.migrations()).toBe(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
@@ -57,9 +58,10 @@ describe('jest', () => {
     });
 
     test('isolation per file: every file starts from the template', async () => {
-      const r = await jest(sb, { ...env, FIXTURE_ISOLATION: 'file' });
+      const r = await jest(sb, { ...env, FIXTURE_ISOLATION: 'file', FIXTURE_LIGHT: '1' });
       expectPassed(r);
       expectPerFile(r.records);
+      expectUnpaired(r.records);
       expect(sb.migrations()).toBe(1);
     });
 

@@ -4,7 +4,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-import { expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
+import { expectPaired, expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { processesUnder, sandbox, vitest, waitNoProcesses } from './harness.js';
 
 describe('vitest', () => {
@@ -14,6 +14,7 @@ describe('vitest', () => {
       const r = await vitest(sb, 'forks');
       expectPassed(r);
       expectPerWorker(r.records);
+      expectPaired(r.records);
       expect(sb.migrations()).toBe(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     } finally {
@@ -45,6 +46,8 @@ describe('vitest', () => {
       const first = await vitest(sb, 'threads', env);
       expectPassed(first);
       expectPerWorker(first.records);
+      // Threads of one process: each pairs its own thread.
+      expectPaired(first.records);
       expect(new Set(first.records.map((x) => x.pid)).size).toBe(1);
       expect(new Set(first.records.map((x) => x.threadId)).size).toBeGreaterThanOrEqual(2);
       expect(sb.migrations()).toBe(1);
