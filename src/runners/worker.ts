@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
+import { messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import type { TestDatabase } from '../types.js';
 import { Database } from '../test-database.js';
@@ -141,7 +142,7 @@ function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void 
   const look = async () => {
     paired ??= workerDatabase(h, target)
       .then((d) => pairCpu(d.server, (db = d as Database), {}, 'busy'))
-      .catch(() => undefined);
+      .catch((e: unknown) => void log('no CPU pairing: %s', messageOf(e)));
     await (await paired)?.refresh();
   };
   hooks.beforeEach(async () => {
