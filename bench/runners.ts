@@ -2,10 +2,11 @@
  * Runner bench: one whole run of a 40-file suite, as a user starts it, timed from spawn to exit,
  * with 1 vs 2 workers and per-worker vs per-file isolation. The server is started (and the template
  * built) by a warm-up run and reused, so the figures are the suite's, not the server start's.
+ * `--pairing both` runs every case with CPU pairing on and off (src/cpu-pairing.ts).
  *
- *   npx tsx bench/runners.ts [--runner vitest|jest|both] [--files 40] [--inserts 200] [--repeat 3] [--quick]
+ *   npx tsx bench/runners.ts [--runner vitest|jest|both] [--files 40] [--inserts 200] [--repeat 3] [--pairing on|both] [--quick]
  *
- * Prints a table and the ratios; writes bench/results/runners.json.
+ * Prints a table and the ratios; writes bench/results/runners.json (runners-pairing.json with --pairing both).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ const inserts = Number(arg('inserts', '200'));
 const repeat = Number(arg('repeat', quick ? '1' : '3'));
 const runnerArg = arg('runner', 'vitest');
 const runners: Runner[] = runnerArg === 'both' ? ['vitest', 'jest'] : [runnerArg as Runner];
+const pairings = arg('pairing', 'on') === 'both' ? [true, false] : [true];
 
 const SUITE = join(FIXTURE, '.bench-suite');
 
@@ -55,8 +57,15 @@ test('inserts and reads back', async () => {
   return dir;
 }
 
-function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolation) {
-  const env = { FAST_TEST_DB_REUSE: '1', FIXTURE_ISOLATION: isolation, FIXTURE_CACHE_KEY: 'bench-runners' };
+let jestRuns = 0;
+
+function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolation, pairing = true) {
+  const env = {
+    FAST_TEST_DB_REUSE: '1',
+    FAST_TEST_DB_CPU_PAIRING: pairing ? '1' : '0',
+    FIXTURE_ISOLATION: isolation,
+    FIXTURE_CACHE_KEY: 'bench-runners',
+  };
   if (runner === 'vitest')
     return run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], {
       ...env,
@@ -64,10 +73,12 @@ function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolatio
       FIXTURE_WORKERS: String(workers),
       FIXTURE_INCLUDE: '.bench-suite/vitest/*.test.ts',
     });
+  // A fresh cache per run: with cached timings under 1 s, Jest runs a suite of up to 20 files in
+  // band whatever --maxWorkers says, and "2 workers" would measure one.
   return run(
     sb,
     BIN('jest'),
-    ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, `--cacheDirectory=${join(sb.dir, 'jest-cache')}`],
+    ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`],
     {
       ...env,
       NODE_OPTIONS: '--import tsx',
@@ -86,6 +97,7 @@ interface Case {
   runner: Runner;
   workers: number;
   isolation: Isolation;
+  pairing: boolean;
   samplesMs: number[];
   medianMs?: number;
 }
@@ -97,25 +109,30 @@ async function benchRunner(runner: Runner): Promise<{ cases: Case[]; ratios: Rec
     const warm = await start(sb, runner, 2, 'worker');
     if (warm.code !== 0) throw new Error(`warm-up ${runner} run failed:\n${warm.output.slice(-4000)}`);
     const cases: Case[] = [];
-    for (const isolation of ['worker', 'file'] as const)
-      for (const workers of [1, 2]) cases.push({ runner, workers, isolation, samplesMs: [] });
+    for (const pairing of pairings)
+      for (const isolation of ['worker', 'file'] as const)
+        for (const workers of [1, 2]) cases.push({ runner, workers, isolation, pairing, samplesMs: [] });
     // Interleaved, so that a machine busy for a while slows every case alike.
     for (let i = 0; i < repeat; i++) {
       for (const c of cases) {
-        const r = await start(sb, runner, c.workers, c.isolation);
-        if (r.code !== 0) throw new Error(`${runner} ${c.workers}w ${c.isolation} failed:\n${r.output.slice(-4000)}`);
+        const r = await start(sb, runner, c.workers, c.isolation, c.pairing);
+        const what = `${c.workers} worker(s), isolation ${c.isolation}, pairing ${c.pairing ? 'on' : 'off'}`;
+        if (r.code !== 0) throw new Error(`${runner} ${what} failed:\n${r.output.slice(-4000)}`);
         c.samplesMs.push(Math.round(r.ms));
-        process.stderr.write(`  ${runner} ${c.workers} worker(s), isolation ${c.isolation}: ${Math.round(r.ms)} ms\n`);
+        process.stderr.write(`  ${runner} ${what}: ${Math.round(r.ms)} ms\n`);
       }
     }
     for (const c of cases) c.medianMs = median(c.samplesMs);
-    const t = (w: number, iso: Isolation) => cases.find((c) => c.workers === w && c.isolation === iso)!.medianMs!;
-    const ratios = {
+    const t = (w: number, iso: Isolation, pairing = true) =>
+      cases.find((c) => c.workers === w && c.isolation === iso && c.pairing === pairing)!.medianMs!;
+    const ratios: Record<string, number> = {
       'speedup 2w vs 1w (per worker)': t(1, 'worker') / t(2, 'worker'),
       'speedup 2w vs 1w (per file)': t(1, 'file') / t(2, 'file'),
       'per-file cost vs per-worker (1w)': t(1, 'file') / t(1, 'worker'),
       'per-file cost vs per-worker (2w)': t(2, 'file') / t(2, 'worker'),
     };
+    if (pairings.length > 1)
+      for (const w of [1, 2]) ratios[`pairing speed-up, ${w}w (per worker)`] = t(w, 'worker', false) / t(w, 'worker');
     return { cases, ratios };
   } finally {
     await sb.cleanup();
@@ -131,23 +148,24 @@ for (const runner of runners) {
   const r = await benchRunner(runner);
   results.push({ runner, ...r });
   console.log(`\n${runner}, ${files} files, ${inserts} inserts each (median of ${repeat}, wall ms from spawn to exit)`);
-  console.log('| workers | isolation | median ms | samples |');
-  console.log('|---|---|---|---|');
-  for (const c of r.cases) console.log(`| ${c.workers} | ${c.isolation} | ${c.medianMs} | ${c.samplesMs.join(', ')} |`);
+  console.log('| workers | isolation | pairing | median ms | samples |');
+  console.log('|---|---|---|---|---|');
+  for (const c of r.cases)
+    console.log(`| ${c.workers} | ${c.isolation} | ${c.pairing ? 'on' : 'off'} | ${c.medianMs} | ${c.samplesMs.join(', ')} |`);
   for (const [k, v] of Object.entries(r.ratios)) console.log(`${k}: ${v.toFixed(2)}x`);
 }
 rmSync(SUITE, { recursive: true, force: true });
 
 const out = join(ROOT, 'bench/results');
 mkdirSync(out, { recursive: true });
-const file = join(out, 'runners.json');
+const file = join(out, pairings.length > 1 ? 'runners-pairing.json' : 'runners.json');
 writeFileSync(
   file,
   JSON.stringify(
     {
       bench: 'runners',
       date: new Date().toISOString(),
-      params: { files, inserts, repeat },
+      params: { files, inserts, repeat, pairing: pairings.length > 1 ? 'both' : 'on' },
       machine: {
         cpus: cpus().length,
         cpu: cpus()[0]?.model,
