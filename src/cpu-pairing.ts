@@ -30,8 +30,9 @@ import { detectWorker } from './workers.js';
 
 const log = logger('cpu');
 
-/** Workers whose number says which CPU is theirs (1-based; Mocha's and node:test's may start at 0). */
+/** Workers whose number says which CPU is theirs: counted from 1, but Mocha's from 0. */
 const NUMBERED_WORKERS = new Set(['FAST_TEST_DB_WORKER', 'JEST_WORKER_ID', 'VITEST_POOL_ID', 'NODE_TEST_WORKER_ID', 'MOCHA_WORKER_ID']);
+const FROM_ZERO = new Set(['MOCHA_WORKER_ID']);
 
 /** A database handle that can name the OS tasks (processes or threads) of its sessions on the server. */
 export interface SessionSource {
@@ -112,7 +113,7 @@ export function pairingCpu(
   const worker = options.worker !== undefined ? { id: options.worker, source: 'FAST_TEST_DB_WORKER' } : detectWorker(env);
   if (!NUMBERED_WORKERS.has(worker.source) || !/^\d+$/.test(worker.id))
     return { off: `worker "${worker.id}" is not a numbered runner worker` };
-  const slot = Math.max(0, Number(worker.id) - 1);
+  const slot = FROM_ZERO.has(worker.source) ? Number(worker.id) : Math.max(0, Number(worker.id) - 1);
   if (slot >= cpus.length) return { off: `worker ${worker.id} of more workers than the ${cpus.length} CPUs` };
   return { cpu: cpus[slot]! };
 }
@@ -150,8 +151,8 @@ async function pinThread(cpu: number): Promise<{ thread: number; before: string 
  * Pairs this thread and the sessions `source` names with this worker's CPU, or returns undefined
  * (with the reason in the debug log) where pairing does not apply. 'eager': the thread now and
  * every session; 'busy': a session once it used BUSY_TICKS of CPU, and the thread with the first.
- * Inside a runner integration the run's CPUs and decision come from its handoff, and the thread
- * stays paired for the worker's life; outside one, end() gives it back.
+ * Inside a runner integration the thread stays paired for the worker's life; outside one, end()
+ * gives it back.
  */
 export async function pairCpu(
   server: ServerInfo,
@@ -159,9 +160,11 @@ export async function pairCpu(
   options: TestDatabaseOptions = {},
   mode: 'eager' | 'busy' = 'eager',
 ): Promise<CpuPairing | undefined> {
+  // Inside a runner integration, its global setup decided for the run and read the CPUs before any
+  // worker was paired; this handle's own option can still turn pairing off.
   const handoff = readHandoff();
-  const cpus = handoff ? handoff.cpus : pairableCpus(options);
-  const decision = pairingCpu(server, resolveOptions(options).cpuPairing ? cpus : undefined, options);
+  const cpus = !handoff ? pairableCpus(options) : resolveOptions(options).cpuPairing ? handoff.cpus : undefined;
+  const decision = pairingCpu(server, cpus, options);
   if ('off' in decision) {
     log('no CPU pairing: %s', decision.off);
     return undefined;

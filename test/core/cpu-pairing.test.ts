@@ -46,6 +46,10 @@ describe('which worker gets which CPU', () => {
     expect(pairingCpu(owned, cpus, {}, { TEST_PARALLEL_INDEX: '0' })).toMatchObject({ off: /not a numbered/ });
     expect(pairingCpu(owned, cpus, {}, {})).toMatchObject({ off: /not a numbered/ });
     expect(pairingCpu(owned, cpus, { worker: '2' }, {})).toEqual({ cpu: 6 });
+    // Mocha counts its workers from 0, node:test from 1.
+    expect(pairingCpu(owned, cpus, {}, { MOCHA_WORKER_ID: '0' })).toEqual({ cpu: 4 });
+    expect(pairingCpu(owned, cpus, {}, { MOCHA_WORKER_ID: '1' })).toEqual({ cpu: 6 });
+    expect(pairingCpu(owned, cpus, {}, { NODE_TEST_WORKER_ID: '2' })).toEqual({ cpu: 6 });
   });
 
   it.runIf(process.platform === 'linux')('pairs over the CPUs this process may use, unless turned off', () => {
