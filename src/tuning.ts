@@ -23,7 +23,7 @@ export function postgresSettings(opts: { maxConnections: number; major: number }
     max_wal_size: '8GB',
     checkpoint_timeout: '1d',
     // Old WAL segments kept for reuse after a checkpoint: two, not the default five. They are
-    // copied with the data directory into the warm cache (80 MB of a 144 MB copy here), and a
+    // copied with the data directory into the warm cache (81 MB of a 144 MB copy here), and a
     // throwaway server's few checkpoints gain nothing from them.
     min_wal_size: '32MB',
     // Many workers, each with an ORM pool, plus our admin connections.

@@ -1,10 +1,11 @@
 /**
  * What a killed save or copy leaves on disk, and when it may go (`clean` removes, `doctor` reports):
- * - `warm-save-<keeper pid>` in the servers root: a stopped server's data directory (~45 MB of
- *   memory on tmpfs) moved aside for its copy to the cache; it goes once neither its keeper nor the
- *   process copying it runs;
+ * - `warm-save-<keeper pid>` in the servers root: a stopped server's data directory moved aside
+ *   (tens of MB of memory on tmpfs), or with `-initdb` initdb's output copied beside a starting
+ *   server, on its way to the cache; it goes once neither its keeper nor the process copying it runs;
  * - `<name>.partial-<pid>`: a copy being written (a warm or initdb copy in the cache dir, a binaries
- *   copy in the servers root); it goes once its writer is gone;
+ *   copy in the servers root), or `<name>.old-<pid>` one renamed aside to be removed; it goes once
+ *   that process is gone;
  * - `bin-postgres-<major>-<key>` in the servers root: the binaries (~60 MB) copied for the server's
  *   account; a new install makes another and nothing removed the old one; it goes once no server
  *   uses it and no start is choosing one.
@@ -16,7 +17,7 @@
  * Nothing is a candidate unless its name matches what is written in that very place (copy-names.ts).
  */
 import { lstatSync, renameSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { cacheRoot } from '../options.js';
 import type { TestDatabaseOptions } from '../types.js';
 import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from './copy-names.js';
@@ -34,6 +35,8 @@ export interface StrayCopy {
   bytes: number;
   /** Since its last change; for a binaries copy, since a start last used it (embedded-postgres.ts touches it). */
   ageMs: number;
+  /** The pid its name carries: the writer's or remover's (partial), the keeper's (warm-save). */
+  pid?: number;
   /** Why it must stay: its writer still runs, a server uses it. Undefined when nothing holds it. */
   heldBy?: string;
 }
@@ -49,12 +52,16 @@ export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
   const found: Array<Omit<StrayCopy, 'bytes' | 'heldBy'>> = [];
   const look = (dir: string, kinds: Array<[RegExp, StrayKind]>) => {
     for (const name of entries(dir)) {
-      const kind = kinds.find(([re]) => re.test(name))?.[1];
-      if (!kind) continue;
-      const path = join(dir, name);
-      // Ours are directories; a file or a symlink under such a name is not something we wrote.
-      const st = lstatSync(path, { throwIfNoEntry: false });
-      if (st?.isDirectory()) found.push({ path, kind, ageMs: Date.now() - st.mtimeMs });
+      for (const [re, kind] of kinds) {
+        const m = re.exec(name);
+        if (!m) continue;
+        const path = join(dir, name);
+        // Ours are directories; a file or a symlink under such a name is not something we wrote.
+        const st = lstatSync(path, { throwIfNoEntry: false });
+        // The name's pid (the writer's, or the keeper's) is what the pattern captured.
+        if (st?.isDirectory()) found.push({ path, kind, ageMs: Date.now() - st.mtimeMs, pid: m[1] ? Number(m[1]) : undefined });
+        break;
+      }
     }
   };
   look(serversRoot(options), [
@@ -64,7 +71,7 @@ export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
   ]);
   look(cacheRoot(options), [[CACHE_PARTIAL_NAME, 'partial']]);
   const servers = serversOnce(options);
-  return found.map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c.path, c.kind, c.ageMs, servers) }));
+  return found.map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
 }
 
 /**
@@ -72,7 +79,7 @@ export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
  * a start may have begun since it was listed. Returns why it stayed, or undefined once it is gone.
  */
 export function removeStrayCopy(copy: StrayCopy, options: TestDatabaseOptions = {}): string | undefined {
-  const held = heldBy(copy.path, copy.kind, copy.ageMs, serversOnce(options));
+  const held = heldBy(copy, serversOnce(options));
   if (held) return held;
   if (copy.kind !== 'binaries') {
     rmSync(copy.path, { recursive: true, force: true });
@@ -89,7 +96,7 @@ export function removeStrayCopy(copy: StrayCopy, options: TestDatabaseOptions = 
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // removed by another clean
     throw e;
   }
-  const now = heldBy(copy.path, copy.kind, copy.ageMs, serversOnce(options));
+  const now = heldBy(copy, serversOnce(options));
   if (now) {
     try {
       renameSync(aside, copy.path);
@@ -121,21 +128,18 @@ function serversOnce(options: TestDatabaseOptions): () => OwnedServerEntry[] {
   return () => (servers ??= listOwnedServers(options, { all: true }));
 }
 
-function heldBy(path: string, kind: StrayKind, ageMs: number, servers: () => OwnedServerEntry[]): string | undefined {
-  const name = basename(path);
+function heldBy(copy: Omit<StrayCopy, 'bytes' | 'heldBy'>, servers: () => OwnedServerEntry[]): string | undefined {
+  const { path, kind, pid } = copy;
   if (kind === 'partial') {
     // A recycled pid keeps it longer, never shorter: the safe direction.
-    // Written (.partial-<pid>) or being removed after a rename aside (.old-<pid>) by that process.
-    const writer = Number(/\.(?:partial|old)-(\d+)$/.exec(name)![1]);
-    return pidAlive(writer) ? `process ${writer} is still writing it` : undefined;
+    return pidAlive(pid) ? `process ${pid} is still writing it` : undefined;
   }
   if (kind === 'warm-save') {
-    // The keeper moves the data directory, spawns the process that copies it, then exits: look in that order.
-    const keeper = Number(WARM_SAVE_NAME.exec(name)![1]);
-    if (pidAlive(keeper)) return `its keeper ${keeper} is still stopping`;
+    // Its keeper stages it and spawns the process that copies it: look at the one, then the other.
+    if (pidAlive(pid)) return `its keeper ${pid} still runs`;
     const savers = processesNaming(path);
     if (savers.length > 0) return `process ${savers.join(', ')} is still copying it to the cache`;
-    if (!canReadCommandLines && ageMs < UNSEEN_SAVER_MS) return 'the process copying it may still run (no /proc to tell)';
+    if (!canReadCommandLines && copy.ageMs < UNSEEN_SAVER_MS) return 'the process copying it may still run (no /proc to tell)';
     return undefined;
   }
   const users = processesNaming(path);

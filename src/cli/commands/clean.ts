@@ -16,10 +16,11 @@ Drops the test databases and templates that fast-test-db created (each carries a
 back from the server before every drop) and that are older than D. A database without our
 marker is never touched, nor one whose creating process is still running on this machine.
 Also stops servers this project started whose keeper process died, and removes their data
-(--all: every project's). And removes what a killed save or copy left on disk: a stopped
-server's data directory staged for the warm-start cache (warm-save-<pid>, in memory), a copy
-half written (*.partial-<pid>), a copy of the PostgreSQL binaries no server uses
-(bin-postgres-*, made when root runs a project the server's account cannot enter); each only
+(--all: every project's). And removes what a killed save or copy left on disk: a server's
+data directory or initdb output staged for the cache (warm-save-<pid>[-initdb], in memory), a
+copy half written or half removed (*.partial-<pid>, *.old-<pid>), a copy of the PostgreSQL
+binaries no server uses (bin-postgres-*, made when root runs a project the server's account
+cannot enter); each only
 once the process writing it is gone, and only under its own name beside our servers (every
 project's: the names say none) or in this project's cache dir. With a URL, only that server is
 cleaned (and, when it is one we started, only that one is stopped or removed; no files).

@@ -257,7 +257,7 @@ function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { do
 }
 
 function strayReason(copy: StrayCopy): string {
-  if (copy.kind === 'warm-save') return "a stopped server's data directory whose copy to the cache was killed";
+  if (copy.kind === 'warm-save') return "a server's data directory or initdb output whose copy to the cache was killed";
   if (copy.kind === 'partial') return 'its writer is gone';
   return `no server uses it; last used ${formatDuration(copy.ageMs)} ago`;
 }

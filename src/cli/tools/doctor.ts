@@ -272,7 +272,7 @@ function checkStrayCopies(options: DoctorOptions): Check[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
   const stray = strayCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
   const kinds: Array<{ kind: StrayKind; what: string; olderThan: string }> = [
-    { kind: 'warm-save', what: "staged warm copies (a stopped server's data directory) whose save was killed", olderThan: '0' },
+    { kind: 'warm-save', what: "staged warm copies (a server's data directory or initdb output) whose save was killed", olderThan: '0' },
     { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
     { kind: 'binaries', what: `binaries copies no server has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },
   ];
