@@ -3,8 +3,8 @@
  *
  * A test that awaits one query after another is a ping-pong between two processes. Waking a
  * process on another CPU, most of all an idle one of a virtual machine, costs more than the query:
- * on the 2-core machine of bench/, a prepared `SELECT 1` took 100 us across CPUs and 40 us with
- * both ends on one (MariaDB: 94 and 40 us). Each worker gets its own CPU, so that N workers on N
+ * on the 2-core machine of bench/, a prepared `SELECT 1` took 76 us across CPUs and 29 us with
+ * both ends on one (MariaDB: 77 and 30 us; bench/round-trip.ts). Each worker gets its own CPU, so that N workers on N
  * CPUs still run side by side.
  *
  * Only where it cannot surprise: Linux; a server we started on this machine (its processes are
@@ -73,8 +73,13 @@ function cpuTicks(task: number): number {
   }
 }
 
-const threadStatus = () => readFileSync('/proc/thread-self/status', 'utf8');
-const allowedList = (status: string) => /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1]?.trim() ?? '';
+/** The CPUs a task (a process, a thread by its id, or 'thread-self') may run on, as the kernel lists them ("0-1"). */
+export function allowedList(task: number | 'thread-self'): string {
+  return /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync(`/proc/${task}/status`, 'utf8'))?.[1]?.trim() ?? '';
+}
+
+/** The calling thread's id (in a worker_threads worker, that thread's, not the process's). */
+export const threadId = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
 
 /** "0-2,5" -> [0, 1, 2, 5]. */
 export function parseCpuList(list: string): number[] {
@@ -95,7 +100,7 @@ export function parseCpuList(list: string): number[] {
 export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): number[] | undefined {
   if (!resolveOptions(options, env).cpuPairing || process.platform !== 'linux') return undefined;
   try {
-    return parseCpuList(allowedList(threadStatus()));
+    return parseCpuList(allowedList('thread-self'));
   } catch {
     return undefined; // no /proc to read
   }
@@ -139,8 +144,8 @@ function setAffinity(task: number, cpus: string): Promise<boolean> {
  * a runner's worker pairs once, however many test files it runs. Returns the list to give back.
  */
 async function pinThread(cpu: number): Promise<{ thread: number; before: string } | undefined> {
-  const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  const before = allowedList(threadStatus());
+  const thread = threadId();
+  const before = allowedList('thread-self');
   if (before === String(cpu)) return { thread, before };
   if (!(await setAffinity(thread, String(cpu)))) return undefined;
   log('thread %d paired with CPU %d', thread, cpu);

@@ -237,6 +237,8 @@ export class Database implements TestDatabase {
   private resetClient?: Promise<SqlClient>;
   private adminClient?: Promise<SqlClient>;
   private adminUsers = 0;
+  /** Our PostgreSQL's postmaster, once read from its keeper's status (sessionTasks). */
+  private postmaster?: number;
 
   constructor(private readonly spec: DatabaseSpec) {
     const { dialect, server, name } = spec;
@@ -334,10 +336,10 @@ export class Database implements TestDatabase {
    * are found by their process titles, without a connection; else the dialect asks the server.
    */
   async sessionTasks(): Promise<number[]> {
+    // A runner's worker asks every 100 ms; the server's pid stays for the life of this handle.
     const { stateDir } = this.server;
-    const postmaster =
-      this.server.engine === 'postgres' && stateDir ? readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid : undefined;
-    const found = postmaster ? backendsServing(postmaster, this.name) : undefined;
+    if (this.server.engine === 'postgres' && stateDir) this.postmaster ??= readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid;
+    const found = this.postmaster ? backendsServing(this.postmaster, this.name) : undefined;
     if (found) return found;
     const { sessionTasks } = this.dialect;
     if (!sessionTasks) return [];

@@ -3,9 +3,9 @@
  * or join the server, build the template, and hand both to the workers; at the end, drop the run's
  * databases and stop the server if this run started it.
  */
-import { pairableCpus } from '../cpu-pairing.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pairableCpus } from '../cpu-pairing.js';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
 import type { Dialect } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';

@@ -141,7 +141,7 @@ function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void 
   let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     paired ??= workerDatabase(h, target)
-      .then((d) => pairCpu(d.server, (db = d as Database), {}, 'busy'))
+      .then((d) => pairCpu(d.server, (db = d), {}, 'busy'))
       .catch((e: unknown) => void log('no CPU pairing: %s', messageOf(e)));
     await (await paired)?.refresh();
   };
@@ -161,7 +161,7 @@ function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void 
  * This worker's database as a TestDatabase, for tests that want to reset or recreate it
  * themselves. The runner owns the database: disposing the handle only closes it (see TestDatabase).
  */
-export async function workerDatabase(pending: Handoff, target = workerTarget(pending)): Promise<TestDatabase> {
+export async function workerDatabase(pending: Handoff, target = workerTarget(pending)): Promise<Database> {
   // A server handed out while it starts: the template and seeded tables are known once it is ready.
   const h = await settled(pending);
   const dialect = await dialectFor(h.engine);

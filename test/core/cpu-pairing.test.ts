@@ -3,12 +3,12 @@
  * server's sessions may run on, on servers the library started (both engines) and on one it did not.
  */
 import 'reflect-metadata';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntitySchema } from 'typeorm';
 import { typeormTestDb } from '../../adapters/typeorm/index.js';
 import { drizzleTestDb } from '../../adapters/drizzle/index.js';
-import { pairableCpus, pairingCpu, parseCpuList } from '../../src/cpu-pairing.js';
+import { allowedList, pairableCpus, pairingCpu, parseCpuList, threadId } from '../../src/cpu-pairing.js';
 import type { ServerInfo } from '../../src/types.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 
@@ -18,11 +18,8 @@ const Point = new EntitySchema<{ id: number; amount: number }>({
 });
 const entities = [Point];
 
-/** The CPUs a task (a process, or a thread by its id) may run on. */
-function cpusOf(task: number): number[] {
-  return parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync(`/proc/${task}/status`, 'utf8'))![1]!);
-}
-const thread = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
+const cpusOf = (task: number) => parseCpuList(allowedList(task));
+const thread = threadId;
 const before = cpusOf(thread());
 
 const owned: Pick<ServerInfo, 'owned' | 'provider'> = { owned: true, provider: 'embedded' };
