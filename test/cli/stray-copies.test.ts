@@ -36,6 +36,9 @@ interface DoctorJson {
   checks: Array<{ id: string; title: string; detail?: string; fix?: string }>;
 }
 
+/** The paths `clean` reported with `action`, in its order. */
+const pathsWith = (report: CleanJson, action: string) => report.files.filter((f) => f.action === action).map((f) => f.path);
+
 async function cleanJson(args: string[], env: NodeJS.ProcessEnv): Promise<CleanJson> {
   const r = await runCli(['clean', ...args, '--json'], env);
   expect(r.code, r.stderr).toBe(0);
@@ -178,7 +181,7 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     expect(tree(iso.root)).toEqual(before);
 
     const gone = await cleanJson(['--older-than', '0'], env);
-    expect(gone.files.filter((f) => f.action === 'removed').map((f) => f.path)).toEqual([staged, partial]);
+    expect(pathsWith(gone, 'removed')).toEqual([staged, partial]);
     expect(gone.files.filter((f) => f.action === 'removed').every((f) => f.bytes > 1024 * 1024)).toBe(true);
     expect(existsSync(staged)).toBe(false);
     expect(existsSync(partial)).toBe(false);
@@ -253,23 +256,13 @@ describe('made under the names the code writes: binaries copies and partial copi
 
     const before = tree(iso.root);
     const dry = await cleanJson(['--older-than', '1h', '--dry-run'], env);
-    expect(
-      dry.files
-        .filter((f) => f.action === 'would remove')
-        .map((f) => f.path)
-        .sort(),
-    ).toEqual(Object.values(stale).sort());
+    expect(pathsWith(dry, 'would remove').sort()).toEqual(Object.values(stale).sort());
     expect(dry.files.find((f) => f.path === stale.binPartial)!.bytes).toBe(300_000);
     expect(tree(iso.root)).toEqual(before);
 
     const report = await cleanJson(['--older-than', '1h'], env);
     expect(report.ok).toBe(true);
-    expect(
-      report.files
-        .filter((f) => f.action === 'removed')
-        .map((f) => f.path)
-        .sort(),
-    ).toEqual(Object.values(stale).sort());
+    expect(pathsWith(report, 'removed').sort()).toEqual(Object.values(stale).sort());
     const why = Object.fromEntries(report.files.filter((f) => f.action === 'kept').map((f) => [f.path, f.reason]));
     expect(why).toEqual({
       [kept.livePartial]: `process ${process.pid} is still writing it`,
@@ -283,7 +276,7 @@ describe('made under the names the code writes: binaries copies and partial copi
     running.kill('SIGKILL');
     expect(await waitFor(() => !pidAlive(running!.pid), 10_000)).toBe(true);
     const all = await cleanJson(['--older-than', '0'], env);
-    expect(all.files.filter((f) => f.action === 'removed').map((f) => f.path)).toEqual([kept.recentCopy, kept.usedCopy]);
+    expect(pathsWith(all, 'removed')).toEqual([kept.recentCopy, kept.usedCopy]);
     for (const p of foreign) expect(existsSync(p), p).toBe(true);
   });
 });
