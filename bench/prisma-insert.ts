@@ -94,8 +94,8 @@ async function bench(engine: Engine): Promise<Result[]> {
   let oneReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: 1, returning: all });
   if (!pg) oneReturning += ` RETURNING ${all.map((c) => quoteIdent('mysql', c)).join(', ')}`;
   const many = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY });
-  // MySQL has no RETURNING: fastInsert reads the keys from insertId, so its raw baseline is the plain INSERT.
-  const manyReturning = pg ? insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY, returning: all }) : many;
+  // On MySQL/MariaDB fastInsert reads the keys from insertId, so its raw array baseline is the plain INSERT.
+  const manyReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY, returning: all });
   const exec = (sql: string, name: string) =>
     pg ? (v: unknown[]) => pool.query({ name, text: sql, values: v }) : (v: unknown[]) => pool.execute(sql, v);
   const rawOne = exec(one, 'raw_one');
