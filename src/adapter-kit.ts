@@ -26,8 +26,8 @@ export function runnerServer(): ServerInfo | undefined {
 /**
  * What an adapter's own driver connects to: this database over the server's Unix socket when it is
  * a PostgreSQL with one (ours, on this machine), as the core's own connections do; else as
- * `connection` says. A socket skips the TCP stack: a prepared INSERT took 65 us instead of 82 us
- * here, and the server answers the same. `connection` and the URL stay TCP: apps parse and log them.
+ * `connection` says. A socket skips the TCP stack, and the server answers the same. `connection`
+ * and the URL stay TCP: apps parse and log them.
  */
 export function driverConnection(database: Pick<TestDatabase, 'connection' | 'server'>): ConnectionOptions {
   const { server, connection } = database;

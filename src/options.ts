@@ -163,7 +163,7 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     env: 'FAST_TEST_DB_CPU_PAIRING',
     default: 'on (Linux)',
     description:
-      "on a server started here, each numbered runner worker's thread and its database sessions share one CPU, the worker's own (a query's round trip took 40 µs instead of 100 µs). `0` turns it off",
+      "on a server started here, each numbered runner worker's thread and its database sessions share one CPU, the worker's own (a prepared `SELECT 1` took 29 µs instead of 76 µs). `0` turns it off",
   },
   { env: 'FAST_TEST_DB_RUN_AS', default: '`nobody`', description: 'the user servers run as when we are root (PostgreSQL refuses root)' },
   {
