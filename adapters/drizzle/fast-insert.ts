@@ -7,6 +7,7 @@
 import type { InferModelFromColumns } from 'drizzle-orm';
 import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
 import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'drizzle-orm/mysql-core';
+import { coalescer, type Coalesced } from '../shared/coalesce.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { isKind, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
 import { runnerFor, type InsertSession } from './runners.js';
@@ -21,6 +22,11 @@ export type MySqlInsertedId<T extends MySqlTable> = InferModelFromColumns<GetPri
 export interface FastInsertOptions {
   /** false: return only the number of rows inserted (PostgreSQL then sends no RETURNING). */
   returning?: boolean;
+  /**
+   * Single-row calls on a pool started in the same tick (Promise.all over a map) go out together
+   * as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
+   */
+  coalesce?: boolean;
 }
 
 interface ColumnPlan {
@@ -43,6 +49,13 @@ interface TablePlan {
   ids: ColumnPlan[];
   /** SQL text by column set and row count. */
   statements: Map<string, string>;
+  /** Per pool: single-row calls started in the same tick, sent together. */
+  coalesced: WeakMap<InsertSession, Coalesced<CoalescedRow, unknown>>;
+}
+
+interface CoalescedRow {
+  row: PreparedRow;
+  returning: boolean;
 }
 
 interface PreparedRow {
@@ -91,6 +104,7 @@ function planFor(db: any, table: object, family: SqlFamily): TablePlan {
     returning: all,
     ids: all.filter((c) => c.isId),
     statements: new Map(),
+    coalesced: new WeakMap(),
   };
   byTable.set(table, plan);
   return plan;
@@ -175,6 +189,11 @@ function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): st
   return sql;
 }
 
+/** Rows of this column set one statement may carry. PostgreSQL's DEFAULT VALUES form inserts a single row. */
+function rowsPerBatch(plan: TablePlan, row: PreparedRow): number {
+  return row.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(row.values.length);
+}
+
 function mapReturned(plan: TablePlan, raw: unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const cols = plan.returning;
@@ -203,14 +222,15 @@ function mysqlIds(plan: TablePlan, rows: PreparedRow[], insertId: number): Array
   });
 }
 
-async function runBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], returning: boolean, out: unknown[]): Promise<number> {
+/** One statement for rows of one column set: per row, what that row's own call returns. */
+async function runBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], returning: boolean): Promise<unknown[]> {
   const sql = statement(plan, rows, returning);
   const params = rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values);
   const res = await runner.insert(sql, params, returning && plan.family === 'postgres');
-  if (!returning) return res.affected;
-  if (plan.family === 'postgres') for (const raw of res.rows) out.push(mapReturned(plan, raw));
-  else for (const ids of mysqlIds(plan, rows, res.insertId)) out.push(ids);
-  return res.affected;
+  // An INSERT writes each of its rows once: a row's own statement would have counted 1.
+  if (!returning) return rows.map(() => 1);
+  if (plan.family === 'postgres') return res.rows.map((raw) => mapReturned(plan, raw as unknown[]));
+  return mysqlIds(plan, rows, res.insertId);
 }
 
 export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert']): Promise<T['$inferSelect']>;
@@ -236,11 +256,25 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
   const runner = 'then' in known ? await known : known;
   const plan = planFor(db, table, runner.family);
   const returning = options?.returning !== false;
-  const out: unknown[] = [];
-
   if (!Array.isArray(rowOrRows)) {
-    const affected = await runBatch(runner, plan, [prepareRow(plan, rowOrRows as Record<string, unknown>)], returning, out);
-    return returning ? out[0] : affected;
+    const row = prepareRow(plan, rowOrRows as Record<string, unknown>);
+    // Only on a pool: on one connection the statement belongs to whatever transaction is open there.
+    if (!runner.atomically || options?.coalesce === false) return (await runBatch(runner, plan, [row], returning))[0];
+    let coalesced = plan.coalesced.get(runner);
+    if (!coalesced) {
+      coalesced = coalescer<CoalescedRow, unknown>({
+        limit: (item) => rowsPerBatch(plan, item.row),
+        send: (_shape, items) =>
+          runBatch(
+            runner,
+            plan,
+            items.map((i) => i.row),
+            items[0]!.returning,
+          ),
+      });
+      plan.coalesced.set(runner, coalesced);
+    }
+    return coalesced.add(row.set + (returning ? 'r' : 'n'), { row, returning });
   }
 
   // Consecutive rows with the same column set share statements, which keeps generated keys in input order.
@@ -251,19 +285,16 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     let end = start + 1;
     while (end < prepared.length && prepared[end]!.set === prepared[start]!.set) end++;
     const run = prepared.slice(start, end);
-    const first = run[0]!;
-    // PostgreSQL's DEFAULT VALUES form inserts a single row.
-    const size = first.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(first.values.length);
-    batches.push(...chunk(run, size));
+    batches.push(...chunk(run, rowsPerBatch(plan, run[0]!)));
     start = end;
   }
   const runAll = async (r: InsertSession) => {
-    let n = 0;
-    for (const batch of batches) n += await runBatch(r, plan, batch, returning, out);
-    return n;
+    const out: unknown[] = [];
+    for (const batch of batches) for (const x of await runBatch(r, plan, batch, returning)) out.push(x);
+    return out;
   };
   // Like one db.insert(), all rows or none: several statements share a transaction when the
   // client is a pool (on a single connection they belong to whatever transaction is open there).
-  const affected = batches.length > 1 && runner.atomically ? await runner.atomically(runAll) : await runAll(runner);
-  return returning ? out : affected;
+  const out = batches.length > 1 && runner.atomically ? await runner.atomically(runAll) : await runAll(runner);
+  return returning ? out : out.length;
 }

@@ -98,7 +98,8 @@ function mysql2Runner(pool: any): InsertSession {
   return runner;
 }
 
-const runners = new WeakMap<object, InsertSession>();
+/** Per driver client; the promise while the first runner is made, so that calls started together share one. */
+const runners = new WeakMap<object, InsertSession | Promise<InsertSession>>();
 
 /**
  * The runner for a Drizzle database or transaction. Transactions carry their checked-out client
@@ -114,23 +115,27 @@ export function runnerFor(db: unknown): InsertSession | Promise<InsertSession> {
       'pass the `db` from drizzleTestDb() or from drizzle(client)',
     );
   }
-  const known = runners.get(client);
-  return known ?? createRunner(session, client);
+  let known = runners.get(client);
+  if (!known) {
+    known = createRunner(session, client);
+    runners.set(client, known);
+    // A failed one is not kept: the next call tries again and reports its own error.
+    known.then(
+      (r) => runners.set(client, r),
+      () => runners.delete(client),
+    );
+  }
+  return known;
 }
 
 async function createRunner(session: object, client: object): Promise<InsertSession> {
-  let runner: InsertSession;
   const kind = kindOf(session);
-  if (kind === 'NodePgSession') runner = await nodePgRunner(client);
-  else if (kind === 'PostgresJsSession') runner = postgresJsRunner(client);
-  else if (kind === 'MySql2Session') runner = mysql2Runner(client);
-  else {
-    throw new FastTestDbError(
-      'UNSUPPORTED',
-      `fastInsert does not support the Drizzle driver behind this instance (${kind ?? 'unknown session'})`,
-      'use drizzle-orm/node-postgres, drizzle-orm/postgres-js or drizzle-orm/mysql2, or db.insert(table).values(rows) for other drivers',
-    );
-  }
-  runners.set(client, runner);
-  return runner;
+  if (kind === 'NodePgSession') return nodePgRunner(client);
+  if (kind === 'PostgresJsSession') return postgresJsRunner(client);
+  if (kind === 'MySql2Session') return mysql2Runner(client);
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `fastInsert does not support the Drizzle driver behind this instance (${kind ?? 'unknown session'})`,
+    'use drizzle-orm/node-postgres, drizzle-orm/postgres-js or drizzle-orm/mysql2, or db.insert(table).values(rows) for other drivers',
+  );
 }

@@ -4,12 +4,13 @@
  * uses. It fills in what Prisma's client fills in (static defaults, now(), @updatedAt, uuid/cuid/
  * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
  */
-import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import { coalescer, type Coalesced } from '../shared/coalesce.js';
+import { insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import type { DriverSession, PrismaDriver } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
 import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
-import { FastTestDbError, quoteIdent } from '../../src/adapter-kit.js';
+import { FastTestDbError, quoteIdent, type SqlFamily } from '../../src/adapter-kit.js';
 
 interface FieldPlan {
   field: PrismaField;
@@ -29,6 +30,8 @@ export interface ModelPlan {
   autoincrement?: FieldPlan;
   /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
   statements: Map<string, string>;
+  /** Single-row calls started in the same tick, sent together (see adapters/shared/coalesce.ts). */
+  coalesced?: Coalesced<PreparedRow & { wantRows: boolean }, Record<string, unknown> | undefined>;
 }
 
 export interface FastInsertContext {
@@ -112,7 +115,14 @@ export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
 }
 
 /** The parameters of one row, in plan field order, and which fields they cover. */
-function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): { fields: FieldPlan[]; values: unknown[]; key: string } {
+interface PreparedRow {
+  fields: FieldPlan[];
+  values: unknown[];
+  /** The field set: rows with the same key share a statement. */
+  key: string;
+}
+
+function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): PreparedRow {
   if (!row || typeof row !== 'object' || Array.isArray(row)) {
     throw new FastTestDbError(
       'UNSUPPORTED',
@@ -189,12 +199,6 @@ function statementFor(
   return sql;
 }
 
-interface Group {
-  fields: FieldPlan[];
-  indexes: number[];
-  values: unknown[][];
-}
-
 /**
  * Inserts `rows` into `modelName` and returns records shaped like create() returns them, in
  * input order. Rows with different sets of fields go into different statements, so that a
@@ -204,52 +208,43 @@ export async function insertRows(
   ctx: FastInsertContext,
   modelName: string,
   rows: Array<Record<string, unknown>>,
-  opts: { returning?: boolean } = {},
-): Promise<Array<Record<string, unknown>>> {
+  opts: { returning?: boolean; coalesce?: boolean } = {},
+): Promise<Array<Record<string, unknown> | undefined>> {
   const plan = planFor(ctx, modelName);
   const { driver } = ctx;
   const family = driver.family;
   // One `now` per call, as Prisma uses one per request.
   const now = new Date();
-  const groups = new Map<string, Group>();
   const wantRows = opts.returning !== false;
-  const canReturn = family === 'postgres' || driver.flavor === 'mariadb';
   if (rows.length === 1) {
-    // The per-row path: no grouping, no batching, one statement straight on the pool.
-    const { fields, values, key } = prepareRow(plan, rows[0]!, now);
-    const res = await driver.run(statementFor(plan, family, key, fields, 1, wantRows, canReturn), values);
-    if (!wantRows) return [];
-    if (canReturn) return [toRecord(plan, res.rows[0]!)];
-    return reselect(ctx, driver, plan, fields, [values], res.insertId);
+    const row = prepareRow(plan, rows[0]!, now);
+    if (opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
+    plan.coalesced ??= coalescer({
+      limit: (item) => rowsPerBatch(family, item.fields.length),
+      send: (_shape, items) => statementRows(ctx, driver, plan, items, items[0]!.wantRows),
+    });
+    return [await plan.coalesced.add(row.key + (wantRows ? 'r' : 'n'), { ...row, wantRows })];
   }
-  rows.forEach((row, i) => {
-    const { fields, values, key } = prepareRow(plan, row, now);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { fields, indexes: [], values: [] }));
+  const groups = new Map<string, { rows: PreparedRow[]; indexes: number[] }>();
+  rows.forEach((r, i) => {
+    const row = prepareRow(plan, r, now);
+    let g = groups.get(row.key);
+    if (!g) groups.set(row.key, (g = { rows: [], indexes: [] }));
+    g.rows.push(row);
     g.indexes.push(i);
-    g.values.push(values);
   });
-  const out = new Array<Record<string, unknown>>(rows.length);
-  const statements: Array<{ sql: string; batch: unknown[][]; fields: FieldPlan[]; idx: number[] }> = [];
-  for (const [key, g] of groups) {
-    const columns = g.fields.map((f) => f.field.dbName);
-    // PostgreSQL's DEFAULT VALUES form takes one row per statement.
-    const per = columns.length === 0 && family === 'postgres' ? 1 : rowsPerStatement(columns.length);
-    let offset = 0;
-    for (const batch of chunk(g.values, per)) {
-      const sql = statementFor(plan, family, key, g.fields, batch.length, wantRows, canReturn);
-      statements.push({ sql, batch, fields: g.fields, idx: g.indexes.slice(offset, offset + batch.length) });
-      offset += batch.length;
+  const statements: Array<{ rows: PreparedRow[]; indexes: number[] }> = [];
+  for (const g of groups.values()) {
+    const per = rowsPerBatch(family, g.rows[0]!.fields.length);
+    for (let at = 0; at < g.rows.length; at += per) {
+      statements.push({ rows: g.rows.slice(at, at + per), indexes: g.indexes.slice(at, at + per) });
     }
   }
+  const out = new Array<Record<string, unknown> | undefined>(rows.length);
   const runAll = async (session: DriverSession) => {
     for (const st of statements) {
-      const res = await session.run(st.sql, st.batch.length === 1 ? st.batch[0]! : st.batch.flat());
-      if (!wantRows) continue;
-      const rows = canReturn
-        ? res.rows.map((r) => toRecord(plan, r))
-        : await reselect(ctx, session, plan, st.fields, st.batch, res.insertId);
-      for (const [k, r] of rows.entries()) out[st.idx[k]!] = r;
+      const records = await statementRows(ctx, session, plan, st.rows, wantRows);
+      for (let k = 0; k < records.length; k++) out[st.indexes[k]!] = records[k];
     }
   };
   // Several statements (big arrays, mixed column sets) run in one transaction: all rows or none,
@@ -257,6 +252,36 @@ export async function insertRows(
   if (statements.length === 1) await runAll(driver);
   else await driver.transaction(runAll);
   return out;
+}
+
+/** Rows of one field set per statement. PostgreSQL's DEFAULT VALUES form takes one row. */
+function rowsPerBatch(family: SqlFamily, fieldCount: number): number {
+  return fieldCount === 0 && family === 'postgres' ? 1 : rowsPerStatement(fieldCount);
+}
+
+/** One statement for rows of one field set: the records create() would return, in row order (none without wantRows). */
+async function statementRows(
+  ctx: FastInsertContext,
+  driver: DriverSession,
+  plan: ModelPlan,
+  rows: PreparedRow[],
+  wantRows: boolean,
+): Promise<Array<Record<string, unknown> | undefined>> {
+  const family = ctx.driver.family;
+  const canReturn = family === 'postgres' || ctx.driver.flavor === 'mariadb';
+  const { fields, key } = rows[0]!;
+  const sql = statementFor(plan, family, key, fields, rows.length, wantRows, canReturn);
+  const res = await driver.run(sql, rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values));
+  if (!wantRows) return rows.map(() => undefined);
+  if (canReturn) return res.rows.map((r) => toRecord(plan, r));
+  return reselect(
+    ctx,
+    driver,
+    plan,
+    fields,
+    rows.map((r) => r.values),
+    res.insertId,
+  );
 }
 
 /**

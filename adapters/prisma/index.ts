@@ -387,6 +387,11 @@ export type CreatedRecord<D> = 0 extends 1 & D
 export interface FastInsertOptions {
   /** false: skip RETURNING / reading rows back and resolve to { count } (like createMany). Default true. */
   returning?: boolean;
+  /**
+   * Single-row calls started in the same tick (Promise.all over a map) go out together as
+   * multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
+   */
+  coalesce?: boolean;
 }
 
 /**
@@ -420,10 +425,11 @@ export async function fastInsert<D>(
   const reg = delegate && typeof delegate === 'object' ? registry.get(delegate) : undefined;
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
   const returning = options.returning !== false;
-  let out: Array<Record<string, unknown>>;
+  const how = { returning, coalesce: options.coalesce };
+  let out: Array<Record<string, unknown> | undefined>;
   if (reg?.model) {
     if (list.length === 0) return returning ? [] : { count: 0 };
-    out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, { returning });
+    out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, how);
   } else {
     // Not a client of ours: the app's own client, reached through the delegate.
     const lease = delegate && typeof delegate === 'object' && !reg ? appClientLease(delegate) : undefined;
@@ -438,7 +444,7 @@ export async function fastInsert<D>(
     }
     try {
       if (list.length === 0) return returning ? [] : { count: 0 };
-      out = await insertRows(await lease.context(), lease.model, list, { returning });
+      out = await insertRows(await lease.context(), lease.model, list, how);
     } finally {
       lease.release();
     }

@@ -59,15 +59,14 @@ function mysqlRunner(target: MysqlExecutable): InsertStatement {
     });
 }
 
-/**
- * Where the statement runs: inside the caller's transaction when the repository belongs to a
- * QueryRunner (manager.transaction(...)), otherwise on the DataSource's pool.
- */
-export async function runnerFor(dataSource: DataSource, family: SqlFamily, queryRunner: QueryRunner | undefined): Promise<InsertStatement> {
-  if (queryRunner && !queryRunner.isReleased) {
-    const conn = (await queryRunner.connect()) as PgQueryable & MysqlExecutable;
-    return family === 'postgres' ? pgRunner(conn) : mysqlRunner(conn);
-  }
+/** Statements on a QueryRunner's connection: the caller's transaction (manager.transaction(...)), or the one fastInsert opens for a many-statement insert. */
+export async function runnerFor(family: SqlFamily, queryRunner: QueryRunner): Promise<InsertStatement> {
+  const conn = (await queryRunner.connect()) as PgQueryable & MysqlExecutable;
+  return family === 'postgres' ? pgRunner(conn) : mysqlRunner(conn);
+}
+
+/** Statements on the DataSource's own pool: pg's `master`, mysql2's `pool`. */
+export function poolRunner(dataSource: DataSource, family: SqlFamily): InsertStatement {
   const driver = dataSource.driver as unknown as { master?: PgQueryable; pool?: MysqlExecutable };
   if (family === 'postgres') {
     if (!driver.master) throw notConnected();

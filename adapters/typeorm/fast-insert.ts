@@ -9,7 +9,8 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { DataSource, DeepPartial, EntityTarget, ObjectLiteral, QueryRunner, Repository } from 'typeorm';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import { familyOf, poolOf, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
+import { coalescer, type Coalesced } from '../shared/coalesce.js';
+import { familyOf, poolOf, poolRunner, runnerFor, type InsertOutcome, type InsertStatement } from './driver.js';
 import { dataSourceOf } from './orm.js';
 import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 
@@ -24,6 +25,12 @@ export interface FastInsertOptions {
    * false saves the result rows for seeding that never reads the keys. MySQL's insertId comes free.
    */
   returning?: boolean;
+  /**
+   * Single-row calls on the DataSource's pool started in the same tick (Promise.all over a map)
+   * go out together as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes.
+   * Default true; false sends each call as its own statement.
+   */
+  coalesce?: boolean;
 }
 
 export interface FastInsertResult {
@@ -52,7 +59,7 @@ interface EntityPlan {
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
   /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
   simpleKey?: ColumnMetadata;
-  pool?: { owner: unknown; run: InsertStatement };
+  pool?: { owner: unknown; run: InsertStatement; coalesced: Coalesced<CoalescedRow, InsertOutcome> };
   subscribersChecked: boolean;
 }
 
@@ -254,7 +261,6 @@ export async function fastInsert<T extends ObjectLiteral>(
   const md = plan.metadata;
   if (md.beforeInsertListeners.length) await runListeners(md.beforeInsertListeners, rows);
 
-  // The per-row path (one row, one statement) allocates no closures: it is what seeding loops call.
   const prepared: PreparedRow[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) prepared[i] = prepareRow(plan, rows[i]!);
   const batches = rows.length === 1 ? SINGLE : batchesOf(plan, prepared);
@@ -262,13 +268,13 @@ export async function fastInsert<T extends ObjectLiteral>(
 
   let outs: InsertOutcome[];
   if (queryRunner && !queryRunner.isReleased) {
-    outs = await runBatches(plan, await runnerFor(dataSource, plan.family, queryRunner), prepared, batches, returning);
+    outs = await runBatches(plan, await runnerFor(plan.family, queryRunner), prepared, batches, returning);
   } else if (batches.length > 1) {
     // Several statements: one transaction, so that a failure leaves no part of the rows behind (as insert()'s single statement would not).
     const qr = dataSource.createQueryRunner('master');
     try {
       await qr.startTransaction();
-      outs = await runBatches(plan, await runnerFor(dataSource, plan.family, qr), prepared, batches, returning);
+      outs = await runBatches(plan, await runnerFor(plan.family, qr), prepared, batches, returning);
       await qr.commitTransaction();
     } catch (e) {
       if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
@@ -277,10 +283,11 @@ export async function fastInsert<T extends ObjectLiteral>(
       await qr.release();
     }
   } else {
-    // The pool changes when the DataSource is destroyed and initialised again.
-    const owner = poolOf(dataSource);
-    if (plan.pool?.owner !== owner) plan.pool = { owner, run: await runnerFor(dataSource, plan.family, undefined) };
-    outs = await runBatches(plan, plan.pool!.run, prepared, batches, returning);
+    const pool = poolFor(plan);
+    outs =
+      rows.length === 1 && opts.coalesce !== false
+        ? [await pool.coalesced.add(prepared[0]!.key + (returning ? 'r' : 'n'), { row: prepared[0]!, returning })]
+        : await runBatches(plan, pool.run, prepared, batches, returning);
   }
   // Keys go onto the caller's objects only once every statement has succeeded.
   for (let b = 0; b < batches.length; b++) {
@@ -298,6 +305,39 @@ export async function fastInsert<T extends ObjectLiteral>(
 
 const SINGLE: number[][] = [[0]];
 
+interface CoalescedRow {
+  row: PreparedRow;
+  returning: boolean;
+}
+
+/** The plan's statements on the DataSource's pool, which changes when the DataSource is destroyed and initialised again. */
+function poolFor(plan: EntityPlan): NonNullable<EntityPlan['pool']> {
+  const owner = poolOf(plan.dataSource);
+  const current = plan.pool;
+  if (current && current.owner === owner) return current;
+  const run = poolRunner(plan.dataSource, plan.family);
+  const coalesced = coalescer<CoalescedRow, InsertOutcome>({
+    limit: (item) => rowsPerBatch(plan, item.row),
+    send: async (_shape, items) => {
+      const out = await sendRows(
+        plan,
+        run,
+        items.map((i) => i.row),
+        items[0]!.returning,
+      );
+      // One outcome per row, as that row's own statement would have returned it.
+      return items.map((_, j) => ({ rows: out.rows.length ? [out.rows[j]!] : [], insertId: out.insertId ? out.insertId + j : 0 }));
+    },
+  });
+  return (plan.pool = { owner, run, coalesced });
+}
+
+/** Rows of this column set one statement may carry. PostgreSQL has no multi-row form of DEFAULT VALUES. */
+function rowsPerBatch(plan: EntityPlan, row: PreparedRow): number {
+  const ncols = row.columns.length;
+  return ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
+}
+
 /** Row indexes per statement: runs of one column set, each cut to the engine's parameter limit. */
 function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
   const batches: number[][] = [];
@@ -305,8 +345,7 @@ function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
     const key = prepared[start]!.key;
     let end = start + 1;
     while (end < prepared.length && prepared[end]!.key === key) end++;
-    const ncols = prepared[start]!.columns.length;
-    const size = ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
+    const size = rowsPerBatch(plan, prepared[start]!);
     const run: number[] = [];
     for (let i = start; i < end; i++) run.push(i);
     batches.push(...chunk(run, size));
@@ -323,16 +362,27 @@ async function runBatches(
   returning: boolean,
 ): Promise<InsertOutcome[]> {
   const outs: InsertOutcome[] = [];
-  for (const part of batches) {
-    const first = prepared[part[0]!]!;
-    let values = first.values;
-    if (part.length > 1) {
-      values = [];
-      for (const i of part) for (const v of prepared[i]!.values) values.push(v);
-    }
-    outs.push(await run(statement(plan, first, part.length, returning), values));
-  }
+  for (const part of batches)
+    outs.push(
+      await sendRows(
+        plan,
+        run,
+        part.map((i) => prepared[i]!),
+        returning,
+      ),
+    );
   return outs;
+}
+
+/** One statement for rows of one column set. */
+function sendRows(plan: EntityPlan, run: InsertStatement, rows: PreparedRow[], returning: boolean): Promise<InsertOutcome> {
+  const first = rows[0]!;
+  let values = first.values;
+  if (rows.length > 1) {
+    values = [];
+    for (const r of rows) for (const v of r.values) values.push(v);
+  }
+  return run(statement(plan, first, rows.length, returning), values);
 }
 
 function identify(plan: EntityPlan, row: ObjectLiteral): ObjectLiteral {

@@ -184,6 +184,50 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         }
       });
 
+      it('sends single-row calls started together as one statement, each settling as if alone', async () => {
+        const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
+        await t.database.reset();
+        // Counts the INSERTs that reach the pool (pg's query, postgres.js's unsafe, mysql2's execute); they still run.
+        const client = db().$client as Record<string, unknown>;
+        const method = setup.driver === 'pg' ? 'query' : setup.driver === 'postgres-js' ? 'unsafe' : 'execute';
+        const send = client[method] as (...args: unknown[]) => unknown;
+        let inserts = 0;
+        client[method] = (...args: unknown[]) => {
+          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+          if (text?.startsWith('INSERT')) inserts++;
+          return send.apply(client, args);
+        };
+        const people = async () => sortBy(await db().select().from(zoo.people), ['id']) as Array<{ id: number; fullName: string }>;
+        try {
+          const rows = Array.from({ length: 300 }, (_, i) => ({ fullName: `co-${i}` }));
+          const outs = (await Promise.all(rows.map((r) => fastInsert(db(), zoo.people as any, r)))) as Array<{ id: number }>;
+          expect(inserts).toBe(1);
+          const back = await people();
+          // Keys in call order, each call with its own.
+          expect(back.map((r) => r.fullName)).toEqual(rows.map((r) => r.fullName));
+          expect(outs.map((o) => o.id)).toEqual(back.map((r) => r.id));
+
+          // A NULL name fails the batch, which goes again row by row: only that call fails.
+          await t.database.reset();
+          inserts = 0;
+          const mixed = [{ fullName: 'cm-1' }, { fullName: null }, { fullName: 'cm-3' }];
+          const settled = await Promise.allSettled(mixed.map((r) => fastInsert(db(), zoo.people as any, r as any)));
+          expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+          expect(inserts).toBe(1 + mixed.length);
+          const ids = settled.flatMap((x) => (x.status === 'fulfilled' ? [(x.value as { id: number }).id] : []));
+          expect((await people()).map((r) => [r.fullName, r.id])).toEqual([
+            ['cm-1', ids[0]],
+            ['cm-3', ids[1]],
+          ]);
+
+          inserts = 0;
+          await Promise.all([1, 2, 3].map((i) => fastInsert(db(), zoo.people as any, { fullName: `cs-${i}` }, { coalesce: false } as any)));
+          expect(inserts).toBe(3);
+        } finally {
+          client[method] = send;
+        }
+      });
+
       it('returns the row count only when asked for no returning', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
         await t.database.reset();

@@ -373,6 +373,44 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         expect(await fastInsert(prisma.account, [{ email: 'tx-after@x.io' }])).toHaveLength(1);
       });
 
+      it('sends single-row calls started together as one statement, each settling as if alone', async () => {
+        // The app's client on a pool we can watch: counts the INSERTs that reach it (they still run).
+        const pool = appPool!.pool as Record<string, unknown>;
+        const method = pg ? 'query' : 'execute';
+        const send = pool[method] as (...args: unknown[]) => unknown;
+        let inserts = 0;
+        pool[method] = (...args: unknown[]) => {
+          const a = args[0] as string | { text?: string; sql?: string };
+          if ((typeof a === 'string' ? a : (a.text ?? a.sql))?.startsWith('INSERT')) inserts++;
+          return send.apply(pool, args);
+        };
+        const app = apps['app client, adapter pool'];
+        try {
+          const rows = Array.from({ length: 300 }, (_, i) => ({ email: `co-${i}@x.io` }));
+          const outs = (await Promise.all(rows.map((r) => fastInsert(app.account, r)))) as Row[][];
+          expect(inserts).toBe(1);
+          const back = await prisma.account.findMany({ where: { email: { startsWith: 'co-' } }, orderBy: { id: 'asc' } });
+          // Records in call order, each call with its own.
+          expect(back.map((r: Row) => r.email)).toEqual(rows.map((r) => r.email));
+          expect(outs.map(([r]) => r!.id)).toEqual(back.map((r: Row) => r.id));
+
+          // A duplicate email fails the batch, which goes again row by row: only that call fails.
+          inserts = 0;
+          const mixed = [{ email: 'cm-1@x.io' }, { email: 'co-0@x.io' }, { email: 'cm-3@x.io' }];
+          const settled = await Promise.allSettled(mixed.map((r) => fastInsert(app.account, r)));
+          expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+          expect(isFastTestDbError((settled[1] as PromiseRejectedResult).reason)).toBe(true);
+          expect(inserts).toBe(1 + mixed.length);
+          expect(await prisma.account.count({ where: { email: { startsWith: 'cm-' } } })).toBe(2);
+
+          inserts = 0;
+          await Promise.all([1, 2, 3].map((i) => fastInsert(app.account, { email: `cs-${i}@x.io` }, { coalesce: false })));
+          expect(inserts).toBe(3);
+        } finally {
+          pool[method] = send;
+        }
+      });
+
       it('a single object is accepted as one row', async () => {
         const out = (await fastInsert(prisma.tag, { name: 'single' })) as Row[];
         expect(out).toEqual([{ name: 'single', color: 'red' }]);

@@ -194,6 +194,60 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         }
       });
 
+      it('sends single-row calls started together as one statement, each settling as if alone', async () => {
+        const DataSource = await loadDataSourceClass('zoo');
+        const own = new DataSource({
+          type: options.type,
+          url: b.database.url,
+          entities: zoo.entities,
+          namingStrategy: new SnakeNamingStrategy(),
+        } as never);
+        await openDataSource(own);
+        // Counts the INSERTs that reach the driver's pool (pg's query, mysql2's execute); the statements still run.
+        const driver = own.driver as unknown as { master?: Record<string, unknown>; pool?: Record<string, unknown> };
+        const [pool, method] = driver.master ? [driver.master, 'query'] : [driver.pool!, 'execute'];
+        const send = pool[method] as (...args: unknown[]) => unknown;
+        let inserts = 0;
+        pool[method] = (...args: unknown[]) => {
+          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+          if (text?.startsWith('INSERT')) inserts++;
+          return send.apply(pool, args);
+        };
+        const repo = own.getRepository(zoo.Author);
+        const names = async (like: string) =>
+          (await own.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${like}' ORDER BY id`)) as Array<{ id: number; name: string }>;
+        try {
+          const rows: Array<{ name: string | null; id?: number }> = Array.from({ length: 300 }, (_, i) => ({ name: `co-${i}` }));
+          const results = await Promise.all(rows.map((r) => fastInsert(repo, r)));
+          expect(inserts).toBe(1);
+          const back = await names('co-%');
+          // Keys in call order, each call with its own, on its own object.
+          expect(back.map((r) => r.name)).toEqual(rows.map((r) => r.name));
+          expect(results.map((r) => Number(r.identifiers[0]!.id))).toEqual(back.map((r) => Number(r.id)));
+          expect(rows.map((r) => Number(r.id))).toEqual(back.map((r) => Number(r.id)));
+
+          // A NULL name fails the batch, which goes again row by row: only that call fails.
+          inserts = 0;
+          const mixed: Array<{ name: string | null; id?: number }> = [{ name: 'cm-1' }, { name: null }, { name: 'cm-3' }];
+          const settled = await Promise.allSettled(mixed.map((r) => fastInsert(repo, r)));
+          expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+          expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'QUERY_FAILED' });
+          expect(inserts).toBe(1 + mixed.length);
+          expect((await names('cm-%')).map((r) => [r.name, Number(r.id)])).toEqual([
+            ['cm-1', mixed[0]!.id],
+            ['cm-3', mixed[2]!.id],
+          ]);
+
+          inserts = 0;
+          await Promise.all([1, 2, 3].map((i) => fastInsert(repo, { name: `cs-${i}` }, { coalesce: false })));
+          expect(inserts).toBe(3);
+          expect(await names('cs-%')).toHaveLength(3);
+        } finally {
+          pool[method] = send;
+          await closeDataSource(own);
+        }
+      });
+
       it("typeormOptions points an app's options (as TypeOrmModule.forRoot takes them) at the worker's database", async () => {
         const count = async () => Number((await b.dataSource.query('SELECT COUNT(*) AS n FROM zoo_author'))[0].n);
         const before = await count();
