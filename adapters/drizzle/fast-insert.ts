@@ -189,9 +189,9 @@ function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): st
   return sql;
 }
 
-/** Rows of this column set one statement may carry. PostgreSQL's DEFAULT VALUES form inserts a single row. */
+/** Rows of this column set per statement; SQL expressions take no bind parameter. */
 function rowsPerBatch(plan: TablePlan, row: PreparedRow): number {
-  return row.columns.length === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(row.values.length);
+  return rowsPerStatement(plan.family, row.columns.length, row.values.length);
 }
 
 function mapReturned(plan: TablePlan, raw: unknown[]): Record<string, unknown> {

@@ -10,7 +10,7 @@ import type { DriverSession, PrismaDriver } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
 import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
-import { FastTestDbError, quoteIdent, type SqlFamily } from '../../src/adapter-kit.js';
+import { FastTestDbError, quoteIdent } from '../../src/adapter-kit.js';
 
 interface FieldPlan {
   field: PrismaField;
@@ -220,7 +220,7 @@ export async function insertRows(
     const row = prepareRow(plan, rows[0]!, now);
     if (opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
     plan.coalesced ??= coalescer({
-      limit: (item) => rowsPerBatch(family, item.fields.length),
+      limit: (item) => rowsPerStatement(family, item.fields.length),
       send: (_shape, items) => statementRows(ctx, driver, plan, items, items[0]!.wantRows),
     });
     return [await plan.coalesced.add(row.key + (wantRows ? 'r' : 'n'), { ...row, wantRows })];
@@ -235,7 +235,7 @@ export async function insertRows(
   });
   const statements: Array<{ rows: PreparedRow[]; indexes: number[] }> = [];
   for (const g of groups.values()) {
-    const per = rowsPerBatch(family, g.rows[0]!.fields.length);
+    const per = rowsPerStatement(family, g.rows[0]!.fields.length);
     for (let at = 0; at < g.rows.length; at += per) {
       statements.push({ rows: g.rows.slice(at, at + per), indexes: g.indexes.slice(at, at + per) });
     }
@@ -252,11 +252,6 @@ export async function insertRows(
   if (statements.length === 1) await runAll(driver);
   else await driver.transaction(runAll);
   return out;
-}
-
-/** Rows of one field set per statement. PostgreSQL's DEFAULT VALUES form takes one row. */
-function rowsPerBatch(family: SqlFamily, fieldCount: number): number {
-  return fieldCount === 0 && family === 'postgres' ? 1 : rowsPerStatement(fieldCount);
 }
 
 /** One statement for rows of one field set: the records create() would return, in row order (none without wantRows). */

@@ -31,21 +31,25 @@ export function coalescer<I, O>(to: CoalesceSend<I, O>): Coalesced<I, O> {
   let queue = new Map<string, Waiting<I, O>[]>();
   let scheduled = false;
 
-  const alone = (shape: string, w: Waiting<I, O>): Promise<void> => to.send(shape, [w.item]).then(([o]) => w.resolve(o!), w.reject);
+  // then() chains rather than async functions: fewer promises per row, each of which Jest 30 on
+  // Node 20 hooks (its AsyncLocalStorage).
+  const alone = (shape: string, w: Waiting<I, O>): Promise<void> => to.send(shape, [w.item]).then((o) => w.resolve(o[0]!), w.reject);
 
-  const batch = async (shape: string, part: Waiting<I, O>[]): Promise<void> => {
+  const batch = (shape: string, part: Waiting<I, O>[]): Promise<void> => {
     if (part.length === 1) return alone(shape, part[0]!);
-    let outs: O[];
-    try {
-      outs = await to.send(
+    return to
+      .send(
         shape,
         part.map((w) => w.item),
+      )
+      .then(
+        (outs) => {
+          for (let i = 0; i < part.length; i++) part[i]!.resolve(outs[i]!);
+        },
+        async () => {
+          for (const w of part) await alone(shape, w);
+        },
       );
-    } catch {
-      for (const w of part) await alone(shape, w);
-      return;
-    }
-    for (let i = 0; i < part.length; i++) part[i]!.resolve(outs[i]!);
   };
 
   const flush = (): void => {

@@ -23,9 +23,13 @@ export interface InsertShape {
   expressions?: Array<string | undefined>;
 }
 
-/** Largest row count per statement for this many columns. */
-export function rowsPerStatement(columnCount: number, cap = 1000): number {
-  return Math.max(1, Math.min(cap, Math.floor(MAX_BIND_PARAMS / Math.max(1, columnCount))));
+/**
+ * Most rows one statement may carry: as many as fit the bind-parameter limit, at most 1,000; one
+ * for a row without columns on PostgreSQL, which fastInsert sends as DEFAULT VALUES.
+ */
+export function rowsPerStatement(family: SqlFamily, columnCount: number, paramsPerRow = columnCount): number {
+  if (columnCount === 0 && family === 'postgres') return 1;
+  return Math.max(1, Math.min(1000, Math.floor(MAX_BIND_PARAMS / Math.max(1, paramsPerRow))));
 }
 
 /** Splits rows into batches that each fit one statement. */

@@ -37,14 +37,13 @@ export function familyOf(dataSource: DataSource): SqlFamily {
 }
 
 function pgRunner(target: PgQueryable): InsertStatement {
-  return async (text, values) => {
-    try {
-      const res = await target.query({ name: preparedName(text), text, values });
-      return { rows: res.rows, insertId: 0 };
-    } catch (e) {
-      throw classifyDriverError(e, `fastInsert: ${text.slice(0, 200)}`);
-    }
-  };
+  return (text, values) =>
+    target.query({ name: preparedName(text), text, values }).then(
+      (res) => ({ rows: res.rows, insertId: 0 }),
+      (e: unknown) => {
+        throw classifyDriverError(e, `fastInsert: ${text.slice(0, 200)}`);
+      },
+    );
 }
 
 function mysqlRunner(target: MysqlExecutable): InsertStatement {

@@ -317,25 +317,21 @@ function poolFor(plan: EntityPlan): NonNullable<EntityPlan['pool']> {
   if (current && current.owner === owner) return current;
   const run = poolRunner(plan.dataSource, plan.family);
   const coalesced = coalescer<CoalescedRow, InsertOutcome>({
-    limit: (item) => rowsPerBatch(plan, item.row),
-    send: async (_shape, items) => {
-      const out = await sendRows(
+    limit: (item) => rowsPerStatement(plan.family, item.row.columns.length),
+    send: (_shape, items) =>
+      sendRows(
         plan,
         run,
         items.map((i) => i.row),
         items[0]!.returning,
-      );
-      // One outcome per row, as that row's own statement would have returned it.
-      return items.map((_, j) => ({ rows: out.rows.length ? [out.rows[j]!] : [], insertId: out.insertId ? out.insertId + j : 0 }));
-    },
+      ).then((out) =>
+        // One outcome per row, as that row's own statement would have returned it.
+        items.length === 1
+          ? [out]
+          : items.map((_, j) => ({ rows: out.rows.length ? [out.rows[j]!] : [], insertId: out.insertId ? out.insertId + j : 0 })),
+      ),
   });
   return (plan.pool = { owner, run, coalesced });
-}
-
-/** Rows of this column set one statement may carry. PostgreSQL has no multi-row form of DEFAULT VALUES. */
-function rowsPerBatch(plan: EntityPlan, row: PreparedRow): number {
-  const ncols = row.columns.length;
-  return ncols === 0 && plan.family === 'postgres' ? 1 : rowsPerStatement(ncols);
 }
 
 /** Row indexes per statement: runs of one column set, each cut to the engine's parameter limit. */
@@ -345,7 +341,7 @@ function batchesOf(plan: EntityPlan, prepared: PreparedRow[]): number[][] {
     const key = prepared[start]!.key;
     let end = start + 1;
     while (end < prepared.length && prepared[end]!.key === key) end++;
-    const size = rowsPerBatch(plan, prepared[start]!);
+    const size = rowsPerStatement(plan.family, prepared[start]!.columns.length);
     const run: number[] = [];
     for (let i = start; i < end; i++) run.push(i);
     batches.push(...chunk(run, size));

@@ -5,9 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { pidAlive } from './lock.js';
+import { hasProcCmdline } from './platform.js';
 import { sleep } from '../sleep.js';
 
-const HAS_PROC = process.platform === 'linux';
+const HAS_PROC = hasProcCmdline(process.platform);
 
 function argsOf(pid: number): string[] | undefined {
   try {
@@ -38,11 +39,11 @@ export function processesIn(dir: string, recorded: Array<number | undefined> = [
 /**
  * Live processes whose command line names `path` itself or a path inside it: the process of the
  * keeper that copies a staged data directory (`--save-warm-copy <path> <to>`), a server run from a
- * copy of the binaries. The same /proc evidence as processesIn, and the same fallback without it.
+ * copy of the binaries. The same /proc evidence as processesIn; none without /proc (see canReadCommandLines).
  */
-export function processesNaming(path: string, recorded: Array<number | undefined> = []): number[] {
+export function processesNaming(path: string): number[] {
   const inside = path.endsWith('/') ? path : `${path}/`;
-  return withArgument((a) => a === path || a.includes(inside), recorded);
+  return withArgument((a) => a === path || a.includes(inside), []);
 }
 
 function withArgument(match: (arg: string) => boolean, recorded: Array<number | undefined>): number[] {
