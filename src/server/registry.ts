@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -196,11 +196,9 @@ export function serverState(dir: string): OwnedServerEntry {
       /* try the next */
     }
   }
-  const leases = existsSync(files.leases)
-    ? readdirSync(files.leases)
-        .map(Number)
-        .filter((p) => pidAlive(p))
-    : [];
+  const leases = listDir(files.leases)
+    .map(Number)
+    .filter((p) => pidAlive(p));
   const base = { dir, engine, project: plan?.project, info, status, leases, ageMs: Date.now() - changed } as const;
   const clients = plural(leases.length, 'client');
   if (status && isKeeperOf(status.keeperPid, dir)) {
@@ -231,10 +229,9 @@ export function serverState(dir: string): OwnedServerEntry {
 /** Every server directory of this user; only this project's (cwd) unless `all`. */
 export function listOwnedServers(options: TestDatabaseOptions = {}, scope: { all?: boolean; project?: string } = {}): OwnedServerEntry[] {
   const root = serversRoot(options);
-  if (!existsSync(root)) return [];
   const project = scope.project ?? process.cwd();
   const out: OwnedServerEntry[] = [];
-  for (const name of readdirSync(root).sort()) {
+  for (const name of listDir(root).sort()) {
     // Only the registry's server directories (engine-hash); anything else there is not a server.
     if (!/^(postgres|mysql)-[0-9a-f]+$/.test(name)) continue;
     const dir = join(root, name);

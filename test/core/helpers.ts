@@ -80,14 +80,11 @@ export function migrateCount(counterFile: string): number {
   return existsSync(counterFile) ? readFileSync(counterFile, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-/** The names in a folder a keeper may be removing as we look: none once it is gone. */
-export const entries = listDir;
-
 /** The server process pids recorded by keepers under a data root. */
 export function serverPids(dataRoot: string): number[] {
   const pids: number[] = [];
-  for (const userDir of entries(dataRoot).map((d) => join(dataRoot, d)))
-    for (const server of entries(userDir)) {
+  for (const userDir of listDir(dataRoot).map((d) => join(dataRoot, d)))
+    for (const server of listDir(userDir)) {
       try {
         const s = JSON.parse(readFileSync(join(userDir, server, 'status.json'), 'utf8'));
         if (s.serverPid) pids.push(s.serverPid);

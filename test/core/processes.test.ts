@@ -2,7 +2,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, entries, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+import { listDir } from '../../src/server/keeper-files.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -75,13 +76,13 @@ describe('warm start (on by default): the data directory with its templates, cop
     FAST_TEST_DB_CACHE_DIR: cache,
     FAST_TEST_DB_GRACE_MS: '0',
   };
-  const warmCopies = () => (existsSync(cache) ? readdirSync(cache).filter((d) => /^postgres-\d+-[0-9a-f]+$/.test(d)) : []);
+  const warmCopies = () => listDir(cache).filter((d) => /^postgres-\d+-[0-9a-f]+$/.test(d));
   const savedAt = () => statSync(join(cache, warmCopies()[0]!, 'global', 'pg_control')).mtimeMs;
   /** One worker on a fresh server, then wait until its keeper stopped the server (and saved what it saves). */
   const coldRun = async (extra: Record<string, string> = {}) => {
     const result = await runWorker({ ...env, ...extra });
     // The keeper moves the data directory aside and a process of its own copies it to the cache.
-    const saving = () => entries(dataRoot).some((u) => entries(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
+    const saving = () => listDir(dataRoot).some((u) => listDir(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
     expect(await waitFor(() => !serverPids(dataRoot).some(alive) && !existsSync(result.stateDir) && !saving(), 15_000)).toBe(true);
     return result;
   };
@@ -144,9 +145,7 @@ describe('cached data directory asked for (cacheDataDir: true)', () => {
     const first = await runWorker(env);
     expect(first.built).toBe(true);
     // The keeper saves the data directory after the server's clean shutdown.
-    expect(
-      await waitFor(() => existsSync(join(work, 'cache')) && readdirSync(join(work, 'cache')).some((d) => !d.includes('partial')), 15_000),
-    ).toBe(true);
+    expect(await waitFor(() => listDir(join(work, 'cache')).some((d) => !d.includes('partial')), 15_000)).toBe(true);
     const second = await runWorker(env);
     expect(second.built).toBe(false);
     expect(second.template).toBe(first.template);
@@ -171,7 +170,7 @@ describe('initdb cache (on by default)', () => {
   it('runs initdb once, then starts fresh servers from its copy', async () => {
     await runWorker(env);
     expect(serverLog()).toMatch(/database system will be owned by/);
-    expect(await waitFor(() => existsSync(cache) && readdirSync(cache).some((d) => d.endsWith('-initdb')), 15_000)).toBe(true);
+    expect(await waitFor(() => listDir(cache).some((d) => d.endsWith('-initdb')), 15_000)).toBe(true);
     expect(await waitFor(() => !serverPids(dataRoot).some(alive), 15_000)).toBe(true);
     const second = await runWorker(env);
     expect(second.built).toBe(true); // a new server: the template is built again, initdb is not run

@@ -13,7 +13,8 @@ import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/processes.js';
 import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
-import { entries, privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
+import { listDir } from '../../src/server/keeper-files.js';
+import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');
 
@@ -65,7 +66,7 @@ async function pausedAt(step: string, env: Record<string, string>, work: string)
 
 function serverDirs(dataRoot: string): string[] {
   const root = serversRoot({ dataRoot });
-  return entries(root).map((d) => join(root, d));
+  return listDir(root).map((d) => join(root, d));
 }
 
 function status(dir: string): { keeperPid: number; serverPid: number } {
