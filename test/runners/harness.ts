@@ -66,14 +66,24 @@ export function processesUnder(dataRoot: string): number[] {
   return pids;
 }
 
-export async function waitNoProcesses(dataRoot: string, ms = 10_000): Promise<number[]> {
+/**
+ * Waits for the sandbox's processes to end (a keeper's grace period, a warm copy being written: slow
+ * on a busy machine) and returns those still running, each with its command line, to show in a failure.
+ */
+export async function waitNoProcesses(dataRoot: string, ms = 30_000): Promise<string[]> {
   const deadline = Date.now() + ms;
   let left = processesUnder(dataRoot);
   while (left.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
     left = processesUnder(dataRoot);
   }
-  return left;
+  return left.map((pid) => {
+    try {
+      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`;
+    } catch {
+      return `${pid} (ended)`;
+    }
+  });
 }
 
 export interface RunResult {
