@@ -1,7 +1,6 @@
 /**
- * The names of the copies written beside our servers (made and recognised here), and the patterns
- * `clean` recognises the cache's partial copies by (the cache's own names are made in
- * embedded-postgres.ts cachePaths). Loaded by the keeper too: names only.
+ * The names of the copies written beside our servers and in the cache, made and recognised here
+ * only. Loaded by the keeper too: names only.
  */
 import { join } from 'node:path';
 
@@ -24,5 +23,12 @@ export const binariesCopyDir = (serversRoot: string, major: number, key: string)
 export const WARM_SAVE_NAME = /^warm-save-(\d+)(?:-initdb)?$/;
 export const BINARIES_COPY_NAME = /^bin-postgres-\d+-[0-9a-f]+$/;
 export const BINARIES_PARTIAL_NAME = /^bin-postgres-\d+-[0-9a-f]+\.partial-(\d+)$/;
-/** In the cache dir: a warm copy or initdb copy being written (embedded-postgres.ts cachePaths names them). */
+/**
+ * In the cache dir: a stopped server's data directory (`key` of its inputs, settings and our version)
+ * and initdb's output (`key` of initdb's inputs alone), which embedded-postgres.ts cachePaths keys.
+ */
+export const warmCopyPath = (cacheRoot: string, major: number, key: string) => join(cacheRoot, `postgres-${major}-${key}`);
+export const initdbCopyPath = (cacheRoot: string, major: number, key: string) => join(cacheRoot, `postgres-${major}-${key}-initdb`);
+export const WARM_COPY_NAME = /^postgres-\d+-[0-9a-f]+$/;
+/** In the cache dir: either copy being written, or one taken out of use. */
 export const CACHE_PARTIAL_NAME = /^postgres-\d+-[0-9a-f]+(?:-initdb)?\.(?:partial|old)-(\d+)$/;

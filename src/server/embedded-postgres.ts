@@ -36,7 +36,7 @@ import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
 import { cacheRoot, resolveOptions } from '../options.js';
 import { touchCopy } from './warm-cache.js';
-import { binariesCopyDir, partialPath } from './copy-names.js';
+import { binariesCopyDir, initdbCopyPath, partialPath, warmCopyPath } from './copy-names.js';
 import { VERSION } from '../version.js';
 
 const log = logger('postgres');
@@ -380,8 +380,8 @@ function cachePaths(
   const warm = resolved.cacheDataDir;
   const initdbOn = resolved.initdbCache;
   return {
-    initdb: initdbOn ? join(root, `postgres-${bins.major}-${key}-initdb`) : undefined,
-    snapshot: warm !== 'off' ? join(root, `postgres-${bins.major}-${warmKey}`) : undefined,
+    initdb: initdbOn ? initdbCopyPath(root, bins.major, key) : undefined,
+    snapshot: warm !== 'off' ? warmCopyPath(root, bins.major, warmKey) : undefined,
     always: warm === 'always',
   };
 }

@@ -20,7 +20,7 @@
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { retiredPath } from './copy-names.js';
+import { retiredPath, WARM_COPY_NAME } from './copy-names.js';
 
 /** A data directory larger than this is not saved (seed data of this size is better rebuilt than copied each run). */
 export const WARM_MAX_BYTES = 512 * 1024 * 1024;
@@ -69,7 +69,7 @@ export function touchCopy(copy: string): void {
 export function evictOldCopies(kept: string, keep = WARM_KEEP): string[] {
   const root = join(kept, '..');
   const copies = readdirSync(root)
-    .filter((n) => /^postgres-\d+-[0-9a-f]+$/.test(n))
+    .filter((n) => WARM_COPY_NAME.test(n))
     .map((n) => ({ path: join(root, n), at: statSync(join(root, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.at - a.at);
   const gone = copies.slice(keep).map((c) => c.path);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 import { listDir } from '../../src/server/keeper-files.js';
+import { WARM_COPY_NAME } from '../../src/server/copy-names.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -76,7 +77,7 @@ describe('warm start (on by default): the data directory with its templates, cop
     FAST_TEST_DB_CACHE_DIR: cache,
     FAST_TEST_DB_GRACE_MS: '0',
   };
-  const warmCopies = () => listDir(cache).filter((d) => /^postgres-\d+-[0-9a-f]+$/.test(d));
+  const warmCopies = () => listDir(cache).filter((d) => WARM_COPY_NAME.test(d));
   const savedAt = () => statSync(join(cache, warmCopies()[0]!, 'global', 'pg_control')).mtimeMs;
   /** One worker on a fresh server, then wait until its keeper stopped the server (and saved what it saves). */
   const coldRun = async (extra: Record<string, string> = {}) => {
