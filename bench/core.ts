@@ -143,13 +143,16 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     if (p.stateDir) await stopOwnedServer(p.stateDir);
     // The warm copy is written by a process of its own after the stop; the next start must see it.
     const deadline = Date.now() + 30_000;
-    while (processesIn(root).length > 0 && Date.now() < deadline) await sleep(50);
+    while (processesIn(root).length > 0) {
+      if (Date.now() > deadline) throw new Error(`processes still run under ${root} 30 s after the stop: ${processesIn(root).join(', ')}`);
+      await sleep(50);
+    }
     return p;
   };
   const cold: number[] = [];
   const restart: number[] = [];
   const imports: number[] = [];
-  const coldErrors: string[] = [];
+  let coldError: string | undefined;
   try {
     await coldRun(join(dirs.shm, 'cold-prime'), `${key}-kept`);
     for (let i = 0; i < opts.repeats; i++) {
@@ -161,11 +164,11 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
       restart.push(r.firstQueryMs);
     }
   } catch (e) {
-    coldErrors.push((e as Error).message);
+    coldError = (e as Error).message;
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
   }
-  const error = coldErrors.length ? { error: coldErrors[0] } : {};
+  const error = coldError ? { error: coldError } : {};
   rows.push(row('cold', 'cold start to first query, migrations changed (no server running)', cold, { note: 'target <= 1 s', ...error }));
   rows.push(row('restart', 'cold start to first query, nothing changed (the warm copy)', restart, { note: 'target < 1 s', ...error }));
 

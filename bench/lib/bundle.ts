@@ -6,7 +6,7 @@
  * script makes from its own location (dist/ through fromDist) stay right; packages stay external.
  */
 import { mkdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -17,7 +17,8 @@ export function bundledScript(entry: string): string {
   let out = built.get(entry);
   if (out) return out;
   mkdirSync(OUT, { recursive: true });
-  out = join(OUT, basename(entry).replace(/\.ts$/, '.mjs'));
+  // Named after the whole path, so that two entries called worker.ts do not overwrite each other.
+  out = join(OUT, entry.replace(/\.ts$/, '').replace(/[^\w.-]+/g, '-') + '.mjs');
   buildSync({
     entryPoints: [join(ROOT, entry)],
     outfile: out,
