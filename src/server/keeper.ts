@@ -21,10 +21,10 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
-import { partialPath, warmSaveDir } from './copy-names.js';
+import { partialPath, WARM_COPY_NAME, warmSaveDir } from './copy-names.js';
 import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
@@ -54,24 +54,6 @@ function liveLeases(leasesDir: string): number {
   return live;
 }
 
-/**
- * Written next to the final path and renamed into place, so a reader never sees half a copy. A kill
- * before the rename leaves the partial copy, named after this process, for `clean`; `pauseStep`
- * lets the crash tests stop there.
- */
-function saveSnapshot({ from, to }: { from: string; to: string }, pauseStep: string): void {
-  const partial = partialPath(to, process.pid);
-  try {
-    mkdirSync(dirname(to), { recursive: true });
-    cpSync(from, partial, { recursive: true });
-    pauseHere(pauseStep);
-    retireCopy(to);
-    renameSync(partial, to);
-  } catch {
-    rmSync(partial, { recursive: true, force: true });
-  }
-}
-
 const SAVE_ARG = '--save-warm-copy';
 
 /**
@@ -96,9 +78,25 @@ function saveInBackground(dir: string, snapshot: { from: string; to: string }, w
   }
 }
 
+/**
+ * The detached copy to the cache. Written next to the final path and renamed into place, so a
+ * reader never sees half a copy; a kill before the rename leaves the partial copy, named after this
+ * process, for `clean`. `pauseStep` lets the crash tests stop there.
+ */
 function saveWarmCopy(from: string, to: string, pauseStep = 'warm-copy-written'): void {
-  saveSnapshot({ from, to }, pauseStep);
+  const partial = partialPath(to, process.pid);
+  try {
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(from, partial, { recursive: true });
+    pauseHere(pauseStep);
+    retireCopy(to);
+    renameSync(partial, to);
+  } catch {
+    rmSync(partial, { recursive: true, force: true });
+  }
   rmSync(from, { recursive: true, force: true });
+  // Only warm copies count towards the number kept; initdb's output has one copy per initdb key.
+  if (!WARM_COPY_NAME.test(basename(to))) return;
   try {
     evictOldCopies(to);
   } catch {

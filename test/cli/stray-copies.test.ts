@@ -26,7 +26,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { pidAlive } from '../../src/server/lock.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { waitFor } from '../core/helpers.js';
-import { isolatedEnv, jsonLines, REPO, runCli, runFixture } from './cli.js';
+import { isolatedEnv, jsonLines, runCli, runFixture } from './cli.js';
 
 interface CleanJson {
   ok: boolean;
@@ -93,19 +93,15 @@ describe('killed for real: the processes copying a warm copy and initdb output t
 
   test('the process saving the initdb copy killed mid-copy: the server still starts, and clean takes both halves', async () => {
     const pauseFile = join(work, 'pause-initdb');
-    const worker = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/fixtures/cli/worker.ts')], {
-      cwd: REPO,
-      // No warm copy at its stop: the next test's first run must build its template.
-      env: {
-        ...env,
-        FAST_TEST_DB_WORKER: '1',
-        FAST_TEST_DB_DATA_CACHE: '0',
-        FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
-        FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
-      },
-      stdio: 'ignore',
+    // No warm copy at its stop: the next test's first run must build its template.
+    const run = runFixture('worker.ts', {
+      ...env,
+      FAST_TEST_DB_WORKER: '1',
+      FAST_TEST_DB_DATA_CACHE: '0',
+      FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
+      FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
     });
-    const exited = new Promise((r) => worker.once('exit', r));
+    run.catch(() => undefined); // awaited below, once the saver is killed
     const saver = await pausedPid(pauseFile, 'initdb-copy-written');
     paused.push(saver);
     const partial = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`));
@@ -124,7 +120,7 @@ describe('killed for real: the processes copying a warm copy and initdb output t
 
     await killed(saver);
     // The copy is made beside the server, which did not wait for it: the worker's run completes.
-    expect(await exited).toBe(0);
+    await run;
     const keeper = Number(/^warm-save-(\d+)/.exec(stagedName)![1]);
     expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
     const gone = await cleanJson(['--older-than', '0'], env);
