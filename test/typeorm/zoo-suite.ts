@@ -174,7 +174,8 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         expect(await count()).toBe(n0);
       });
 
-      it('writes through a repository of a DataSource the app built on its own URL', async () => {
+      /** A DataSource the app builds on its own, from the URL of b's database. */
+      const appDataSource = async (): Promise<DataSource> => {
         const DataSource = await loadDataSourceClass('zoo');
         const own = new DataSource({
           type: options.type,
@@ -183,6 +184,11 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           namingStrategy: new SnakeNamingStrategy(),
         } as never);
         await openDataSource(own);
+        return own;
+      };
+
+      it('writes through a repository of a DataSource the app built on its own URL', async () => {
+        const own = await appDataSource();
         try {
           const rows = [{ name: `own-${engine}-1` }, { name: `own-${engine}-2` }];
           const res = await fastInsert(own.getRepository(zoo.Author), rows);
@@ -195,14 +201,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
       });
 
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
-        const DataSource = await loadDataSourceClass('zoo');
-        const own = new DataSource({
-          type: options.type,
-          url: b.database.url,
-          entities: zoo.entities,
-          namingStrategy: new SnakeNamingStrategy(),
-        } as never);
-        await openDataSource(own);
+        const own = await appDataSource();
         // Counts the INSERTs that reach the driver's pool (pg's query, mysql2's execute); the statements still run.
         const driver = own.driver as unknown as { master?: Record<string, unknown>; pool?: Record<string, unknown> };
         const [pool, method] = driver.master ? [driver.master, 'query'] : [driver.pool!, 'execute'];
