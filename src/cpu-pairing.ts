@@ -17,7 +17,7 @@
  * while it is open (ormHandle): its user chose the library's handle for database work. A runner
  * integration's worker looks, before each test and while tests run, at the sessions the app
  * opened on the worker's database, and pairs those that did real work (BUSY_TICKS of CPU), with
- * its thread, for the worker's life (pairWorker in runners/worker.ts): a suite of light tests
+ * its thread, for the worker's life (workerPairing in runners/worker.ts): a suite of light tests
  * pays no `taskset` (about 3 ms each). Processes a paired thread starts inherit its CPU.
  */
 import { execFile } from 'node:child_process';

@@ -15,7 +15,7 @@
 import { currentRun, startRun } from './global.js';
 import { exportUrl, readHandoff, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import type { TestDatabase } from '../types.js';
-import { cloneFresh, ensureCloned, workerDatabase } from './worker.js';
+import { cloneFresh, ensureCloned, workerDatabase, workerPairing } from './worker.js';
 
 export type { TestDatabase } from '../types.js';
 
@@ -24,6 +24,8 @@ let target: WorkerTarget | undefined;
 let resetting: Promise<TestDatabase> | undefined;
 /** The spec file of the last test, for isolation 'file' when one process runs several files. */
 let lastFile: string | undefined;
+/** CPU pairing of a numbered (--parallel) worker's sessions, as the other runners' setup files do it. */
+let pairing: ReturnType<typeof workerPairing> | undefined;
 
 function prepare(): Handoff | undefined {
   const h = readHandoff();
@@ -58,11 +60,13 @@ export const mochaHooks = {
     // A serial run calls beforeAll once for all its files: the first test of each next file clones again.
     if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
     lastFile = file;
+    if (h.cpus) await (pairing ??= workerPairing(h, target!)).beforeEach();
     if (h.isolation !== 'test') return;
     resetting ??= workerDatabase(h, target);
     await (await resetting).reset();
   },
   async afterAll(): Promise<void> {
+    await pairing?.afterAll();
     const open = resetting;
     resetting = undefined;
     if (open) await (await open).close();

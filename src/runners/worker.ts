@@ -111,7 +111,11 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     // A server still starting (ready.ts): no test runs before it answers, or before its failure shows.
     else if (h.pending) beforeAll(() => settled(h));
   }
-  if (h.cpus) pairWorker(h, hooks, target);
+  if (h.cpus) {
+    const pairing = workerPairing(h, target);
+    hooks.beforeEach(pairing.beforeEach);
+    hooks.afterAll(pairing.afterAll);
+  }
   if (h.isolation === 'test') {
     // One handle per file: its reset connection makes each reset one round of statements.
     let db: Promise<TestDatabase> | undefined;
@@ -133,9 +137,11 @@ const LOOK_EVERY_MS = 100;
  * the worker's database that did real work are paired, with this worker's thread, for the
  * worker's life. The worker looks before each test and every LOOK_EVERY_MS while tests run (a
  * loop of inserts is paired within that, not at the next test); a look at PostgreSQL reads /proc
- * and sends no query. The timer is Node's own, which a test's fake timers do not stop.
+ * and sends no query. The timer is Node's own, which a test's fake timers do not stop. The
+ * runner calls `beforeEach` before every test and `afterAll` after each file, after which the
+ * next `beforeEach` starts looking again.
  */
-function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void {
+export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach(): Promise<void>; afterAll(): Promise<void> } {
   let db: Database | undefined;
   let paired: Promise<CpuPairing | undefined> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -145,16 +151,21 @@ function pairWorker(h: Handoff, hooks: RunnerHooks, target: WorkerTarget): void 
       .catch((e: unknown) => void log('no CPU pairing: %s', messageOf(e)));
     await (await paired)?.refresh();
   };
-  hooks.beforeEach(async () => {
-    timer ??= setInterval(() => void look(), LOOK_EVERY_MS).unref();
-    await look();
-  });
-  hooks.afterAll(async () => {
-    clearInterval(timer);
-    timer = undefined;
-    await (await paired)?.end();
-    await db?.close();
-  });
+  return {
+    async beforeEach() {
+      timer ??= setInterval(() => void look(), LOOK_EVERY_MS).unref();
+      await look();
+    },
+    async afterAll() {
+      clearInterval(timer);
+      timer = undefined;
+      const open = paired;
+      paired = undefined;
+      await (await open)?.end();
+      await db?.close();
+      db = undefined;
+    },
+  };
 }
 
 /**

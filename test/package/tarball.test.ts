@@ -43,6 +43,9 @@ interface Probe {
   db: string;
   url: string;
   rows: number;
+  /** With PROBE_PAIRING: the CPUs the test's thread, and its database session, may run on. */
+  threadCpus?: string;
+  sessionCpus?: string;
 }
 
 let sb: Sandbox;
@@ -186,16 +189,23 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectOwnDatabasePerWorker(records, output);
   });
 
-  it('mocha --require fast-test-db/mocha --parallel', async () => {
-    const { output, records } = await probeRun('mocha', [
-      '--require',
-      'fast-test-db/mocha',
-      '--parallel',
-      '--jobs',
-      '2',
-      'mocha/*.spec.mjs',
-    ]);
+  it('mocha --require fast-test-db/mocha --parallel, with CPU pairing of Mocha workers numbered from 0', async () => {
+    const { output, records } = await probeRun(
+      'mocha',
+      ['--require', 'fast-test-db/mocha', '--parallel', '--jobs', '2', 'mocha/*.spec.mjs'],
+      { PROBE_PAIRING: '1' },
+    );
     expectOwnDatabasePerWorker(records, output);
+    if (process.platform !== 'linux') return;
+    // Worker 0 takes the run's first CPU, with its session; worker 1, when there is a CPU for it, another.
+    const first = records.find((r) => r.worker === '0')!;
+    expect(first.threadCpus, output).toMatch(/^\d+$/);
+    expect(first.sessionCpus, output).toBe(first.threadCpus);
+    const second = records.find((r) => r.worker === '1')!;
+    if (/^\d+$/.test(second.threadCpus ?? '')) {
+      expect(second.sessionCpus, output).toBe(second.threadCpus);
+      expect(second.threadCpus).not.toBe(first.threadCpus);
+    }
   });
 
   it("mocha --require fast-test-db/mocha, serial, isolation 'file': a fresh clone for the second file", async () => {
