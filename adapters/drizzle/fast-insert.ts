@@ -10,7 +10,7 @@ import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'd
 import { coalescer, type Coalesced } from '../shared/coalesce.js';
 import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import { isKind, isTable, tableColumns, tableName, tableSchema, type DrizzleColumn } from './meta.js';
-import { runnerFor, type InsertSession } from './runners.js';
+import { runnerFor, type InsertSession, type RawInsertResult } from './runners.js';
 import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
 
 type AnyPgDb = PgDatabase<any, any, any>;
@@ -23,8 +23,8 @@ export interface FastInsertOptions {
   /** false: return only the number of rows inserted (PostgreSQL then sends no RETURNING). */
   returning?: boolean;
   /**
-   * Single-row calls on a pool started in the same tick (Promise.all over a map) go out together
-   * as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
+   * PostgreSQL: single-row calls on a pool started in the same tick (Promise.all over a map) go out
+   * together as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
    */
   coalesce?: boolean;
 }
@@ -189,6 +189,31 @@ function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): st
   return sql;
 }
 
+/** The pool's queue of single-row calls for this table. */
+function coalescedFor(runner: InsertSession, plan: TablePlan): Coalesced<CoalescedRow, unknown> {
+  let coalesced = plan.coalesced.get(runner);
+  if (!coalesced) {
+    coalesced = coalescer<CoalescedRow, RawInsertResult, unknown>({
+      limit: (item) => rowsPerBatch(plan, item.row),
+      send: (items) =>
+        sendBatch(
+          runner,
+          plan,
+          items.map((i) => i.row),
+          items[0]!.returning,
+        ),
+      finish: (items, res) => {
+        const rows = items.map((i) => i.row);
+        // Without returning a call gets its count: one per row the server reports written.
+        const outs = items[0]!.returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1);
+        return items.length === 1 ? [items[0]!.returning ? outs[0] : res.affected] : outs;
+      },
+    });
+    plan.coalesced.set(runner, coalesced);
+  }
+  return coalesced;
+}
+
 /** Rows of this column set per statement; SQL expressions take no bind parameter. */
 function rowsPerBatch(plan: TablePlan, row: PreparedRow): number {
   return rowsPerStatement(plan.family, row.columns.length, row.values.length);
@@ -222,13 +247,15 @@ function mysqlIds(plan: TablePlan, rows: PreparedRow[], insertId: number): Array
   });
 }
 
-/** One statement for rows of one column set: per row, what that row's own call returns. */
-async function runBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], returning: boolean): Promise<unknown[]> {
+/** One statement for rows of one column set. */
+function sendBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], returning: boolean): Promise<RawInsertResult> {
   const sql = statement(plan, rows, returning);
   const params = rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values);
-  const res = await runner.insert(sql, params, returning && plan.family === 'postgres');
-  // An INSERT writes each of its rows once: a row's own statement would have counted 1.
-  if (!returning) return rows.map(() => 1);
+  return runner.insert(sql, params, returning && plan.family === 'postgres');
+}
+
+/** Per row, what the statement returned for it: `.returning()`'s row on PostgreSQL, `$returningId()`'s keys on MySQL. */
+function returned(plan: TablePlan, rows: PreparedRow[], res: RawInsertResult): unknown[] {
   if (plan.family === 'postgres') return res.rows.map((raw) => mapReturned(plan, raw as unknown[]));
   return mysqlIds(plan, rows, res.insertId);
 }
@@ -258,23 +285,13 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
   const returning = options?.returning !== false;
   if (!Array.isArray(rowOrRows)) {
     const row = prepareRow(plan, rowOrRows as Record<string, unknown>);
-    // Only on a pool: on one connection the statement belongs to whatever transaction is open there.
-    if (!runner.atomically || options?.coalesce === false) return (await runBatch(runner, plan, [row], returning))[0];
-    let coalesced = plan.coalesced.get(runner);
-    if (!coalesced) {
-      coalesced = coalescer<CoalescedRow, unknown>({
-        limit: (item) => rowsPerBatch(plan, item.row),
-        send: (_shape, items) =>
-          runBatch(
-            runner,
-            plan,
-            items.map((i) => i.row),
-            items[0]!.returning,
-          ),
-      });
-      plan.coalesced.set(runner, coalesced);
+    // Only on a pool (on one connection the statement belongs to whatever transaction is open
+    // there), and only on PostgreSQL (see adapters/shared/coalesce.ts).
+    if (runner.atomically && runner.family === 'postgres' && options?.coalesce !== false) {
+      return coalescedFor(runner, plan).add(row.set + (returning ? 'r' : 'n'), { row, returning });
     }
-    return coalesced.add(row.set + (returning ? 'r' : 'n'), { row, returning });
+    const res = await sendBatch(runner, plan, [row], returning);
+    return returning ? returned(plan, [row], res)[0] : res.affected;
   }
 
   // Consecutive rows with the same column set share statements, which keeps generated keys in input order.
@@ -290,11 +307,15 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
   }
   const runAll = async (r: InsertSession) => {
     const out: unknown[] = [];
-    for (const batch of batches) for (const x of await runBatch(r, plan, batch, returning)) out.push(x);
-    return out;
+    let affected = 0;
+    for (const batch of batches) {
+      const res = await sendBatch(r, plan, batch, returning);
+      affected += res.affected;
+      if (returning) for (const x of returned(plan, batch, res)) out.push(x);
+    }
+    return returning ? out : affected;
   };
   // Like one db.insert(), all rows or none: several statements share a transaction when the
   // client is a pool (on a single connection they belong to whatever transaction is open there).
-  const out = batches.length > 1 && runner.atomically ? await runner.atomically(runAll) : await runAll(runner);
-  return returning ? out : out.length;
+  return batches.length > 1 && runner.atomically ? runner.atomically(runAll) : runAll(runner);
 }

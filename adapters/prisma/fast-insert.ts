@@ -5,8 +5,8 @@
  * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
  */
 import { coalescer, type Coalesced } from '../shared/coalesce.js';
-import { insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import type { DriverSession, PrismaDriver } from './driver.js';
+import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import type { DriverSession, PrismaDriver, StatementResult } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
 import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
@@ -30,7 +30,7 @@ export interface ModelPlan {
   autoincrement?: FieldPlan;
   /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
   statements: Map<string, string>;
-  /** Single-row calls started in the same tick, sent together (see adapters/shared/coalesce.ts). */
+  /** PostgreSQL: single-row calls started in the same tick, sent together (see adapters/shared/coalesce.ts). */
   coalesced?: Coalesced<PreparedRow & { wantRows: boolean }, Record<string, unknown> | undefined>;
 }
 
@@ -218,10 +218,15 @@ export async function insertRows(
   const wantRows = opts.returning !== false;
   if (rows.length === 1) {
     const row = prepareRow(plan, rows[0]!, now);
-    if (opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
-    plan.coalesced ??= coalescer({
+    // Coalesced on PostgreSQL only (see adapters/shared/coalesce.ts).
+    if (family !== 'postgres' || opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
+    plan.coalesced ??= coalescer<PreparedRow & { wantRows: boolean }, StatementResult, Record<string, unknown> | undefined>({
       limit: (item) => rowsPerStatement(family, item.fields.length),
-      send: (_shape, items) => statementRows(ctx, driver, plan, items, items[0]!.wantRows),
+      send: (items) => sendRows(ctx, driver, plan, items, items[0]!.wantRows),
+      finish: async (items, res) => {
+        const records = await recordsOf(ctx, driver, plan, items, items[0]!.wantRows, res);
+        return items.length === 1 ? [records[0]] : records;
+      },
     });
     return [await plan.coalesced.add(row.key + (wantRows ? 'r' : 'n'), { ...row, wantRows })];
   }
@@ -236,9 +241,8 @@ export async function insertRows(
   const statements: Array<{ rows: PreparedRow[]; indexes: number[] }> = [];
   for (const g of groups.values()) {
     const per = rowsPerStatement(family, g.rows[0]!.fields.length);
-    for (let at = 0; at < g.rows.length; at += per) {
-      statements.push({ rows: g.rows.slice(at, at + per), indexes: g.indexes.slice(at, at + per) });
-    }
+    const indexes = chunk(g.indexes, per);
+    chunk(g.rows, per).forEach((part, k) => statements.push({ rows: part, indexes: indexes[k]! }));
   }
   const out = new Array<Record<string, unknown> | undefined>(rows.length);
   const runAll = async (session: DriverSession) => {
@@ -262,18 +266,39 @@ async function statementRows(
   rows: PreparedRow[],
   wantRows: boolean,
 ): Promise<Array<Record<string, unknown> | undefined>> {
+  return recordsOf(ctx, driver, plan, rows, wantRows, await sendRows(ctx, driver, plan, rows, wantRows));
+}
+
+function sendRows(
+  ctx: FastInsertContext,
+  driver: DriverSession,
+  plan: ModelPlan,
+  rows: PreparedRow[],
+  wantRows: boolean,
+): Promise<StatementResult> {
   const family = ctx.driver.family;
   const canReturn = family === 'postgres' || ctx.driver.flavor === 'mariadb';
   const { fields, key } = rows[0]!;
   const sql = statementFor(plan, family, key, fields, rows.length, wantRows, canReturn);
-  const res = await driver.run(sql, rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values));
+  return driver.run(sql, rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values));
+}
+
+/** The records of rows the statement wrote: from RETURNING, or read back by key (MySQL). */
+async function recordsOf(
+  ctx: FastInsertContext,
+  driver: DriverSession,
+  plan: ModelPlan,
+  rows: PreparedRow[],
+  wantRows: boolean,
+  res: StatementResult,
+): Promise<Array<Record<string, unknown> | undefined>> {
   if (!wantRows) return rows.map(() => undefined);
-  if (canReturn) return res.rows.map((r) => toRecord(plan, r));
+  if (ctx.driver.family === 'postgres' || ctx.driver.flavor === 'mariadb') return res.rows.map((r) => toRecord(plan, r));
   return reselect(
     ctx,
     driver,
     plan,
-    fields,
+    rows[0]!.fields,
     rows.map((r) => r.values),
     res.insertId,
   );

@@ -388,8 +388,8 @@ export interface FastInsertOptions {
   /** false: skip RETURNING / reading rows back and resolve to { count } (like createMany). Default true. */
   returning?: boolean;
   /**
-   * Single-row calls started in the same tick (Promise.all over a map) go out together as
-   * multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
+   * PostgreSQL: single-row calls started in the same tick (Promise.all over a map) go out together
+   * as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
    */
   coalesce?: boolean;
 }

@@ -26,9 +26,9 @@ export interface FastInsertOptions {
    */
   returning?: boolean;
   /**
-   * Single-row calls on the DataSource's pool started in the same tick (Promise.all over a map)
-   * go out together as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes.
-   * Default true; false sends each call as its own statement.
+   * PostgreSQL: single-row calls on the DataSource's pool started in the same tick (Promise.all
+   * over a map) go out together as multi-row INSERTs; see adapters/shared/coalesce.ts for what
+   * that changes. Default true; false sends each call as its own statement.
    */
   coalesce?: boolean;
 }
@@ -285,7 +285,7 @@ export async function fastInsert<T extends ObjectLiteral>(
   } else {
     const pool = poolFor(plan);
     outs =
-      rows.length === 1 && opts.coalesce !== false
+      rows.length === 1 && plan.family === 'postgres' && opts.coalesce !== false
         ? [await pool.coalesced.add(prepared[0]!.key + (returning ? 'r' : 'n'), { row: prepared[0]!, returning })]
         : await runBatches(plan, pool.run, prepared, batches, returning);
   }
@@ -316,20 +316,20 @@ function poolFor(plan: EntityPlan): NonNullable<EntityPlan['pool']> {
   const current = plan.pool;
   if (current && current.owner === owner) return current;
   const run = poolRunner(plan.dataSource, plan.family);
-  const coalesced = coalescer<CoalescedRow, InsertOutcome>({
+  const coalesced = coalescer<CoalescedRow, InsertOutcome, InsertOutcome>({
     limit: (item) => rowsPerStatement(plan.family, item.row.columns.length),
-    send: (_shape, items) =>
+    send: (items) =>
       sendRows(
         plan,
         run,
         items.map((i) => i.row),
         items[0]!.returning,
-      ).then((out) =>
-        // One outcome per row, as that row's own statement would have returned it.
-        items.length === 1
-          ? [out]
-          : items.map((_, j) => ({ rows: out.rows.length ? [out.rows[j]!] : [], insertId: out.insertId ? out.insertId + j : 0 })),
       ),
+    // One outcome per row, as that row's own statement would have returned it (PostgreSQL only: no insertId).
+    finish: (items, out) => {
+      if (items.length === 1) return [out];
+      return items[0]!.returning ? out.rows.map((r) => ({ rows: [r], insertId: 0 })) : items.map(() => ({ rows: [], insertId: 0 }));
+    },
   });
   return (plan.pool = { owner, run, coalesced });
 }

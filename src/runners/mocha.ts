@@ -66,10 +66,13 @@ export const mochaHooks = {
     await (await resetting).reset();
   },
   async afterAll(): Promise<void> {
-    await pairing?.afterAll();
     const open = resetting;
     resetting = undefined;
-    if (open) await (await open).close();
+    try {
+      await pairing?.afterAll();
+    } finally {
+      if (open) await (await open).close();
+    }
   },
 };
 

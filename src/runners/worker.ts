@@ -159,11 +159,14 @@ export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach():
     async afterAll() {
       clearInterval(timer);
       timer = undefined;
-      const open = paired;
+      const [open, handle] = [paired, db];
       paired = undefined;
-      await (await open)?.end();
-      await db?.close();
       db = undefined;
+      try {
+        await (await open)?.end();
+      } finally {
+        await handle?.close();
+      }
     },
   };
 }
