@@ -227,6 +227,15 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
           inserts = 0;
           await Promise.all([1, 2, 3].map((i) => fastInsert(db(), zoo.people as any, { fullName: `cs-${i}` }, { coalesce: false } as any)));
           expect(inserts).toBe(3);
+
+          // Inside a transaction nothing is coalesced onto the pool: the rollback takes every row.
+          await db()
+            .transaction(async (tx: any) => {
+              await Promise.all([1, 2, 3].map((i) => fastInsert(tx, zoo.people as any, { fullName: `tx-${i}` })));
+              throw new Error('roll back');
+            })
+            .catch((e: Error) => expect(e.message).toBe('roll back'));
+          expect((await people()).filter((r) => r.fullName.startsWith('tx-'))).toEqual([]);
         } finally {
           client[method] = send;
         }
