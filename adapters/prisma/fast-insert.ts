@@ -242,7 +242,7 @@ export async function insertRows(
   for (const g of groups.values()) {
     const per = rowsPerStatement(family, g.rows[0]!.fields.length);
     const indexes = chunk(g.indexes, per);
-    chunk(g.rows, per).forEach((part, k) => statements.push({ rows: part, indexes: indexes[k]! }));
+    for (const [k, part] of chunk(g.rows, per).entries()) statements.push({ rows: part, indexes: indexes[k]! });
   }
   const out = new Array<Record<string, unknown> | undefined>(rows.length);
   const runAll = async (session: DriverSession) => {
