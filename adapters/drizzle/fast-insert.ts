@@ -50,12 +50,7 @@ interface TablePlan {
   /** SQL text by column set and row count. */
   statements: Map<string, string>;
   /** Per pool: single-row calls started in the same tick, sent together. */
-  coalesced: WeakMap<InsertSession, Coalesced<CoalescedRow, unknown>>;
-}
-
-interface CoalescedRow {
-  row: PreparedRow;
-  returning: boolean;
+  coalesced: WeakMap<InsertSession, Coalesced<PreparedRow, unknown>>;
 }
 
 interface PreparedRow {
@@ -190,23 +185,16 @@ function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): st
 }
 
 /** The pool's queue of single-row calls for this table. */
-function coalescedFor(runner: InsertSession, plan: TablePlan): Coalesced<CoalescedRow, unknown> {
+function coalescedFor(runner: InsertSession, plan: TablePlan): Coalesced<PreparedRow, unknown> {
   let coalesced = plan.coalesced.get(runner);
   if (!coalesced) {
-    coalesced = coalescer<CoalescedRow, RawInsertResult, unknown>({
-      limit: (item) => rowsPerBatch(plan, item.row),
-      send: (items) =>
-        sendBatch(
-          runner,
-          plan,
-          items.map((i) => i.row),
-          items[0]!.returning,
-        ),
-      finish: (items, res) => {
-        const rows = items.map((i) => i.row);
+    coalesced = coalescer<PreparedRow, RawInsertResult, unknown>({
+      limit: (row) => rowsPerBatch(plan, row),
+      send: (rows, returning) => sendBatch(runner, plan, rows, returning),
+      finish: (rows, returning, res) => {
         // Without returning a call gets its count: one per row the server reports written.
-        const outs = items[0]!.returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1);
-        return items.length === 1 ? [items[0]!.returning ? outs[0] : res.affected] : outs;
+        const outs = returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1);
+        return rows.length === 1 ? [returning ? outs[0] : res.affected] : outs;
       },
     });
     plan.coalesced.set(runner, coalesced);
@@ -288,7 +276,7 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     // Only on a pool (on one connection the statement belongs to whatever transaction is open
     // there), and only on PostgreSQL (see adapters/shared/coalesce.ts).
     if (runner.atomically && runner.family === 'postgres' && options?.coalesce !== false) {
-      return coalescedFor(runner, plan).add(row.set + (returning ? 'r' : 'n'), { row, returning });
+      return coalescedFor(runner, plan).add(row.set, returning, row);
     }
     const res = await sendBatch(runner, plan, [row], returning);
     return returning ? returned(plan, [row], res)[0] : res.affected;

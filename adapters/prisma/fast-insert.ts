@@ -31,7 +31,7 @@ export interface ModelPlan {
   /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
   statements: Map<string, string>;
   /** PostgreSQL: single-row calls started in the same tick, sent together (see adapters/shared/coalesce.ts). */
-  coalesced?: Coalesced<PreparedRow & { wantRows: boolean }, Record<string, unknown> | undefined>;
+  coalesced?: Coalesced<PreparedRow, Record<string, unknown> | undefined>;
 }
 
 export interface FastInsertContext {
@@ -220,15 +220,15 @@ export async function insertRows(
     const row = prepareRow(plan, rows[0]!, now);
     // Coalesced on PostgreSQL only (see adapters/shared/coalesce.ts).
     if (family !== 'postgres' || opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
-    plan.coalesced ??= coalescer<PreparedRow & { wantRows: boolean }, StatementResult, Record<string, unknown> | undefined>({
-      limit: (item) => rowsPerStatement(family, item.fields.length),
-      send: (items) => sendRows(ctx, driver, plan, items, items[0]!.wantRows),
-      finish: async (items, res) => {
-        const records = await recordsOf(ctx, driver, plan, items, items[0]!.wantRows, res);
-        return items.length === 1 ? [records[0]] : records;
+    plan.coalesced ??= coalescer<PreparedRow, StatementResult, Record<string, unknown> | undefined>({
+      limit: (row) => rowsPerStatement(family, row.fields.length),
+      send: (rows, returning) => sendRows(ctx, driver, plan, rows, returning),
+      finish: async (rows, returning, res) => {
+        const records = await recordsOf(ctx, driver, plan, rows, returning, res);
+        return rows.length === 1 ? [records[0]] : records;
       },
     });
-    return [await plan.coalesced.add(row.key + (wantRows ? 'r' : 'n'), { ...row, wantRows })];
+    return [await plan.coalesced.add(row.key, wantRows, row)];
   }
   const groups = new Map<string, { rows: PreparedRow[]; indexes: number[] }>();
   rows.forEach((r, i) => {

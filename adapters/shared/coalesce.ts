@@ -15,18 +15,21 @@
 import { FastTestDbError } from '../../src/adapter-kit.js';
 
 export interface Coalesced<I, O> {
-  /** Queues one row's insert; rows with the same `shape` (statement text but for the row count) share a batch. */
-  add(shape: string, item: I): Promise<O>;
+  /**
+   * Queues one row's insert. Rows with the same `shape` (the column set: the statement text but for
+   * the row count) and the same `returning` share a batch.
+   */
+  add(shape: string, returning: boolean, item: I): Promise<O>;
 }
 
 export interface CoalesceSend<I, R, O> {
   /** The statement for these items, all of one shape. A rejection means the server refused it: nothing was written. */
-  send(items: I[]): Promise<R>;
+  send(items: I[], returning: boolean): Promise<R>;
   /**
    * Each item's outcome from what the statement returned, in item order. The rows are written by
    * then, so a failure here fails every call of the batch and nothing is sent again.
    */
-  finish(items: I[], result: R): Promise<O[]> | O[];
+  finish(items: I[], returning: boolean, result: R): Promise<O[]> | O[];
   /** Most rows one statement of this shape may carry (the engine's bind-parameter limit). */
   limit(item: I): number;
 }
@@ -62,14 +65,19 @@ function attempt<T>(fn: () => Promise<T> | T): Promise<T> {
   }
 }
 
+interface Group<I, O> {
+  returning: boolean;
+  waiting: Waiting<I, O>[];
+}
+
 export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
-  let queue = new Map<string, Waiting<I, O>[]>();
+  let queue = new Map<string, Group<I, O>>();
   let scheduled = false;
 
   // then() chains rather than async functions: fewer promises per row, each of which Jest 30 on
   // Node 20 hooks (its AsyncLocalStorage).
-  const settle = (part: Waiting<I, O>[], items: I[], result: R): Promise<void> =>
-    attempt(() => to.finish(items, result))
+  const settle = (part: Waiting<I, O>[], items: I[], returning: boolean, result: R): Promise<void> =>
+    attempt(() => to.finish(items, returning, result))
       .then((outs) => {
         if (outs.length !== part.length) throw mismatch(part.length, outs.length);
         for (let i = 0; i < part.length; i++) part[i]!.resolve(outs[i]!);
@@ -78,19 +86,19 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
         for (const w of part) w.reject(e);
       });
 
-  const alone = (w: Waiting<I, O>): Promise<void> =>
-    attempt(() => to.send([w.item])).then(
-      (result) => settle([w], [w.item], result),
+  const alone = (w: Waiting<I, O>, returning: boolean): Promise<void> =>
+    attempt(() => to.send([w.item], returning)).then(
+      (result) => settle([w], [w.item], returning, result),
       (e: unknown) => w.reject(e),
     );
 
-  const batch = (part: Waiting<I, O>[]): Promise<void> => {
-    if (part.length === 1) return alone(part[0]!);
+  const batch = (part: Waiting<I, O>[], returning: boolean): Promise<void> => {
+    if (part.length === 1) return alone(part[0]!, returning);
     const items = part.map((w) => w.item);
-    return attempt(() => to.send(items)).then(
-      (result) => settle(part, items, result),
+    return attempt(() => to.send(items, returning)).then(
+      (result) => settle(part, items, returning, result),
       async () => {
-        for (const w of part) await alone(w);
+        for (const w of part) await alone(w, returning);
       },
     );
   };
@@ -99,7 +107,7 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
     const groups = queue;
     queue = new Map();
     scheduled = false;
-    for (const waiting of groups.values()) {
+    for (const { returning, waiting } of groups.values()) {
       let limit = 1;
       try {
         limit = to.limit(waiting[0]!.item);
@@ -107,16 +115,17 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
         /* one row per statement: each call then meets its own error */
       }
       let at = 0;
-      for (const size of batchSizes(waiting.length, limit)) void batch(waiting.slice(at, (at += size)));
+      for (const size of batchSizes(waiting.length, limit)) void batch(waiting.slice(at, (at += size)), returning);
     }
   };
 
   return {
-    add(shape, item) {
+    add(shape, returning, item) {
       return new Promise<O>((resolve, reject) => {
-        let group = queue.get(shape);
-        if (!group) queue.set(shape, (group = []));
-        group.push({ item, resolve, reject });
+        const key = returning ? `${shape}|r` : `${shape}|n`;
+        let group = queue.get(key);
+        if (!group) queue.set(key, (group = { returning, waiting: [] }));
+        group.waiting.push({ item, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           queueMicrotask(flush);

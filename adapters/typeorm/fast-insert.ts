@@ -59,7 +59,7 @@ interface EntityPlan {
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
   /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
   simpleKey?: ColumnMetadata;
-  pool?: { owner: unknown; run: InsertStatement; coalesced: Coalesced<CoalescedRow, InsertOutcome> };
+  pool?: { owner: unknown; run: InsertStatement; coalesced: Coalesced<PreparedRow, InsertOutcome> };
   subscribersChecked: boolean;
 }
 
@@ -286,7 +286,7 @@ export async function fastInsert<T extends ObjectLiteral>(
     const pool = poolFor(plan);
     outs =
       rows.length === 1 && plan.family === 'postgres' && opts.coalesce !== false
-        ? [await pool.coalesced.add(prepared[0]!.key + (returning ? 'r' : 'n'), { row: prepared[0]!, returning })]
+        ? [await pool.coalesced.add(prepared[0]!.key, returning, prepared[0]!)]
         : await runBatches(plan, pool.run, prepared, batches, returning);
   }
   // Keys go onto the caller's objects only once every statement has succeeded.
@@ -305,30 +305,19 @@ export async function fastInsert<T extends ObjectLiteral>(
 
 const SINGLE: number[][] = [[0]];
 
-interface CoalescedRow {
-  row: PreparedRow;
-  returning: boolean;
-}
-
 /** The plan's statements on the DataSource's pool, which changes when the DataSource is destroyed and initialised again. */
 function poolFor(plan: EntityPlan): NonNullable<EntityPlan['pool']> {
   const owner = poolOf(plan.dataSource);
   const current = plan.pool;
   if (current && current.owner === owner) return current;
   const run = poolRunner(plan.dataSource, plan.family);
-  const coalesced = coalescer<CoalescedRow, InsertOutcome, InsertOutcome>({
-    limit: (item) => rowsPerStatement(plan.family, item.row.columns.length),
-    send: (items) =>
-      sendRows(
-        plan,
-        run,
-        items.map((i) => i.row),
-        items[0]!.returning,
-      ),
+  const coalesced = coalescer<PreparedRow, InsertOutcome, InsertOutcome>({
+    limit: (row) => rowsPerStatement(plan.family, row.columns.length),
+    send: (rows, returning) => sendRows(plan, run, rows, returning),
     // One outcome per row, as that row's own statement would have returned it (PostgreSQL only: no insertId).
-    finish: (items, out) => {
-      if (items.length === 1) return [out];
-      return items[0]!.returning ? out.rows.map((r) => ({ rows: [r], insertId: 0 })) : items.map(() => ({ rows: [], insertId: 0 }));
+    finish: (rows, returning, out) => {
+      if (rows.length === 1) return [out];
+      return returning ? out.rows.map((r) => ({ rows: [r], insertId: 0 })) : rows.map(() => ({ rows: [], insertId: 0 }));
     },
   });
   return (plan.pool = { owner, run, coalesced });

@@ -34,16 +34,16 @@ describe('coalescer', () => {
 
   it('calls started in one tick share a statement per shape; a call after an await gets its own', async () => {
     const { sent, c } = recorder();
-    const outs = await Promise.all([c.add('a', 1), c.add('b', 2), c.add('a', 3)]);
+    const outs = await Promise.all([c.add('a', true, 1), c.add('b', true, 2), c.add('a', true, 3)]);
     expect(outs).toEqual([10, 20, 30]);
     expect(sent).toEqual([[1, 3], [2]]);
-    expect(await c.add('a', 4)).toBe(40);
+    expect(await c.add('a', true, 4)).toBe(40);
     expect(sent).toHaveLength(3);
   });
 
   it('a refused statement goes again row by row: each call settles as it would alone', async () => {
     const { sent, c } = recorder({ refuse: (items) => items.includes(2) });
-    const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => c.add('a', i)));
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => c.add('a', true, i)));
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect((settled[1] as PromiseRejectedResult).reason.message).toBe('refused 2');
     expect(sent).toEqual([[1, 2, 3, 4], [1], [2], [3], [4]]);
@@ -55,14 +55,14 @@ describe('coalescer', () => {
         throw new Error('could not read the rows back');
       },
     });
-    const settled = await Promise.allSettled([1, 2].map((i) => c.add('a', i)));
+    const settled = await Promise.allSettled([1, 2].map((i) => c.add('a', true, i)));
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect(sent).toEqual([[1, 2]]);
   });
 
   it('fewer rows back than sent (a trigger skipped one): every call fails with UNSUPPORTED, nothing is matched by guess', async () => {
     const { c } = recorder({ finish: (items) => items.slice(1) });
-    const settled = await Promise.allSettled([1, 2, 3].map((i) => c.add('a', i)));
+    const settled = await Promise.allSettled([1, 2, 3].map((i) => c.add('a', true, i)));
     for (const s of settled) expect((s as PromiseRejectedResult).reason).toMatchObject({ code: 'UNSUPPORTED' });
   });
 
@@ -77,7 +77,7 @@ describe('coalescer', () => {
       },
       finish: (items) => items.map(() => 'ok'),
     });
-    const settled = await Promise.allSettled([c.add('x', 'bad'), c.add('y', 'good')]);
+    const settled = await Promise.allSettled([c.add('x', true, 'bad'), c.add('y', true, 'good')]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled']);
     expect(sent).toEqual(['good']);
   });

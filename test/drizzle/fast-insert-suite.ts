@@ -12,6 +12,7 @@ import { drizzleTestDb, fastInsert, type DrizzleTestDb } from '../../adapters/dr
 import { mysqlCases, normalize, pgCases, resetCounters, sortBy, type ZooCase } from './cases.js';
 import * as myZoo from './zoo-mysql.js';
 import * as pgZoo from './zoo-pg.js';
+import { countInserts } from '../helpers/insert-counter.js';
 
 const PREFIX = 'ftdbdzoo';
 
@@ -187,23 +188,16 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
         await t.database.reset();
-        // Counts the INSERTs that reach the pool (pg's query, postgres.js's unsafe, mysql2's execute); they still run.
-        const client = db().$client as Record<string, unknown>;
+        // The INSERTs that reach the pool: pg's query, postgres.js's unsafe, mysql2's execute.
         const method = setup.driver === 'pg' ? 'query' : setup.driver === 'postgres-js' ? 'unsafe' : 'execute';
-        const send = client[method] as (...args: unknown[]) => unknown;
-        let inserts = 0;
-        client[method] = (...args: unknown[]) => {
-          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-          if (text?.startsWith('INSERT')) inserts++;
-          return send.apply(client, args);
-        };
+        const inserts = countInserts(db().$client, method);
         const people = async () => sortBy(await db().select().from(zoo.people), ['id']) as Array<{ id: number; fullName: string }>;
         try {
           const rows = Array.from({ length: 256 }, (_, i) => ({ fullName: `co-${i}` }));
           const outs = (await Promise.all(rows.map((r) => fastInsert(db(), zoo.people as any, r)))) as Array<{ id: number }>;
           // PostgreSQL only: MySQL always gets one statement per call.
           const pg = setup.engine === 'postgres';
-          expect(inserts).toBe(pg ? 1 : rows.length);
+          expect(inserts.count).toBe(pg ? 1 : rows.length);
           const back = await people();
           // Each call has its own row's key; one statement also keeps call order.
           const nameOf = new Map(back.map((r) => [r.id, r.fullName]));
@@ -212,11 +206,11 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
 
           // A NULL name fails the batch, which goes again row by row: only that call fails.
           await t.database.reset();
-          inserts = 0;
+          inserts.reset();
           const mixed = [{ fullName: 'cm-1' }, { fullName: null }, { fullName: 'cm-3' }, { fullName: 'cm-4' }];
           const settled = await Promise.allSettled(mixed.map((r) => fastInsert(db(), zoo.people as any, r as any)));
           expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-          expect(inserts).toBe(pg ? 1 + mixed.length : mixed.length);
+          expect(inserts.count).toBe(pg ? 1 + mixed.length : mixed.length);
           const ids = settled.flatMap((x) => (x.status === 'fulfilled' ? [(x.value as { id: number }).id] : []));
           expect(sortBy(await people(), ['fullName']).map((r) => [r.fullName, r.id])).toEqual([
             ['cm-1', ids[0]],
@@ -224,9 +218,9 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
             ['cm-4', ids[2]],
           ]);
 
-          inserts = 0;
+          inserts.reset();
           await Promise.all([1, 2, 3].map((i) => fastInsert(db(), zoo.people as any, { fullName: `cs-${i}` }, { coalesce: false } as any)));
-          expect(inserts).toBe(3);
+          expect(inserts.count).toBe(3);
 
           // Inside a transaction nothing is coalesced onto the pool: the rollback takes every row.
           await db()
@@ -237,7 +231,7 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
             .catch((e: Error) => expect(e.message).toBe('roll back'));
           expect((await people()).filter((r) => r.fullName.startsWith('tx-'))).toEqual([]);
         } finally {
-          client[method] = send;
+          inserts.restore();
         }
       });
 

@@ -14,6 +14,7 @@ import { runtimeDataModel } from '../../adapters/prisma/runtime-model.js';
 import { openDriver, type PrismaDriver } from '../../adapters/prisma/driver.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import { ensureGenerated, prisma6Schema, type PrismaCli } from './generate.js';
+import { countInserts } from '../helpers/insert-counter.js';
 
 type Engine = 'postgres' | 'mysql';
 type Row = Record<string, unknown>;
@@ -374,22 +375,14 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
       });
 
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
-        // The app's client on a pool we can watch: counts the INSERTs that reach it (they still run).
-        const pool = appPool!.pool as Record<string, unknown>;
-        const method = pg ? 'query' : 'execute';
-        const send = pool[method] as (...args: unknown[]) => unknown;
-        let inserts = 0;
-        pool[method] = (...args: unknown[]) => {
-          const a = args[0] as string | { text?: string; sql?: string };
-          if ((typeof a === 'string' ? a : (a.text ?? a.sql))?.startsWith('INSERT')) inserts++;
-          return send.apply(pool, args);
-        };
+        // The app's client on a pool we can watch: the INSERTs that reach it.
+        const inserts = countInserts(appPool!.pool as object, pg ? 'query' : 'execute');
         const app = apps['app client, adapter pool'];
         try {
           const rows = Array.from({ length: 256 }, (_, i) => ({ email: `co-${i}@x.io` }));
           const outs = (await Promise.all(rows.map((r) => fastInsert(app.account, r)))) as Row[][];
           // PostgreSQL only: MySQL and MariaDB always get one statement per call.
-          expect(inserts).toBe(pg ? 1 : rows.length);
+          expect(inserts.count).toBe(pg ? 1 : rows.length);
           const back = await prisma.account.findMany({ where: { email: { startsWith: 'co-' } }, orderBy: { id: 'asc' } });
           // Each call has its own record; one statement also keeps call order.
           expect(outs.map(([r]) => r!.email)).toEqual(rows.map((r) => r.email));
@@ -398,19 +391,19 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
           if (pg) expect(back.map((r: Row) => r.email)).toEqual(rows.map((r) => r.email));
 
           // A duplicate email fails the batch, which goes again row by row: only that call fails.
-          inserts = 0;
+          inserts.reset();
           const mixed = [{ email: 'cm-1@x.io' }, { email: 'co-0@x.io' }, { email: 'cm-3@x.io' }, { email: 'cm-4@x.io' }];
           const settled = await Promise.allSettled(mixed.map((r) => fastInsert(app.account, r)));
           expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
           expect(isFastTestDbError((settled[1] as PromiseRejectedResult).reason)).toBe(true);
-          expect(inserts).toBe(pg ? 1 + mixed.length : mixed.length);
+          expect(inserts.count).toBe(pg ? 1 + mixed.length : mixed.length);
           expect(await prisma.account.count({ where: { email: { startsWith: 'cm-' } } })).toBe(3);
 
-          inserts = 0;
+          inserts.reset();
           await Promise.all([1, 2, 3].map((i) => fastInsert(app.account, { email: `cs-${i}@x.io` }, { coalesce: false })));
-          expect(inserts).toBe(3);
+          expect(inserts.count).toBe(3);
         } finally {
-          pool[method] = send;
+          inserts.restore();
         }
       });
 

@@ -26,6 +26,7 @@ import type { TestDatabase } from '../../src/types.js';
 import { dumpTable } from './compare.js';
 import { AddWidgetColor1700000000001, CreateWidgets1700000000000 } from './fixtures/migrations.js';
 import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
+import { countInserts } from '../helpers/insert-counter.js';
 
 const engines: ZooEngine[] = ['postgres', 'mysql'];
 
@@ -202,16 +203,9 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
 
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
         const own = await appDataSource();
-        // Counts the INSERTs that reach the driver's pool (pg's query, mysql2's execute); the statements still run.
-        const driver = own.driver as unknown as { master?: Record<string, unknown>; pool?: Record<string, unknown> };
-        const [pool, method] = driver.master ? [driver.master, 'query'] : [driver.pool!, 'execute'];
-        const send = pool[method] as (...args: unknown[]) => unknown;
-        let inserts = 0;
-        pool[method] = (...args: unknown[]) => {
-          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-          if (text?.startsWith('INSERT')) inserts++;
-          return send.apply(pool, args);
-        };
+        // The INSERTs that reach the driver's pool: pg's query, mysql2's execute.
+        const driver = own.driver as unknown as { master?: object; pool?: object };
+        const inserts = driver.master ? countInserts(driver.master, 'query') : countInserts(driver.pool!, 'execute');
         const repo = own.getRepository(zoo.Author);
         const names = async (like: string) =>
           (await own.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${like}' ORDER BY id`)) as Array<{ id: number; name: string }>;
@@ -219,7 +213,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           const rows: Array<{ name: string | null; id?: number }> = Array.from({ length: 256 }, (_, i) => ({ name: `co-${i}` }));
           const results = await Promise.all(rows.map((r) => fastInsert(repo, r)));
           // PostgreSQL only: MySQL always gets one statement per call.
-          expect(inserts).toBe(engine === 'postgres' ? 1 : rows.length);
+          expect(inserts.count).toBe(engine === 'postgres' ? 1 : rows.length);
           const back = await names('co-%');
           // Each call has its own row's key, on its own object; one statement also keeps call order.
           const nameOf = new Map(back.map((r) => [Number(r.id), r.name]));
@@ -228,24 +222,24 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           if (engine === 'postgres') expect(back.map((r) => r.name)).toEqual(rows.map((r) => r.name));
 
           // A NULL name fails the batch, which goes again row by row: only that call fails.
-          inserts = 0;
+          inserts.reset();
           const mixed: Array<{ name: string | null; id?: number }> = [{ name: 'cm-1' }, { name: null }, { name: 'cm-3' }, { name: 'cm-4' }];
           const settled = await Promise.allSettled(mixed.map((r) => fastInsert(repo, r)));
           expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
           expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'QUERY_FAILED' });
-          expect(inserts).toBe(engine === 'postgres' ? 1 + mixed.length : mixed.length);
+          expect(inserts.count).toBe(engine === 'postgres' ? 1 + mixed.length : mixed.length);
           expect((await names('cm-%')).map((r) => [r.name, Number(r.id)]).sort()).toEqual([
             ['cm-1', mixed[0]!.id],
             ['cm-3', mixed[2]!.id],
             ['cm-4', mixed[3]!.id],
           ]);
 
-          inserts = 0;
+          inserts.reset();
           await Promise.all([1, 2, 3].map((i) => fastInsert(repo, { name: `cs-${i}` }, { coalesce: false })));
-          expect(inserts).toBe(3);
+          expect(inserts.count).toBe(3);
           expect(await names('cs-%')).toHaveLength(3);
         } finally {
-          pool[method] = send;
+          inserts.restore();
           await closeDataSource(own);
         }
       });
