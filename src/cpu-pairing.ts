@@ -18,21 +18,19 @@
  * integration's worker looks, before each test and while tests run, at the sessions the app
  * opened on the worker's database, and pairs those that did real work (BUSY_TICKS of CPU), with
  * its thread, for the worker's life (workerPairing in runners/worker.ts): a suite of light tests
- * pays no `taskset` (about 3 ms each). Processes a paired thread starts inherit its CPU.
+ * pays no `taskset` (a process of its own per task). Processes a paired thread starts inherit its CPU.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { logger } from './log.js';
 import { resolveOptions } from './options.js';
 import { readHandoff } from './runners/handoff.js';
+import { canPinCpus } from './server/platform.js';
+import { statFields } from './server/proc-stat.js';
 import type { ServerInfo, TestDatabaseOptions } from './types.js';
-import { detectWorker } from './workers.js';
+import { detectWorker, NUMBERED_FROM } from './workers.js';
 
 const log = logger('cpu');
-
-/** Workers whose number says which CPU is theirs: counted from 1, but Mocha's from 0. */
-const NUMBERED_WORKERS = new Set(['FAST_TEST_DB_WORKER', 'JEST_WORKER_ID', 'VITEST_POOL_ID', 'NODE_TEST_WORKER_ID', 'MOCHA_WORKER_ID']);
-const FROM_ZERO = new Set(['MOCHA_WORKER_ID']);
 
 /** A database handle that can name the OS tasks (processes or threads) of its sessions on the server. */
 export interface SessionSource {
@@ -64,13 +62,8 @@ const BUSY_TICKS = 2;
 
 /** CPU a task has used, in clock ticks (utime + stime of /proc/<task>/stat); 0 when it is gone. */
 function cpuTicks(task: number): number {
-  try {
-    const stat = readFileSync(`/proc/${task}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
+  const fields = statFields(task);
+  return fields ? Number(fields[11]) + Number(fields[12]) : 0;
 }
 
 /** The CPUs a task (a process, a thread by its id, or 'thread-self') may run on, as the kernel lists them ("0-1"). */
@@ -98,7 +91,7 @@ export function parseCpuList(list: string): number[] {
  * when pairing is off or not on Linux.
  */
 export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): number[] | undefined {
-  if (!resolveOptions(options, env).cpuPairing || process.platform !== 'linux') return undefined;
+  if (!resolveOptions(options, env).cpuPairing || !canPinCpus(process.platform)) return undefined;
   try {
     return parseCpuList(allowedList('thread-self'));
   } catch {
@@ -108,17 +101,19 @@ export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.Proc
 
 /** This worker's CPU among `cpus`, or why it gets none. */
 export function pairingCpu(
-  server: Pick<ServerInfo, 'owned' | 'provider'>,
+  server: Pick<ServerInfo, 'owned' | 'provider' | 'flavor'>,
   cpus: number[] | undefined,
   options: Pick<TestDatabaseOptions, 'worker'> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): { cpu: number } | { off: string } {
   if (!cpus) return { off: 'turned off, or not on Linux' };
   if (!server.owned || server.provider !== 'embedded') return { off: 'not a server started here' };
+  // Its sessions' threads cannot be named (no PROCESSLIST.TID, and ours runs without performance_schema).
+  if (server.flavor === 'mysql') return { off: "MySQL does not name its sessions' threads" };
   const worker = options.worker !== undefined ? { id: options.worker, source: 'FAST_TEST_DB_WORKER' } : detectWorker(env);
-  if (!NUMBERED_WORKERS.has(worker.source) || !/^\d+$/.test(worker.id))
-    return { off: `worker "${worker.id}" is not a numbered runner worker` };
-  const slot = FROM_ZERO.has(worker.source) ? Number(worker.id) : Math.max(0, Number(worker.id) - 1);
+  const first = NUMBERED_FROM[worker.source as keyof typeof NUMBERED_FROM];
+  if (first === undefined || !/^\d+$/.test(worker.id)) return { off: `worker "${worker.id}" is not a numbered runner worker` };
+  const slot = Math.max(0, Number(worker.id) - first);
   if (slot >= cpus.length) return { off: `worker ${worker.id} of more workers than the ${cpus.length} CPUs` };
   return { cpu: cpus[slot]! };
 }

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { FastTestDbError } from './errors.js';
 import { VERSION } from './version.js';
+import { statFields } from './server/proc-stat.js';
 
 export interface FingerprintInput {
   engine: string;
@@ -49,9 +50,8 @@ export function runScope(run: string | undefined): string {
   try {
     const cmd = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8').split('\0')[0] ?? '';
     if (/(^|\/)node[^/]*$/.test(cmd)) {
-      const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
-      const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-      return `pp${process.ppid}-${started}`;
+      const started = statFields(process.ppid)?.[19];
+      if (started) return `pp${process.ppid}-${started}`;
     }
   } catch {
     // No /proc (macOS, Windows): this process alone.

@@ -12,6 +12,19 @@ export const WORKER_ENV_VARS = [
   'TEST_TOKEN',
 ] as const;
 
+/**
+ * The runners whose worker number says which CPU is the worker's (cpu-pairing.ts), and the number
+ * their first worker has: Mocha counts from 0. Playwright's workers (TEST_PARALLEL_INDEX) drive
+ * browsers, which would inherit the one CPU, so they have none.
+ */
+export const NUMBERED_FROM: Partial<Record<(typeof WORKER_ENV_VARS)[number], 0 | 1>> = {
+  FAST_TEST_DB_WORKER: 1,
+  JEST_WORKER_ID: 1,
+  VITEST_POOL_ID: 1,
+  NODE_TEST_WORKER_ID: 1,
+  MOCHA_WORKER_ID: 0,
+};
+
 export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string; source: string } {
   for (const name of WORKER_ENV_VARS) {
     const value = env[name];

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { hasProcCmdline, pidAliveFromProbe } from './platform.js';
+import { statFields } from './proc-stat.js';
 import { sleep } from '../sleep.js';
 
 /**
@@ -20,11 +21,8 @@ export function pidAlive(pid: number | undefined): boolean {
     if (!pidAliveFromProbe(process.platform, e as NodeJS.ErrnoException)) return false;
   }
   if (!hasProcCmdline(process.platform)) return true; // no /proc to tell a zombie by
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false; // gone between the two looks
-  }
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z'; // undefined: gone between the two looks
 }
 
 function tryTake(lockDir: string): boolean {

@@ -96,6 +96,11 @@ export function needsUnprivilegedUser(platform: Platform, uid: number | undefine
   return platform !== 'win32' && uid === 0;
 }
 
+/** Whether a task's CPUs can be read from /proc and set with `taskset` (cpu-pairing.ts): Linux only. */
+export function canPinCpus(platform: Platform): boolean {
+  return platform === 'linux';
+}
+
 /** Whether /proc/<pid>/cmdline tells which directory a process serves (Linux only). */
 export function hasProcCmdline(platform: Platform): boolean {
   return platform === 'linux';

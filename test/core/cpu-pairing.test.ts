@@ -22,7 +22,7 @@ const cpusOf = (task: number) => parseCpuList(allowedList(task));
 const thread = threadId;
 const before = cpusOf(thread());
 
-const owned: Pick<ServerInfo, 'owned' | 'provider'> = { owned: true, provider: 'embedded' };
+const owned: Pick<ServerInfo, 'owned' | 'provider' | 'flavor'> = { owned: true, provider: 'embedded', flavor: 'postgres' };
 
 describe('which worker gets which CPU', () => {
   it('parses the kernel CPU lists', () => {
@@ -37,8 +37,12 @@ describe('which worker gets which CPU', () => {
     expect(pairingCpu(owned, cpus, {}, jest('2'))).toEqual({ cpu: 6 });
     expect(pairingCpu(owned, cpus, {}, { VITEST_POOL_ID: '3' })).toMatchObject({ off: /more workers than the 2 CPUs/ });
     expect(pairingCpu(owned, undefined, {}, jest('1'))).toMatchObject({ off: /turned off/ });
-    expect(pairingCpu({ owned: false, provider: 'external' }, cpus, {}, jest('1'))).toMatchObject({ off: /not a server/ });
-    expect(pairingCpu({ owned: true, provider: 'container' }, cpus, {}, jest('1'))).toMatchObject({ off: /not a server/ });
+    expect(pairingCpu({ owned: false, provider: 'external', flavor: 'postgres' }, cpus, {}, jest('1'))).toMatchObject({
+      off: /not a server/,
+    });
+    expect(pairingCpu({ owned: true, provider: 'container', flavor: 'postgres' }, cpus, {}, jest('1'))).toMatchObject({
+      off: /not a server/,
+    });
     // Playwright's workers drive browsers, which would inherit the one CPU.
     expect(pairingCpu(owned, cpus, {}, { TEST_PARALLEL_INDEX: '0' })).toMatchObject({ off: /not a numbered/ });
     expect(pairingCpu(owned, cpus, {}, {})).toMatchObject({ off: /not a numbered/ });

@@ -210,8 +210,9 @@ async function describe(admin: MysqlClient, server: ServerInfo): Promise<Describ
 }
 
 /**
- * MariaDB names each session's thread in PROCESSLIST.TID (10.5+); MySQL in performance_schema.
- * A server that has neither gives no tasks, and so no pairing.
+ * MariaDB names each session's thread in PROCESSLIST.TID (10.5+). MySQL has no such column, and the
+ * MySQL we start runs without performance_schema, so it is never paired (cpu-pairing.ts pairingCpu).
+ * A server without TID gives no tasks, and so no pairing.
  */
 async function sessionTasks(admin: MysqlClient, name: string): Promise<number[]> {
   const rows = await admin
@@ -219,12 +220,7 @@ async function sessionTasks(admin: MysqlClient, name: string): Promise<number[]>
       `SELECT TID AS tid FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()`,
       [name],
     )
-    .catch(() =>
-      admin.query<{ tid: number | string | null }>(
-        `SELECT THREAD_OS_ID AS tid FROM performance_schema.threads WHERE PROCESSLIST_DB = ? AND PROCESSLIST_ID <> CONNECTION_ID()`,
-        [name],
-      ),
-    );
+    .catch(() => []);
   return rows.map((r) => Number(r.tid)).filter((t) => t > 0);
 }
 
