@@ -12,7 +12,6 @@ import { createPostgresDialect } from '../src/dialect/postgres/dialect.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
 import { cloneInto } from '../src/test-database.js';
 import { quoteIdent } from '../src/quote.js';
-import { processesIn } from '../src/server/processes.js';
 import { sleep } from '../src/sleep.js';
 import { stopOwnedServer } from '../src/server/registry.js';
 import { resolveServer } from '../src/server/resolve.js';
@@ -20,6 +19,7 @@ import type { ServerInfo } from '../src/types.js';
 import { benchDirs } from './lib/dirs.js';
 import { startBenchPostgres } from './lib/postgres.js';
 import { thirtyTableSchema } from './lib/schema30.js';
+import { waitNoProcesses } from '../test/runners/harness.js';
 import { row, withSpeedups, type Row, type Section } from './lib/stats.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -142,11 +142,8 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     const p = await probe({ FAST_TEST_DB_DATA_ROOT: root, FAST_TEST_DB_CACHE_DIR: cacheDir, BENCH_PROBE_KEY: probeKey });
     if (p.stateDir) await stopOwnedServer(p.stateDir);
     // The warm copy is written by a process of its own after the stop; the next start must see it.
-    const deadline = Date.now() + 30_000;
-    while (processesIn(root).length > 0) {
-      if (Date.now() > deadline) throw new Error(`processes still run under ${root} 30 s after the stop: ${processesIn(root).join(', ')}`);
-      await sleep(50);
-    }
+    const left = await waitNoProcesses(root, 30_000);
+    if (left.length) throw new Error(`processes still run under ${root} 30 s after the stop: ${left.join('; ')}`);
     return p;
   };
   const cold: number[] = [];

@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { allowedList } from '../src/cpu-pairing.js';
 import { quick, writeInsertResult } from './lib/args.js';
 import { ensureBuilt, fromDist } from './lib/dist.js';
 
@@ -31,10 +32,7 @@ interface Session {
 }
 
 async function measure(engine: string, session: Session): Promise<Array<Record<string, unknown>>> {
-  const all = execFileSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' })
-    .split(':')
-    .pop()!
-    .trim();
+  const all = allowedList('thread-self');
   const place = (p: Placement) => {
     pin(process.pid, p === 'free' ? all : '0');
     pin(session.task, p === 'free' ? all : p === 'one CPU' ? '0' : '1');
@@ -64,9 +62,9 @@ async function measure(engine: string, session: Session): Promise<Array<Record<s
 async function postgres(): Promise<Session> {
   const { createTestDatabase } = await fromDist<typeof import('../src/index.js')>('index.js');
   const db = await createTestDatabase({ engine: 'postgres', worker: 'roundtrip' });
-  await pgQuery(db.url, 'CREATE TABLE item (id serial PRIMARY KEY, n int NOT NULL)');
   const client = new pg.Client({ ...db.connection, host: db.server.socket ?? db.connection.host });
   await client.connect();
+  await client.query('CREATE TABLE item (id serial PRIMARY KEY, n int NOT NULL)');
   const task = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   return {
     task,
@@ -79,13 +77,6 @@ async function postgres(): Promise<Session> {
       await db.destroy();
     },
   };
-}
-
-async function pgQuery(url: string, sql: string): Promise<void> {
-  const c = new pg.Client(url);
-  await c.connect();
-  await c.query(sql);
-  await c.end();
 }
 
 async function mariadb(): Promise<Session> {

@@ -20,6 +20,7 @@ import {
   type EntitySubscriberInterface,
 } from 'typeorm';
 import { fastInsert, typeormOptions, typeormTestDb } from '../../adapters/typeorm/index.js';
+import { poolOf } from '../../adapters/typeorm/driver.js';
 import { closeDataSource, loadDataSourceClass, openDataSource } from '../../adapters/typeorm/orm.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import type { TestDatabase } from '../../src/types.js';
@@ -204,8 +205,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
         const own = await appDataSource();
         // The INSERTs that reach the driver's pool: pg's query, mysql2's execute.
-        const driver = own.driver as unknown as { master?: object; pool?: object };
-        const inserts = driver.master ? countInserts(driver.master, 'query') : countInserts(driver.pool!, 'execute');
+        const inserts = countInserts(poolOf(own) as object, engine === 'postgres' ? 'query' : 'execute');
         const repo = own.getRepository(zoo.Author);
         const names = async (like: string) =>
           (await own.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${like}' ORDER BY id`)) as Array<{ id: number; name: string }>;
