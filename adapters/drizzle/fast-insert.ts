@@ -190,12 +190,10 @@ function coalescedFor(runner: InsertSession, plan: TablePlan): Coalesced<Prepare
   if (!coalesced) {
     coalesced = coalescer<PreparedRow, RawInsertResult, unknown>({
       limit: (row) => rowsPerBatch(plan, row),
+      one: (row, returning) => insertOne(runner, plan, row, returning),
       send: (rows, returning) => sendBatch(runner, plan, rows, returning),
-      finish: (rows, returning, res) => {
-        // Without returning a call gets its count: one per row the server reports written.
-        const outs = returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1);
-        return rows.length === 1 ? [returning ? outs[0] : res.affected] : outs;
-      },
+      // Without returning a call gets its count: one per row the server reports written.
+      finish: (rows, returning, res) => (returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1)),
     });
     plan.coalesced.set(runner, coalesced);
   }
@@ -242,6 +240,12 @@ function sendBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], 
   return runner.insert(sql, params, returning && plan.family === 'postgres');
 }
 
+/** One row's statement: `.returning()`'s row (or `$returningId()`'s keys), or without returning the count written. */
+async function insertOne(runner: InsertSession, plan: TablePlan, row: PreparedRow, returning: boolean): Promise<unknown> {
+  const res = await sendBatch(runner, plan, [row], returning);
+  return returning ? returned(plan, [row], res)[0] : res.affected;
+}
+
 /** Per row, what the statement returned for it: `.returning()`'s row on PostgreSQL, `$returningId()`'s keys on MySQL. */
 function returned(plan: TablePlan, rows: PreparedRow[], res: RawInsertResult): unknown[] {
   if (plan.family === 'postgres') return res.rows.map((raw) => mapReturned(plan, raw as unknown[]));
@@ -278,8 +282,7 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
     if (runner.atomically && runner.family === 'postgres' && options?.coalesce !== false) {
       return coalescedFor(runner, plan).add(row.set, returning, row);
     }
-    const res = await sendBatch(runner, plan, [row], returning);
-    return returning ? returned(plan, [row], res)[0] : res.affected;
+    return insertOne(runner, plan, row, returning);
   }
 
   // Consecutive rows with the same column set share statements, which keeps generated keys in input order.

@@ -222,11 +222,9 @@ export async function insertRows(
     if (family !== 'postgres' || opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
     plan.coalesced ??= coalescer<PreparedRow, StatementResult, Record<string, unknown> | undefined>({
       limit: (row) => rowsPerStatement(family, row.fields.length),
+      one: async (row, returning) => (await statementRows(ctx, driver, plan, [row], returning))[0],
       send: (rows, returning) => sendRows(ctx, driver, plan, rows, returning),
-      finish: async (rows, returning, res) => {
-        const records = await recordsOf(ctx, driver, plan, rows, returning, res);
-        return rows.length === 1 ? [records[0]] : records;
-      },
+      finish: (rows, returning, res) => recordsOf(ctx, driver, plan, rows, returning, res),
     });
     return [await plan.coalesced.add(row.key, wantRows, row)];
   }

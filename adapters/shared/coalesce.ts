@@ -23,11 +23,13 @@ export interface Coalesced<I, O> {
 }
 
 export interface CoalesceSend<I, R, O> {
-  /** The statement for these items, all of one shape. A rejection means the server refused it: nothing was written. */
+  /** One item alone, as a call without coalescing sends it, with that call's outcome. */
+  one(item: I, returning: boolean): Promise<O>;
+  /** The statement for two or more items, all of one shape. A rejection means the server refused it: nothing was written. */
   send(items: I[], returning: boolean): Promise<R>;
   /**
-   * Each item's outcome from what the statement returned, in item order. The rows are written by
-   * then, so a failure here fails every call of the batch and nothing is sent again.
+   * Each item's outcome from what `send`'s statement returned, in item order. The rows are written
+   * by then, so a failure here fails every call of the batch and nothing is sent again.
    */
   finish(items: I[], returning: boolean, result: R): Promise<O[]> | O[];
   /** Most rows one statement of this shape may carry (the engine's bind-parameter limit). */
@@ -75,7 +77,7 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
   let scheduled = false;
 
   // then() chains rather than async functions: fewer promises per row, each of which Jest 30 on
-  // Node 20 hooks (its AsyncLocalStorage).
+  // Node 20 hooks (its AsyncLocalStorage). A lone call (an awaited loop) goes through one().
   const settle = (part: Waiting<I, O>[], items: I[], returning: boolean, result: R): Promise<void> =>
     attempt(() => to.finish(items, returning, result))
       .then((outs) => {
@@ -86,11 +88,16 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
         for (const w of part) w.reject(e);
       });
 
-  const alone = (w: Waiting<I, O>, returning: boolean): Promise<void> =>
-    attempt(() => to.send([w.item], returning)).then(
-      (result) => settle([w], [w.item], returning, result),
-      (e: unknown) => w.reject(e),
-    );
+  const alone = (w: Waiting<I, O>, returning: boolean): Promise<void> => {
+    let sent: Promise<O>;
+    try {
+      sent = to.one(w.item, returning);
+    } catch (e) {
+      w.reject(e);
+      return Promise.resolve();
+    }
+    return sent.then(w.resolve, w.reject);
+  };
 
   const batch = (part: Waiting<I, O>[], returning: boolean): Promise<void> => {
     if (part.length === 1) return alone(part[0]!, returning);
@@ -108,6 +115,10 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
     queue = new Map();
     scheduled = false;
     for (const { returning, waiting } of groups.values()) {
+      if (waiting.length === 1) {
+        void alone(waiting[0]!, returning);
+        continue;
+      }
       let limit = 1;
       try {
         limit = to.limit(waiting[0]!.item);

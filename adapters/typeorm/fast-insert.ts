@@ -313,12 +313,11 @@ function poolFor(plan: EntityPlan): NonNullable<EntityPlan['pool']> {
   const run = poolRunner(plan.dataSource, plan.family);
   const coalesced = coalescer<PreparedRow, InsertOutcome, InsertOutcome>({
     limit: (row) => rowsPerStatement(plan.family, row.columns.length),
+    one: (row, returning) => sendRows(plan, run, [row], returning),
     send: (rows, returning) => sendRows(plan, run, rows, returning),
     // One outcome per row, as that row's own statement would have returned it (PostgreSQL only: no insertId).
-    finish: (rows, returning, out) => {
-      if (rows.length === 1) return [out];
-      return returning ? out.rows.map((r) => ({ rows: [r], insertId: 0 })) : rows.map(() => ({ rows: [], insertId: 0 }));
-    },
+    finish: (rows, returning, out) =>
+      returning ? out.rows.map((r) => ({ rows: [r], insertId: 0 })) : rows.map(() => ({ rows: [], insertId: 0 })),
   });
   return (plan.pool = { owner, run, coalesced });
 }

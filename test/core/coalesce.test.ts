@@ -10,14 +10,17 @@ import { batchSizes, coalescer } from '../../adapters/shared/coalesce.js';
 /** Records every statement; `refuse` decides which the "server" refuses, `finish` what comes back. */
 function recorder(opts: { refuse?: (items: number[]) => boolean; finish?: (items: number[]) => number[]; limit?: number } = {}) {
   const sent: number[][] = [];
+  const send = async (items: number[]) => {
+    sent.push(items);
+    if (opts.refuse?.(items)) throw new Error(`refused ${items.join(',')}`);
+    return items;
+  };
+  const finish = (items: number[]) => (opts.finish ? opts.finish(items) : items.map((i) => i * 10));
   const c = coalescer<number, number[], number>({
     limit: () => opts.limit ?? 1000,
-    send: async (items) => {
-      sent.push(items);
-      if (opts.refuse?.(items)) throw new Error(`refused ${items.join(',')}`);
-      return items;
-    },
-    finish: (items) => (opts.finish ? opts.finish(items) : items.map((i) => i * 10)),
+    one: async (item) => finish(await send([item]))[0]!,
+    send,
+    finish,
   });
   return { sent, c };
 }
@@ -62,23 +65,31 @@ describe('coalescer', () => {
 
   it('fewer rows back than sent (a trigger skipped one): every call fails with UNSUPPORTED, nothing is matched by guess', async () => {
     const { c } = recorder({ finish: (items) => items.slice(1) });
-    const settled = await Promise.allSettled([1, 2, 3].map((i) => c.add('a', true, i)));
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => c.add('a', true, i)));
     for (const s of settled) expect((s as PromiseRejectedResult).reason).toMatchObject({ code: 'UNSUPPORTED' });
   });
 
   it('a statement that throws instead of rejecting fails its calls, and the next shape still goes out', async () => {
     const sent: string[] = [];
+    const send = (items: string[]) => {
+      if (items.includes('bad')) throw new Error('no statement for this');
+      sent.push(items.join());
+      return Promise.resolve('ok');
+    };
     const c = coalescer<string, string, string>({
       limit: () => 1000,
-      send: (items) => {
-        if (items[0] === 'bad') throw new Error('no statement for this');
-        sent.push(items.join());
-        return Promise.resolve('ok');
-      },
+      one: (item) => send([item]),
+      send,
       finish: (items) => items.map(() => 'ok'),
     });
-    const settled = await Promise.allSettled([c.add('x', true, 'bad'), c.add('y', true, 'good')]);
-    expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled']);
-    expect(sent).toEqual(['good']);
+    // x alone (one() throws), y alone, z a batch whose send() throws: its rows then go one by one.
+    const settled = await Promise.allSettled([
+      c.add('x', true, 'bad'),
+      c.add('y', true, 'good'),
+      c.add('z', true, 'bad'),
+      c.add('z', true, 'fine'),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(sent).toEqual(['good', 'fine']);
   });
 });
