@@ -23,6 +23,7 @@ const dual = {
   'runners/jest-setup': 'src/runners/jest-setup.ts',
   'runners/jest-global-setup': 'src/runners/jest-global-setup.ts',
   'runners/jest-global-teardown': 'src/runners/jest-global-teardown.ts',
+  'runners/jest-sequencer': 'src/runners/jest-sequencer.ts',
   'runners/vitest-global-setup': 'src/runners/vitest-global-setup.ts',
 };
 

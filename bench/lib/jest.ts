@@ -57,6 +57,9 @@ export function jestConfig(spec: JestRunSpec, cacheDirectory: string): Record<st
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     transform: { '^.+\\.ts$': transformFor(spec.transformer) },
     globalSetup: join(ROOT, 'bench/typeorm-jest/global-setup.mjs'),
+    // fast-test-db's step gets the sequencer withFastTestDb sets: Jest's order, with the file
+    // durations of earlier runs kept in our cache directory (this run's Jest cache is empty).
+    ...(spec.env.store === 'ftdb' ? { testSequencer: join(ROOT, 'dist/runners/jest-sequencer.cjs') } : {}),
     cacheDirectory,
     testTimeout: 3_600_000,
     // maxWorkers 1 is --runInBand: the tests run in Jest's own process.

@@ -23,20 +23,24 @@ interface JestConfigLike {
   globalSetup?: string | null;
   globalTeardown?: string | null;
   setupFilesAfterEnv?: string[];
+  testSequencer?: string;
   [key: string]: unknown;
 }
 
 /** Paths of the files Jest loads by path, for configs that list them by hand. */
-export function jestFiles(): { globalSetup: string; globalTeardown: string; setupFile: string } {
+export function jestFiles(): { globalSetup: string; globalTeardown: string; setupFile: string; testSequencer: string } {
   return {
     globalSetup: runnerFile('jest-global-setup'),
     globalTeardown: runnerFile('jest-global-teardown'),
     setupFile: runnerFile('jest-setup'),
+    testSequencer: runnerFile('jest-sequencer'),
   };
 }
 
 /**
- * Returns `config` with our global setup, teardown and setup file added. Options here override
+ * Returns `config` with our global setup, teardown and setup file added, and our test sequencer
+ * unless the config names one (Jest's order, with durations that outlive Jest's cache: see
+ * jest-sequencer.ts). Options here override
  * fast-test-db.config.*; they reach the global setup in Jest's main process, where this config is
  * evaluated, so `migrate` may be a function.
  */
@@ -54,6 +58,7 @@ export function withFastTestDb<C extends JestConfigLike>(config: C, options: Fas
     globalSetup: files.globalSetup,
     globalTeardown: files.globalTeardown,
     setupFilesAfterEnv: [files.setupFile, ...(config.setupFilesAfterEnv ?? [])],
+    testSequencer: config.testSequencer ?? files.testSequencer,
   };
 }
 

@@ -12,7 +12,7 @@
  * One pack and one install for the whole file; runners one after another. Needs `npm run build`.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +170,24 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectOwnDatabasePerWorker(records, output);
     expect(output).toMatch(/fast-test-db: time and heap per test file/);
     expectReport('jest-reporter.json');
+
+    // The sequencer withFastTestDb set kept each file's duration beside the warm copy...
+    const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
+    const times = JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, { ms: number; failed: boolean }>;
+    const path = (f: string) => join(project, 'jest', `${f}.test.cjs`);
+    for (const f of ['a', 'b']) expect(times[path(f)]).toMatchObject({ failed: false, ms: expect.any(Number) });
+    // ...and a run whose Jest cache is empty (a CI job's) starts the longest of them first.
+    for (const [first, second] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ] as const) {
+      writeFileSync(timesFile, JSON.stringify({ [path(first)]: { ms: 60_000, failed: false }, [path(second)]: { ms: 10, failed: false } }));
+      const run = await probeRun('jest', ['--runInBand', `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`]);
+      expect(
+        run.records.map((r) => r.file),
+        run.output,
+      ).toEqual([first, second]);
+    }
   });
 
   it.each(['forks', 'threads'])('Vitest %s, with the Vitest reporter and its setup file', async (pool) => {
