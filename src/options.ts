@@ -270,9 +270,12 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
   };
 }
 
-/** The project's cache directory (initdb output, warm copies), absolute: cacheDir, else node_modules/.cache/fast-test-db of cwd. */
-export function cacheRoot(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(resolveOptions(options, env).cacheDir ?? join(process.cwd(), 'node_modules', '.cache', 'fast-test-db'));
+/**
+ * The project's cache directory (initdb output, warm copies, file times), absolute: cacheDir, else
+ * node_modules/.cache/fast-test-db of `project` (the working directory, or a runner's root).
+ */
+export function cacheRoot(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env, project = process.cwd()): string {
+  return resolve(project, resolveOptions(options, env).cacheDir ?? join('node_modules', '.cache', 'fast-test-db'));
 }
 
 export type WarmCacheMode = 'always' | 'built' | 'off';

@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { cacheRoot } from '../options.js';
 import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
 
 export interface FileStats {
@@ -21,7 +22,7 @@ export interface FileStats {
 }
 
 export interface ReporterOptions {
-  /** Where wall times of earlier runs are kept. Default node_modules/.cache/fast-test-db/file-times.json. */
+  /** Where wall times of earlier runs are kept. Default file-times.json in the cache directory (node_modules/.cache/fast-test-db). */
   historyFile?: string | false;
   /** Runs of history kept per file. Default 20. */
   historySize?: number;
@@ -46,8 +47,9 @@ export interface Analysis {
 
 type History = Record<string, number[]>;
 
+/** In the cache directory (FAST_TEST_DB_CACHE_DIR, else node_modules/.cache/fast-test-db of `root`), which CI caches for the warm copy. */
 export function defaultHistoryFile(root: string): string {
-  return join(root, 'node_modules', '.cache', 'fast-test-db', 'file-times.json');
+  return join(cacheRoot({}, process.env, root), 'file-times.json');
 }
 
 function readHistory(file: string): History {

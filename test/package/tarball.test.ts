@@ -171,7 +171,9 @@ describe('the packed tarball, installed into a scratch project', () => {
     expect(output).toMatch(/fast-test-db: time and heap per test file/);
     expectReport('jest-reporter.json');
 
-    // The sequencer withFastTestDb set kept each file's duration beside the warm copy...
+    // The reporter keeps its history, and the sequencer withFastTestDb set each file's duration,
+    // beside the warm copy (FAST_TEST_DB_CACHE_DIR here)...
+    expect(existsSync(join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'file-times.json'))).toBe(true);
     const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
     const times = JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, { ms: number; failed: boolean }>;
     const path = (f: string) => join(project, 'jest', `${f}.test.cjs`);
