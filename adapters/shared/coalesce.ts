@@ -58,7 +58,10 @@ export function batchSizes(count: number, limit: number): number[] {
   return sizes;
 }
 
-/** A function's throw as a rejection: a throw inside the flush would leave every later call waiting. */
+/**
+ * A function's throw as a rejection: a throw inside the flush would leave every later call waiting.
+ * A promise returned passes through as it is (Promise.resolve adds none).
+ */
 function attempt<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return Promise.resolve(fn());
@@ -88,16 +91,7 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
         for (const w of part) w.reject(e);
       });
 
-  const alone = (w: Waiting<I, O>, returning: boolean): Promise<void> => {
-    let sent: Promise<O>;
-    try {
-      sent = to.one(w.item, returning);
-    } catch (e) {
-      w.reject(e);
-      return Promise.resolve();
-    }
-    return sent.then(w.resolve, w.reject);
-  };
+  const alone = (w: Waiting<I, O>, returning: boolean): Promise<void> => attempt(() => to.one(w.item, returning)).then(w.resolve, w.reject);
 
   const batch = (part: Waiting<I, O>[], returning: boolean): Promise<void> => {
     if (part.length === 1) return alone(part[0]!, returning);
@@ -115,10 +109,6 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
     queue = new Map();
     scheduled = false;
     for (const { returning, waiting } of groups.values()) {
-      if (waiting.length === 1) {
-        void alone(waiting[0]!, returning);
-        continue;
-      }
       let limit = 1;
       try {
         limit = to.limit(waiting[0]!.item);
