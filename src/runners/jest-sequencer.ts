@@ -10,35 +10,11 @@
  * orders as usual and this only records.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { cacheRoot } from '../options.js';
+import { jestBaseSequencer, type RunResults, type SequencedTest } from './jest-base-sequencer.js';
 import { stashedOptions } from './global.js';
-
-/** What Jest passes for each test file; structural, so our types do not depend on Jest's. */
-export interface SequencedTest {
-  path: string;
-  duration?: number;
-}
-
-interface RunResults {
-  testResults: Array<{
-    testFilePath: string;
-    skipped?: boolean;
-    numFailingTests: number;
-    testExecError?: unknown;
-    perfStats: { runtime?: number; start: number; end: number };
-  }>;
-}
-
-interface JestSequencer {
-  time?(test: SequencedTest): number | undefined;
-  hasFailed?(test: SequencedTest): boolean;
-  cacheResults(tests: SequencedTest[], results: RunResults): void;
-}
-
-type JestSequencerClass = new (options?: unknown) => JestSequencer;
 
 /** Per test file (absolute path, as Jest keys its own): the last run's wall time, and whether it failed. */
 type FileTimes = Record<string, { ms: number; failed: boolean }>;
@@ -60,34 +36,14 @@ function readTimes(file: string): FileTimes {
   }
 }
 
-/**
- * Jest's default sequencer, from the project's Jest: @jest/test-sequencer is a dependency of
- * jest-config, not of the project, so a strict node_modules (pnpm) reaches it only through
- * jest -> @jest/core -> jest-config.
- */
-function jestDefaultSequencer(): JestSequencerClass {
-  let from = createRequire(join(process.cwd(), 'package.json'));
-  for (const next of ['jest', '@jest/core', 'jest-config', undefined]) {
-    try {
-      const mod = from('@jest/test-sequencer') as { default?: JestSequencerClass };
-      return mod.default ?? (mod as unknown as JestSequencerClass);
-    } catch {
-      if (!next) break;
-      try {
-        from = createRequire(from.resolve(`${next}/package.json`));
-      } catch {
-        break;
-      }
-    }
-  }
+const Base = jestBaseSequencer();
+if (!Base) {
   throw new FastTestDbError(
     'PACKAGE_BROKEN',
-    `fast-test-db/jest-sequencer could not load Jest's default sequencer (@jest/test-sequencer) from ${process.cwd()}`,
-    'run Jest from the project directory, or set testSequencer in the Jest config to your own',
+    `fast-test-db's Jest sequencer could not load Jest's default sequencer (@jest/test-sequencer) from ${process.argv[1]} or ${process.cwd()}`,
+    'remove testSequencer from the Jest config (withFastTestDb sets it only where Jest is found), or run Jest from the project directory',
   );
 }
-
-const Base = jestDefaultSequencer();
 
 export default class FastTestDbSequencer extends Base {
   readonly #file = fileTimesPath();

@@ -9,6 +9,7 @@ import type { FastTestDbConfig } from '../config.js';
 import { FastTestDbError } from '../errors.js';
 import { stashOptions } from './global.js';
 import { readHandoff, requireHandoff } from './handoff.js';
+import { jestBaseSequencer } from './jest-base-sequencer.js';
 import { runnerFile } from './paths.js';
 import type { TestDatabase } from '../types.js';
 import { workerDatabase } from './worker.js';
@@ -39,8 +40,8 @@ export function jestFiles(): { globalSetup: string; globalTeardown: string; setu
 
 /**
  * Returns `config` with our global setup, teardown and setup file added, and our test sequencer
- * unless the config names one (Jest's order, with durations that outlive Jest's cache: see
- * jest-sequencer.ts). Options here override
+ * unless the config names one or no Jest is found from here (Jest's order, with durations that
+ * outlive Jest's cache: see jest-sequencer.ts). Options here override
  * fast-test-db.config.*; they reach the global setup in Jest's main process, where this config is
  * evaluated, so `migrate` may be a function.
  */
@@ -58,7 +59,7 @@ export function withFastTestDb<C extends JestConfigLike>(config: C, options: Fas
     globalSetup: files.globalSetup,
     globalTeardown: files.globalTeardown,
     setupFilesAfterEnv: [files.setupFile, ...(config.setupFilesAfterEnv ?? [])],
-    testSequencer: config.testSequencer ?? files.testSequencer,
+    ...(config.testSequencer || !jestBaseSequencer() ? {} : { testSequencer: files.testSequencer }),
   };
 }
 

@@ -1,0 +1,56 @@
+/**
+ * Jest's default test sequencer, from the Jest that is running. @jest/test-sequencer is a dependency
+ * of jest-config, not of the project, so a strict node_modules (pnpm) reaches it only along
+ * jest -> @jest/core -> jest-config; we start from Jest's own bin (this process's script), then
+ * from the working directory.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+/** What our sequencer needs of Jest's; structural, so our types do not depend on Jest's. */
+export interface SequencedTest {
+  path: string;
+  duration?: number;
+}
+
+export interface RunResults {
+  testResults: Array<{
+    testFilePath: string;
+    skipped?: boolean;
+    numFailingTests: number;
+    testExecError?: unknown;
+    perfStats: { runtime?: number; start: number; end: number };
+  }>;
+}
+
+export interface JestSequencer {
+  /** Jest 30; Jest 29's sort reads its cache directly. */
+  time?(test: SequencedTest): number | undefined;
+  hasFailed?(test: SequencedTest): boolean;
+  cacheResults(tests: SequencedTest[], results: RunResults): void;
+}
+
+export type JestSequencerClass = new (options?: unknown) => JestSequencer;
+
+/** Undefined when no Jest can be found from here: withFastTestDb then leaves Jest's sequencer in place. */
+export function jestBaseSequencer(): JestSequencerClass | undefined {
+  const starts = [process.argv[1], join(process.cwd(), 'package.json')].filter((s): s is string => !!s);
+  for (const start of starts) {
+    let from = createRequire(start);
+    for (const next of ['jest', '@jest/core', 'jest-config', '']) {
+      try {
+        const mod = from('@jest/test-sequencer') as { default?: JestSequencerClass };
+        return mod.default ?? (mod as unknown as JestSequencerClass);
+      } catch {
+        /* not reachable from here: one step down the chain */
+      }
+      if (!next) break;
+      try {
+        from = createRequire(from.resolve(`${next}/package.json`));
+      } catch {
+        /* this step is not a dependency of the last: try the next from the same place */
+      }
+    }
+  }
+  return undefined;
+}
