@@ -271,11 +271,13 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
 }
 
 /**
- * The project's cache directory (initdb output, warm copies, file times), absolute: cacheDir, else
- * node_modules/.cache/fast-test-db of `project` (the working directory, or a runner's root).
+ * The project's cache directory (initdb output, warm copies, file times), absolute: cacheDir
+ * (relative to the working directory), else node_modules/.cache/fast-test-db of `project` (the
+ * working directory, or a runner's root).
  */
 export function cacheRoot(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env, project = process.cwd()): string {
-  return resolve(project, resolveOptions(options, env).cacheDir ?? join('node_modules', '.cache', 'fast-test-db'));
+  const dir = resolveOptions(options, env).cacheDir;
+  return dir ? resolve(dir) : join(resolve(project), 'node_modules', '.cache', 'fast-test-db');
 }
 
 export type WarmCacheMode = 'always' | 'built' | 'off';
