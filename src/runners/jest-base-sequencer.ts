@@ -24,7 +24,7 @@ export interface RunResults {
 }
 
 export interface JestSequencer {
-  /** Jest 30; Jest 29's sort reads its cache directly. */
+  /** Since Jest 29.2; before, its sort read its cache directly. */
   time?(test: SequencedTest): number | undefined;
   hasFailed?(test: SequencedTest): boolean;
   cacheResults(tests: SequencedTest[], results: RunResults): void;
@@ -36,20 +36,21 @@ export type JestSequencerClass = new (options?: unknown) => JestSequencer;
 export function jestBaseSequencer(): JestSequencerClass | undefined {
   const starts = [process.argv[1], join(process.cwd(), 'package.json')].filter((s): s is string => !!s);
   for (const start of starts) {
+    // Down the chain as far as it goes, so that the sequencer is the one of this Jest's version even
+    // where another Jest is hoisted beside it (jest-29 next to jest 30).
     let from = createRequire(start);
-    for (const next of ['jest', '@jest/core', 'jest-config', '']) {
+    for (const step of ['jest', '@jest/core', 'jest-config']) {
       try {
-        const mod = from('@jest/test-sequencer') as { default?: JestSequencerClass };
-        return mod.default ?? (mod as unknown as JestSequencerClass);
+        from = createRequire(from.resolve(`${step}/package.json`));
       } catch {
-        /* not reachable from here: one step down the chain */
+        /* not a dependency of the last step (Jest's bin is inside jest already): the next one */
       }
-      if (!next) break;
-      try {
-        from = createRequire(from.resolve(`${next}/package.json`));
-      } catch {
-        /* this step is not a dependency of the last: try the next from the same place */
-      }
+    }
+    try {
+      const mod = from('@jest/test-sequencer') as { default?: JestSequencerClass };
+      return mod.default ?? (mod as unknown as JestSequencerClass);
+    } catch {
+      /* no Jest from this start */
     }
   }
   return undefined;

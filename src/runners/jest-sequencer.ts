@@ -6,8 +6,8 @@
  * end of the run. The CI recipe (docs/ci.md) caches our directory for the warm copy, so durations
  * come with it. Where Jest's cache knows a file, Jest's figure wins.
  *
- * Jest 30 asks `time()` and `hasFailed()` for each file; Jest 29's sequencer has neither, so there it
- * orders as usual and this only records.
+ * Jest's sort asks `time()` and `hasFailed()` for each file since 29.2; before that it read its cache
+ * directly, so there it orders as usual and this only records.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
