@@ -1,8 +1,10 @@
 /**
- * Jest's default test sequencer, from the Jest that is running. @jest/test-sequencer is a dependency
- * of jest-config, not of the project, so a strict node_modules (pnpm) reaches it only along
- * jest -> @jest/core -> jest-config; we start from Jest's own bin (this process's script), then
- * from the working directory.
+ * What fast-test-db's Jest sequencer stands on, loadable without loading the sequencer itself (which
+ * extends Jest's at import): Jest's default sequencer, and where ours keeps file durations.
+ *
+ * @jest/test-sequencer is a dependency of jest-config, not of the project, so a strict node_modules
+ * (pnpm) reaches it only along jest -> @jest/core -> jest-config; we start from Jest's own bin (this
+ * process's script), then from the working directory.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -23,14 +25,20 @@ export interface RunResults {
   }>;
 }
 
+/** Jest's sort asks time() and hasFailed() for each file (29.2 and later; the peer range starts at 29.7). */
 export interface JestSequencer {
-  /** Since Jest 29.2; before, its sort read its cache directly. */
-  time?(test: SequencedTest): number | undefined;
-  hasFailed?(test: SequencedTest): boolean;
+  time(test: SequencedTest): number | undefined;
+  hasFailed(test: SequencedTest): boolean;
   cacheResults(tests: SequencedTest[], results: RunResults): void;
 }
 
 export type JestSequencerClass = new (options?: unknown) => JestSequencer;
+
+/** Per test file (absolute path, as Jest keys its own): the last run's wall time, and whether it failed. */
+export type FileTimes = Record<string, { ms: number; failed: boolean }>;
+
+/** The durations file in a cache directory, beside the warm copy. */
+export const fileTimesPath = (cacheDir: string): string => join(cacheDir, 'jest-file-times.json');
 
 /** Undefined when no Jest can be found from here: withFastTestDb then leaves Jest's sequencer in place. */
 export function jestBaseSequencer(): JestSequencerClass | undefined {

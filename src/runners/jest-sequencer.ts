@@ -6,35 +6,16 @@
  * end of the run. The CI recipe (docs/ci.md) caches our directory for the warm copy, so durations
  * come with it. Where Jest's cache knows a file, Jest's figure wins.
  *
- * Jest's sort asks `time()` and `hasFailed()` for each file since 29.2; before that it read its cache
- * directly, so there it orders as usual and this only records.
+ * The durations also count where Jest's own would: when all it knows of are under a second, Jest runs
+ * a suite of up to 20 files in band, as it does on a machine that kept its cache.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { cacheRoot } from '../options.js';
-import { jestBaseSequencer, type RunResults, type SequencedTest } from './jest-base-sequencer.js';
+import { readJson, writeJson } from '../server/keeper-files.js';
+import { fileTimesPath, jestBaseSequencer, type FileTimes, type RunResults, type SequencedTest } from './jest-base-sequencer.js';
 import { stashedOptions } from './global.js';
-
-/** Per test file (absolute path, as Jest keys its own): the last run's wall time, and whether it failed. */
-type FileTimes = Record<string, { ms: number; failed: boolean }>;
-
-/**
- * Where the durations are kept: beside the warm copy, in the cacheDir given to withFastTestDb (this
- * is the process that evaluated the config) or FAST_TEST_DB_CACHE_DIR. Jest sorts before its global
- * setup reads fast-test-db.config.*, so a cacheDir set only there is not seen here.
- */
-export function fileTimesPath(): string {
-  return join(cacheRoot(stashedOptions()), 'jest-file-times.json');
-}
-
-function readTimes(file: string): FileTimes {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as FileTimes;
-  } catch {
-    return {};
-  }
-}
 
 const Base = jestBaseSequencer();
 if (!Base) {
@@ -46,32 +27,33 @@ if (!Base) {
 }
 
 export default class FastTestDbSequencer extends Base {
-  readonly #file = fileTimesPath();
-  readonly #earlier = readTimes(this.#file);
+  // The cacheDir given to withFastTestDb (this is the process that evaluated the config), or
+  // FAST_TEST_DB_CACHE_DIR. Jest sorts before its global setup reads fast-test-db.config.*, so a
+  // cacheDir set only there is not seen here.
+  readonly #file = fileTimesPath(cacheRoot(stashedOptions()));
+  readonly #earlier = readJson<FileTimes>(this.#file) ?? {};
 
   override time(test: SequencedTest): number | undefined {
-    return super.time?.(test) ?? this.#earlier[test.path]?.ms;
+    return super.time(test) ?? this.#earlier[test.path]?.ms;
   }
 
   override hasFailed(test: SequencedTest): boolean {
-    if (super.time?.(test) !== undefined) return super.hasFailed?.(test) ?? false;
+    if (super.time(test) !== undefined) return super.hasFailed(test);
     return this.#earlier[test.path]?.failed ?? false;
   }
 
   override cacheResults(tests: SequencedTest[], results: RunResults): void {
     super.cacheResults(tests, results);
-    const times = readTimes(this.#file);
+    const times = readJson<FileTimes>(this.#file) ?? {};
     for (const r of results.testResults) {
       if (r.skipped) continue;
       const ms = r.perfStats.runtime ?? r.perfStats.end - r.perfStats.start;
       times[r.testFilePath] = { ms: Math.round(ms), failed: r.numFailingTests > 0 || r.testExecError != null };
     }
-    // Written whole and renamed into place: two Jest runs of one project may end together.
+    // Whole and renamed into place: two Jest runs of one project may end together.
     try {
       mkdirSync(dirname(this.#file), { recursive: true });
-      const tmp = `${this.#file}.${process.pid}`;
-      writeFileSync(tmp, JSON.stringify(times));
-      renameSync(tmp, this.#file);
+      writeJson(this.#file, times);
     } catch {
       /* an unwritable cache costs the next run its order, not this run its result */
     }

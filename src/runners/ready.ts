@@ -5,9 +5,9 @@
  * server and checking the template meanwhile. It then writes one file: the finished handoff, or the
  * error. A worker waits for that file before its first clone; the app may read its URL long before.
  */
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { FastTestDbError, messageOf, type ErrorCode } from '../errors.js';
-import { readJson } from '../server/keeper-files.js';
+import { readJson, writeJson } from '../server/keeper-files.js';
 import { pidAlive } from '../server/lock.js';
 import { sleep } from '../sleep.js';
 import { SERVER_ENV } from '../server/resolve.js';
@@ -19,9 +19,7 @@ export type ReadyRecord = { handoff: Handoff } | { error: { code: ErrorCode; wha
 export const readyFileOf = (dir: string) => `${dir}.ready.json`;
 
 export function writeReady(file: string, record: ReadyRecord): void {
-  const partial = `${file}.${process.pid}`;
-  writeFileSync(partial, JSON.stringify(record));
-  renameSync(partial, file);
+  writeJson(file, record);
 }
 
 export function errorRecord(e: unknown): ReadyRecord {

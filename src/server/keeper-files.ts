@@ -1,5 +1,5 @@
 /** The files through which the registry, the keeper and `clean` talk about one server. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchPlan } from './launch.js';
 
@@ -35,6 +35,13 @@ export function readJson<T>(file: string): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Written whole and renamed into place: a reader in another process never sees half of it. */
+export function writeJson(file: string, value: unknown): void {
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, JSON.stringify(value));
+  renameSync(partial, file);
 }
 
 /** The names in a folder another process may be removing as we look: none once it is gone. */
