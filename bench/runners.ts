@@ -11,7 +11,7 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, FIXTURE, ROOT, run, sandbox, type Sandbox } from '../test/runners/harness.js';
+import { BIN, coldJestCache, FIXTURE, ROOT, run, sandbox, type Sandbox } from '../test/runners/harness.js';
 
 type Runner = 'vitest' | 'jest';
 type Isolation = 'worker' | 'file';
@@ -57,8 +57,6 @@ test('inserts and reads back', async () => {
   return dir;
 }
 
-let jestRuns = 0;
-
 function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolation, pairing = true) {
   const env = {
     FAST_TEST_DB_REUSE: '1',
@@ -73,18 +71,11 @@ function start(sb: Sandbox, runner: Runner, workers: number, isolation: Isolatio
       FIXTURE_WORKERS: String(workers),
       FIXTURE_INCLUDE: '.bench-suite/vitest/*.test.ts',
     });
-  // A fresh cache per run: with cached timings under 1 s, Jest runs a suite of up to 20 files in
-  // band whatever --maxWorkers says, and "2 workers" would measure one.
-  return run(
-    sb,
-    BIN('jest'),
-    ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`],
-    {
-      ...env,
-      NODE_OPTIONS: '--import tsx',
-      FIXTURE_TEST_MATCH: '<rootDir>/.bench-suite/jest/*.test.ts',
-    },
-  );
+  return run(sb, BIN('jest'), ['--config', 'jest.config.mjs', `--maxWorkers=${workers}`, coldJestCache(sb)], {
+    ...env,
+    NODE_OPTIONS: '--import tsx',
+    FIXTURE_TEST_MATCH: '<rootDir>/.bench-suite/jest/*.test.ts',
+  });
 }
 
 const median = (xs: number[]) => {

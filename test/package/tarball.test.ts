@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
 import { allowedList, parseCpuList } from '../../src/cpu-pairing.js';
+import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
 
 const exec = promisify(execFile);
 
@@ -119,18 +120,29 @@ function expectReport(file: string): void {
   for (const f of report.files) expect(f.queries).toBeGreaterThan(0);
 }
 
+/** The durations the sequencer withFastTestDb set keeps, in the sandbox's cache directory. */
+const timesFile = () => fileTimesPath(sb.env.FAST_TEST_DB_CACHE_DIR!);
+const jestFile = (f: string) => join(project, 'jest', `${f}.test.cjs`);
+
+/** The last Jest run recorded a duration for each of the two files. */
+function expectTimesRecorded(): void {
+  const times = JSON.parse(readFileSync(timesFile(), 'utf8')) as Record<string, unknown>;
+  expect(Object.keys(times).sort()).toEqual(['a', 'b'].map(jestFile));
+}
+
 /**
- * The sequencer withFastTestDb set: with an empty Jest cache (a CI job's), the file our recorded
- * durations call longest runs first, whichever of the two it is.
+ * With an empty Jest cache (a CI job's), the file our recorded durations call longest runs first,
+ * whichever of the two it is.
  */
 async function expectLongestFirst(jest: string, args: string[] = []): Promise<void> {
-  const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
-  const path = (f: string) => join(project, 'jest', `${f}.test.cjs`);
   for (const [first, second] of [
     ['a', 'b'],
     ['b', 'a'],
   ] as const) {
-    writeFileSync(timesFile, JSON.stringify({ [path(first)]: { ms: 60_000, failed: false }, [path(second)]: { ms: 10, failed: false } }));
+    writeFileSync(
+      timesFile(),
+      JSON.stringify({ [jestFile(first)]: { ms: 60_000, failed: false }, [jestFile(second)]: { ms: 10, failed: false } }),
+    );
     const run = await probeRun(jest, ['--runInBand', ...args, `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`]);
     expect(
       run.records.map((r) => r.file),
@@ -195,14 +207,12 @@ describe('the packed tarball, installed into a scratch project', () => {
     // The reporter keeps its history, and the sequencer withFastTestDb set each file's duration,
     // beside the warm copy (FAST_TEST_DB_CACHE_DIR here).
     expect(existsSync(join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'file-times.json'))).toBe(true);
-    const times = JSON.parse(readFileSync(join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json'), 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(times).sort()).toEqual(['a', 'b'].map((f) => join(project, 'jest', `${f}.test.cjs`)));
+    expectTimesRecorded();
     await expectLongestFirst('jest');
   });
 
   it('Jest 29 (installed beside Jest 30 as jest-29): the same wiring, reporter and sequencer', async () => {
-    const timesFile = join(sb.env.FAST_TEST_DB_CACHE_DIR!, 'jest-file-times.json');
-    rmSync(timesFile, { force: true });
+    rmSync(timesFile(), { force: true });
     // Jest 29's default testMatch has no .cjs (Jest 30's has).
     const testMatch = '--testMatch=**/jest/*.test.cjs';
     const { output, records } = await probeRun('jest-29', [
@@ -213,8 +223,7 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectOwnDatabasePerWorker(records, output);
     expect(output).toMatch(/fast-test-db: time and heap per test file/);
     expectReport('jest-reporter.json');
-    const times = JSON.parse(readFileSync(timesFile, 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(times).sort()).toEqual(['a', 'b'].map((f) => join(project, 'jest', `${f}.test.cjs`)));
+    expectTimesRecorded();
     await expectLongestFirst('jest-29', [testMatch]);
   });
 

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { join, resolve } from 'node:path';
 import { removeDataRoot } from '../core/helpers.js';
 import type { ProbeRecord } from '../fixtures/runners/probe.js';
+import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE = join(ROOT, 'test/fixtures/runners');
@@ -125,16 +126,21 @@ export async function run(
 
 let jestRuns = 0;
 /**
- * A fresh cache directory per run: Jest runs files in band when its cached timings say they were
- * fast, which a second run on a reused server always is, and the test wants two workers.
+ * Jest's argument for a run that knows no file durations: a cache directory of its own, and none of
+ * the durations our sequencer keeps in the sandbox's cache. With timings under 1 s known, Jest runs
+ * a suite of up to 20 files in band whatever --maxWorkers says, which a second run on a reused
+ * server always has, and "2 workers" would be one.
  */
+export function coldJestCache(sb: Sandbox): string {
+  rmSync(fileTimesPath(sb.env.FAST_TEST_DB_CACHE_DIR!), { force: true });
+  return `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`;
+}
+
 export const jest = (sb: Sandbox, env: Record<string, string> = {}, extra: string[] = []) =>
-  run(
-    sb,
-    BIN('jest'),
-    ['--config', 'jest.config.mjs', '--maxWorkers=2', `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`, ...extra],
-    { NODE_OPTIONS: '--import tsx', ...env },
-  );
+  run(sb, BIN('jest'), ['--config', 'jest.config.mjs', '--maxWorkers=2', coldJestCache(sb), ...extra], {
+    NODE_OPTIONS: '--import tsx',
+    ...env,
+  });
 
 export const vitest = (sb: Sandbox, pool: 'forks' | 'threads', env: Record<string, string> = {}) =>
   run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], { FIXTURE_POOL: pool, ...env });
