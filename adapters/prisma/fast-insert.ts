@@ -178,6 +178,9 @@ function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string,
   return out;
 }
 
+/** PostgreSQL and MariaDB answer an INSERT with its rows (RETURNING); MySQL's are read back by key. */
+const canReturn = (driver: PrismaDriver): boolean => driver.family === 'postgres' || driver.flavor === 'mariadb';
+
 /** The INSERT for one column set and row count, built once per plan. */
 function statementFor(
   plan: ModelPlan,
@@ -274,10 +277,8 @@ function sendRows(
   rows: PreparedRow[],
   wantRows: boolean,
 ): Promise<StatementResult> {
-  const family = ctx.driver.family;
-  const canReturn = family === 'postgres' || ctx.driver.flavor === 'mariadb';
   const { fields, key } = rows[0]!;
-  const sql = statementFor(plan, family, key, fields, rows.length, wantRows, canReturn);
+  const sql = statementFor(plan, ctx.driver.family, key, fields, rows.length, wantRows, canReturn(ctx.driver));
   return driver.run(sql, rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values));
 }
 
@@ -291,7 +292,7 @@ async function recordsOf(
   res: StatementResult,
 ): Promise<Array<Record<string, unknown> | undefined>> {
   if (!wantRows) return rows.map(() => undefined);
-  if (ctx.driver.family === 'postgres' || ctx.driver.flavor === 'mariadb') return res.rows.map((r) => toRecord(plan, r));
+  if (canReturn(ctx.driver)) return res.rows.map((r) => toRecord(plan, r));
   return reselect(
     ctx,
     driver,

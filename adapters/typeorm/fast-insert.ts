@@ -346,15 +346,10 @@ async function runBatches(
   returning: boolean,
 ): Promise<InsertOutcome[]> {
   const outs: InsertOutcome[] = [];
-  for (const part of batches)
-    outs.push(
-      await sendRows(
-        plan,
-        run,
-        part.map((i) => prepared[i]!),
-        returning,
-      ),
-    );
+  for (const part of batches) {
+    const rows = part.map((i) => prepared[i]!);
+    outs.push(await sendRows(plan, run, rows, returning));
+  }
   return outs;
 }
 
