@@ -11,7 +11,7 @@ import { boolean as pgBoolean, integer, pgTable, serial, text, timestamp } from 
 import { boolean as myBoolean, int, mysqlTable, timestamp as myTimestamp, varchar } from 'drizzle-orm/mysql-core';
 import { drizzleTestDb, fastInsert } from '../adapters/drizzle/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick, writeInsertResult } from './lib/args.js';
+import { benchArg, quick, writeBenchResult } from './lib/args.js';
 
 const ROWS = quick ? 500 : 2000;
 const WARMUP = quick ? 100 : 300;
@@ -251,5 +251,5 @@ for (const driver of (['pg', 'mysql2'] as const).filter((d) => drivers.includes(
 }
 process.stdout.write('\n');
 
-writeInsertResult('drizzle-insert', { rows: ROWS, arraySize: ARRAY, results: all });
+writeBenchResult('drizzle-insert', { rows: ROWS, arraySize: ARRAY, results: all });
 process.exit(0);

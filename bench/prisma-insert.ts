@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { openDriver, pgDriverOn } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick, writeInsertResult } from './lib/args.js';
+import { benchArg, quick, writeBenchResult } from './lib/args.js';
 import { driverConnection } from '../src/adapter-kit.js';
 import { quoteIdent } from '../src/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
@@ -295,5 +295,5 @@ if (engines.includes('postgres')) {
     process.stdout.write(`${r.path.padEnd(34)} ${r.usPerRow.toFixed(2).padStart(8)} ${r.vsRaw!.toFixed(2).padStart(6)}\n`);
 }
 
-writeInsertResult('prisma-insert', { rows: ROWS, arraySize: ARRAY, results: all });
+writeBenchResult('prisma-insert', { rows: ROWS, arraySize: ARRAY, results: all });
 process.exit(0);

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { allowedList } from '../src/cpu-pairing.js';
-import { quick, writeInsertResult } from './lib/args.js';
+import { quick, writeBenchResult } from './lib/args.js';
 import { ensureBuilt, fromDist } from './lib/dist.js';
 
 const N = quick ? 2000 : 10_000;
@@ -108,5 +108,5 @@ for (const r of results)
   process.stdout.write(
     `${String(r.engine).padEnd(9)} ${String(r.query).padEnd(24)} ${String(r.placement).padEnd(9)} ${r.usPerRoundTrip}\n`,
   );
-writeInsertResult('round-trip', { roundTrips: N, rounds: ROUNDS, results });
+writeBenchResult('round-trip', { roundTrips: N, rounds: ROUNDS, results });
 process.exit(0);

@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { Column, Entity, PrimaryGeneratedColumn, type Repository } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../adapters/typeorm/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
-import { benchArg, quick, writeInsertResult } from './lib/args.js';
+import { benchArg, quick, writeBenchResult } from './lib/args.js';
 
 /** Rows per slice, slices per path (see interleaved()). */
 const ROWS = 200;
@@ -166,5 +166,5 @@ for (const engine of engines) {
     );
 }
 
-writeInsertResult('typeorm-insert', { rows: ROWS, rounds: ROUNDS, arraySize: ARRAY, results: all });
+writeBenchResult('typeorm-insert', { rows: ROWS, rounds: ROUNDS, arraySize: ARRAY, results: all });
 process.exit(0);

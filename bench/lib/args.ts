@@ -14,8 +14,8 @@ export function benchArg(name: string): string | undefined {
 
 export const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 
-/** Writes an ORM insert bench's samples to bench/results/<bench>.json, with the machine's size and load. */
-export function writeInsertResult(bench: string, fields: Record<string, unknown>): void {
+/** Writes a bench's own samples (the ORM inserts, the round trip) to bench/results/<bench>.json, with the machine's size and load. */
+export function writeBenchResult(bench: string, fields: Record<string, unknown>): void {
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/${bench}.json`;
   const body = { bench, date: new Date().toISOString(), quick, node: process.version, cpus: cpus().length, load: loadavg(), ...fields };

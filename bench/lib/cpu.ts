@@ -3,7 +3,8 @@
  * time against what the machine's cores allow. Times are in ms.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { statFields } from '../../src/server/proc-stat.js';
 
 let ticks: number | undefined;
 
@@ -28,15 +29,10 @@ interface Stat {
 }
 
 function stat(pid: number | 'self'): Stat | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ms = (i: number) => (Number(f[i]) * 1000) / hz();
-    return { ppid: Number(f[1]), own: ms(11) + ms(12), reaped: ms(13) + ms(14) };
-  } catch {
-    return undefined; // it exited while we looked
-  }
+  const f = statFields(pid);
+  if (!f) return undefined; // it exited while we looked
+  const ms = (i: number) => (Number(f[i]) * 1000) / hz();
+  return { ppid: Number(f[1]), own: ms(11) + ms(12), reaped: ms(13) + ms(14) };
 }
 
 /** CPU ms of `pid` and every descendant, living or already reaped by its parent. */

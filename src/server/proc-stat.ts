@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
  * so that fields[0] is the state, [11] and [12] utime and stime, [19] the start time (proc(5)
  * numbers them from 3). Undefined when the process is gone, or where there is no /proc.
  */
-export function statFields(pid: number): string[] | undefined {
+export function statFields(pid: number | 'self'): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -19,9 +19,8 @@ export function privateDataRoot(tag: string): string {
  * server's data when we get here, so removal retries instead of failing on ENOTEMPTY.
  */
 export async function removeDataRoot(dataRoot: string): Promise<void> {
-  for (const userDir of existsSync(dataRoot) ? readdirSync(dataRoot) : [])
-    for (const server of readdirSync(join(dataRoot, userDir)))
-      await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
+  for (const userDir of listDir(dataRoot))
+    for (const server of listDir(join(dataRoot, userDir))) await stopOwnedServer(join(dataRoot, userDir, server)).catch(() => undefined);
   // A stopped server's warm copy is written by a process of its own (its command line names the
   // data root): let it finish, or it writes into a cache a test is removing.
   const deadline = Date.now() + 15_000;

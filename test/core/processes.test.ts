@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 import { listDir } from '../../src/server/keeper-files.js';
-import { WARM_COPY_NAME } from '../../src/server/copy-names.js';
+import { WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/copy-names.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -83,7 +83,7 @@ describe('warm start (on by default): the data directory with its templates, cop
   const coldRun = async (extra: Record<string, string> = {}) => {
     const result = await runWorker({ ...env, ...extra });
     // The keeper moves the data directory aside and a process of its own copies it to the cache.
-    const saving = () => listDir(dataRoot).some((u) => listDir(join(dataRoot, u)).some((d) => d.startsWith('warm-save-')));
+    const saving = () => listDir(dataRoot).some((u) => listDir(join(dataRoot, u)).some((d) => WARM_SAVE_NAME.test(d)));
     expect(await waitFor(() => !serverPids(dataRoot).some(alive) && !existsSync(result.stateDir) && !saving(), 15_000)).toBe(true);
     return result;
   };

@@ -14,6 +14,7 @@ import { processesIn, running, signal } from '../../src/server/processes.js';
 import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { listDir } from '../../src/server/keeper-files.js';
+import { statFields } from '../../src/server/proc-stat.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');
@@ -94,15 +95,7 @@ function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
     .map(Number)
     .filter((p) => Number.isInteger(p))
-    .filter((p) => {
-      try {
-        // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
+    .filter((p) => Number(statFields(p)?.[1]) === pid);
 }
 
 /** Runs clean as a user would after a crash, then asserts that nothing of ours is left. */
