@@ -37,6 +37,9 @@ export function describeServer(dialect: Dialect, server: ServerInfo): Promise<De
 /**
  * Drops our test databases (never templates) whose names start with `prefix` and whose marker
  * `which` selects, and returns their names. A database without our marker is never a candidate.
+ * Listing again until a round finds nothing new: a clone still being made when the list was read
+ * (a test file's spare, made in the background) is renamed into place meanwhile, and is ours under
+ * its final name only on the next list. A database gone by the time of its drop counts as dropped.
  */
 export async function dropOurDatabases(
   dialect: Dialect,
@@ -44,7 +47,16 @@ export async function dropOurDatabases(
   prefix: string,
   which: (marker: Marker) => boolean = () => true,
 ): Promise<string[]> {
-  const ours = (await dialect.listOurs(admin, prefix)).filter((d) => d.marker.kind === 'database' && which(d.marker));
-  for (const d of ours) await dialect.drop(admin, d.name, { force: true });
-  return ours.map((d) => d.name);
+  const dropped = new Set<string>();
+  for (let round = 0; round < 3; round++) {
+    const ours = (await dialect.listOurs(admin, prefix)).filter(
+      (d) => d.marker.kind === 'database' && which(d.marker) && !dropped.has(d.name),
+    );
+    if (!ours.length) break;
+    for (const d of ours) {
+      await dialect.drop(admin, d.name, { force: true });
+      dropped.add(d.name);
+    }
+  }
+  return [...dropped];
 }

@@ -3,7 +3,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
 import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
-import { encodeMarker, newMarker } from '../../src/dialect/dialect.js';
+import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/dialect/dialect.js';
+import { dropOurDatabases } from '../../src/client.js';
 import { ensureTemplate } from '../../src/template.js';
 import { settleRecreate, spareName } from '../../src/recreate.js';
 import { quoteLiteral } from '../../src/quote.js';
@@ -120,6 +121,42 @@ describe('safety', () => {
       await postgresDialect.drop(admin, name, { force: true });
       await admin.close();
       await builder.close();
+      await probe.destroy();
+    }
+  });
+
+  it("dropping a run's databases passes over a clone renamed into place meanwhile, and drops it under its final name", async () => {
+    const probe = await createTestDatabase({ worker: 'drop-race-probe' });
+    const run = `race${Date.now()}`;
+    const name = `ftdbrace_${run}`;
+    const staging = stagingName(name);
+    const admin = await postgresDialect.connect(probe.server);
+    const creator = await postgresDialect.connect(probe.server);
+    try {
+      // A background clone caught between its marker and its rename, as a teardown lists it...
+      await creator.query(`CREATE DATABASE ${staging}`);
+      await creator.query(`COMMENT ON DATABASE ${staging} IS ${quoteLiteral('postgres', encodeMarker(newMarker('database', { run })))}`);
+      // ...and renamed by its creator right after the list was read, before the drop reaches it.
+      let renamed = false;
+      const racing: SqlClient = {
+        ...admin,
+        query: async (text, params) => {
+          if (!renamed && !text.startsWith('SELECT')) {
+            renamed = true;
+            await creator.query(`ALTER DATABASE ${staging} RENAME TO ${name}`);
+          }
+          return admin.query(text, params);
+        },
+      };
+      const dropped = await dropOurDatabases(postgresDialect, racing, 'ftdbrace_', (m) => m.run === run);
+      expect(renamed).toBe(true);
+      expect(dropped).toEqual([staging, name]);
+      expect(await postgresDialect.readMarker(admin, name)).toBeUndefined();
+      expect(await postgresDialect.readMarker(admin, staging)).toBeUndefined();
+    } finally {
+      for (const db of [staging, name]) await admin.query(`DROP DATABASE IF EXISTS ${db}`);
+      await creator.close();
+      await admin.close();
       await probe.destroy();
     }
   });

@@ -2,6 +2,7 @@
 import { POSTGRES_PER_DATABASE, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
 import type { DescribeReport } from '../../types.js';
 import { logger } from '../../log.js';
+import { driverErrorKind } from '../../errors.js';
 import { sleep } from '../../sleep.js';
 import { quoteIdent, quoteLiteral } from '../../quote.js';
 import { decodeMarker, encodeMarker, stagingName, type Dialect } from '../dialect.js';
@@ -102,8 +103,14 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
     },
 
     async drop(admin, name, opts) {
-      // A template cannot be dropped while marked as one.
-      await admin.query(`ALTER DATABASE ${id(name)} IS_TEMPLATE false`);
+      // A template cannot be dropped while marked as one. One already gone (renamed or dropped by its
+      // creator since it was listed) is as good as dropped, as DROP DATABASE IF EXISTS would say.
+      try {
+        await admin.query(`ALTER DATABASE ${id(name)} IS_TEMPLATE false`);
+      } catch (e) {
+        if (driverErrorKind(e) === 'database-missing') return;
+        throw e;
+      }
       if (opts.force) await endConnections(admin, name);
       await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`);
     },
