@@ -264,7 +264,8 @@ export async function fastInsert<T extends ObjectLiteral>(
   const prepared: PreparedRow[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) prepared[i] = prepareRow(plan, rows[i]!);
   const batches = rows.length === 1 ? SINGLE : batchesOf(plan, prepared);
-  const returning = opts.returning !== false;
+  // Nothing to ask back (keys given, no defaults): no RETURNING, so no rows to match to calls either.
+  const returning = opts.returning !== false && plan.returning.length > 0;
 
   let outs: InsertOutcome[];
   if (queryRunner && !queryRunner.isReleased) {

@@ -234,6 +234,15 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
             ['cm-4', mixed[3]!.id],
           ]);
 
+          // An entity with nothing to ask back (keys given, no defaults): one statement without RETURNING.
+          inserts.reset();
+          const profiles = [1, 2, 3, 4].map((i) => ({ code: `cp-${engine}-${i}`, bio: `b${i}` }));
+          const written = await Promise.all(profiles.map((p) => fastInsert(own.getRepository(zoo.Profile), p)));
+          expect(written.map((r) => r.identifiers[0])).toEqual(profiles.map((p) => ({ code: p.code })));
+          expect(inserts.count).toBe(engine === 'postgres' ? 1 : profiles.length);
+          const stored = await own.query(`SELECT code FROM zoo_profile WHERE code LIKE 'cp-%' ORDER BY code`);
+          expect(stored.map((r: { code: string }) => r.code)).toEqual(profiles.map((p) => p.code));
+
           inserts.reset();
           await Promise.all([1, 2, 3].map((i) => fastInsert(repo, { name: `cs-${i}` }, { coalesce: false })));
           expect(inserts.count).toBe(3);

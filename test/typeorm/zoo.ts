@@ -403,5 +403,5 @@ export function buildZoo(engine: ZooEngine) {
       { name: 'pg-identity', entity: PgIdentity, loose: [], rows: () => [{ label: 'i1' }, { label: 'i2' }] },
     );
   }
-  return { entities, shapes, Scalar, Author, Post, Uuid, Dates, Listener, Embedded };
+  return { entities, shapes, Scalar, Author, Post, Uuid, Dates, Listener, Embedded, Profile };
 }
