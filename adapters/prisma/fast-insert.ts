@@ -5,7 +5,7 @@
  * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
  */
 import { coalescer, type Coalesced } from '../shared/coalesce.js';
-import { chunk, insertSql, rowsPerStatement } from '../shared/insert-sql.js';
+import { insertSql, rowsPerStatement } from '../shared/insert-sql.js';
 import type { DriverSession, PrismaDriver, StatementResult } from './driver.js';
 import { clientGenerated } from './generators.js';
 import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
@@ -182,21 +182,14 @@ function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string,
 const canReturn = (driver: PrismaDriver): boolean => driver.family === 'postgres' || driver.flavor === 'mariadb';
 
 /** The INSERT for one column set and row count, built once per plan. */
-function statementFor(
-  plan: ModelPlan,
-  family: 'postgres' | 'mysql',
-  key: string,
-  fields: FieldPlan[],
-  rows: number,
-  wantRows: boolean,
-  canReturn: boolean,
-): string {
+function statementFor(plan: ModelPlan, driver: PrismaDriver, key: string, fields: FieldPlan[], rows: number, wantRows: boolean): string {
   const sqlKey = `${key}|${rows}|${wantRows ? 1 : 0}`;
   let sql = plan.statements.get(sqlKey);
   if (sql) return sql;
+  const { family } = driver;
   const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
   sql = insertSql({ family, table: plan.table, columns: fields.map((f) => f.field.dbName), rows, returning });
-  if (family === 'mysql' && canReturn && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
+  if (family === 'mysql' && canReturn(driver) && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
   if (plan.statements.size > 1000) plan.statements.clear();
   plan.statements.set(sqlKey, sql);
   return sql;
@@ -242,8 +235,8 @@ export async function insertRows(
   const statements: Array<{ rows: PreparedRow[]; indexes: number[] }> = [];
   for (const g of groups.values()) {
     const per = rowsPerStatement(family, g.rows[0]!.fields.length);
-    const indexes = chunk(g.indexes, per);
-    for (const [k, part] of chunk(g.rows, per).entries()) statements.push({ rows: part, indexes: indexes[k]! });
+    for (let at = 0; at < g.rows.length; at += per)
+      statements.push({ rows: g.rows.slice(at, at + per), indexes: g.indexes.slice(at, at + per) });
   }
   const out = new Array<Record<string, unknown> | undefined>(rows.length);
   const runAll = async (session: DriverSession) => {
@@ -278,7 +271,7 @@ function sendRows(
   wantRows: boolean,
 ): Promise<StatementResult> {
   const { fields, key } = rows[0]!;
-  const sql = statementFor(plan, ctx.driver.family, key, fields, rows.length, wantRows, canReturn(ctx.driver));
+  const sql = statementFor(plan, ctx.driver, key, fields, rows.length, wantRows);
   return driver.run(sql, rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values));
 }
 

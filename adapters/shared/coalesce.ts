@@ -79,8 +79,9 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
   let queue = new Map<string, Group<I, O>>();
   let scheduled = false;
 
-  // then() chains rather than async functions: fewer promises per row, each of which Jest 30 on
-  // Node 20 hooks (its AsyncLocalStorage). A lone call (an awaited loop) goes through one().
+  // A batch that goes in settles through then() chains rather than async functions: fewer promises
+  // per row, each of which Jest 30 on Node 20 hooks (its AsyncLocalStorage). A lone call (an
+  // awaited loop) goes through one(), the adapter's own statement, with no batch layers at all.
   const settle = (part: Waiting<I, O>[], items: I[], returning: boolean, result: R): Promise<void> =>
     attempt(() => to.finish(items, returning, result))
       .then((outs) => {
@@ -109,14 +110,8 @@ export function coalescer<I, R, O>(to: CoalesceSend<I, R, O>): Coalesced<I, O> {
     queue = new Map();
     scheduled = false;
     for (const { returning, waiting } of groups.values()) {
-      let limit = 1;
-      try {
-        limit = to.limit(waiting[0]!.item);
-      } catch {
-        /* one row per statement: each call then meets its own error */
-      }
       let at = 0;
-      for (const size of batchSizes(waiting.length, limit)) void batch(waiting.slice(at, (at += size)), returning);
+      for (const size of batchSizes(waiting.length, to.limit(waiting[0]!.item))) void batch(waiting.slice(at, (at += size)), returning);
     }
   };
 

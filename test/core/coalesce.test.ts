@@ -1,8 +1,9 @@
 /**
  * The coalescer's contract on its own, with plain functions for the statement: which calls share a
  * statement, what is sent again when the statement is refused, and what is not sent again once
- * rows were written. The adapters' suites check the same on real servers (test/typeorm, test/drizzle,
- * test/prisma: "settling as if alone").
+ * rows were written. The adapters' suites check the shared statement and the row-by-row retry on
+ * real servers (test/typeorm, test/drizzle, test/prisma: "settling as if alone"); a batch that
+ * comes back short is checked here only.
  */
 import { describe, expect, it } from 'vitest';
 import { batchSizes, coalescer } from '../../adapters/shared/coalesce.js';
