@@ -37,9 +37,10 @@ export function describeServer(dialect: Dialect, server: ServerInfo): Promise<De
 /**
  * Drops our test databases (never templates) whose names start with `prefix` and whose marker
  * `which` selects, and returns their names. A database without our marker is never a candidate.
- * Listing again until a round finds nothing new: a clone still being made when the list was read
- * (a test file's spare, made in the background) is renamed into place meanwhile, and is ours under
- * its final name only on the next list. A database gone by the time of its drop counts as dropped.
+ * The list is read again, up to three times in all, while a read finds something new: a clone
+ * still being made when the list was read (a test file's spare, made in the background) is
+ * renamed into place meanwhile, and is ours under its final name only on the next read. A
+ * database gone by the time of its drop counts as dropped, and its name is among those returned.
  */
 export async function dropOurDatabases(
   dialect: Dialect,

@@ -4,9 +4,10 @@
  * files far slower than their own history (InnoDB checkpoint stalls, as in the MariaDB class workload of
  * bench/mariadb-classes, show as variance). History is a small JSON file of recent wall times per file.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { cacheRoot } from '../options.js';
+import { readJson, writeJson } from '../server/keeper-files.js';
 import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
 
 export interface FileStats {
@@ -52,14 +53,6 @@ export function defaultHistoryFile(root: string): string {
   return join(cacheRoot({}, process.env, root), 'file-times.json');
 }
 
-function readHistory(file: string): History {
-  try {
-    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as History) : {};
-  } catch {
-    return {};
-  }
-}
-
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -95,7 +88,7 @@ export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heap
 /** `runMs`: the whole run's wall time as the reporter saw it; without it, the sum of the files' times. */
 export function analyse(files: FileStats[], root: string, opts: ReporterOptions = {}, runMs?: number): Analysis {
   const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(root));
-  const history = historyFile ? readHistory(historyFile) : {};
+  const history = (historyFile && readJson<History>(historyFile)) || {};
   const growth = heapGrowth(files, opts.heapGrowthMb ?? 50);
   const growing = new Set(growth.map((g) => g.pid));
   // In a worker whose heap keeps growing, name the files that added to it.
@@ -126,7 +119,7 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
         );
     try {
       mkdirSync(dirname(historyFile), { recursive: true });
-      writeFileSync(historyFile, JSON.stringify(history));
+      writeJson(historyFile, history);
     } catch {
       /* a read-only checkout just has no history */
     }

@@ -44,6 +44,7 @@ export default class FastTestDbSequencer extends Base {
 
   override cacheResults(tests: SequencedTest[], results: RunResults): void {
     super.cacheResults(tests, results);
+    // Read again rather than #earlier: another run of the project may have written since this one began.
     const times = readJson<FileTimes>(this.#file) ?? {};
     for (const r of results.testResults) {
       if (r.skipped) continue;

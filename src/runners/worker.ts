@@ -138,8 +138,8 @@ const LOOK_EVERY_MS = 100;
  * worker's life. The worker looks before each test and every LOOK_EVERY_MS while tests run (a
  * loop of inserts is paired within that, not at the next test); a look at PostgreSQL reads /proc
  * and sends no query. The timer is Node's own, which a test's fake timers do not stop. The
- * runner calls `beforeEach` before every test and `afterAll` after each file, after which the
- * next `beforeEach` starts looking again.
+ * runner calls `beforeEach` before every test and `afterAll` after each file (once per run for
+ * a serial Mocha run), after which the next `beforeEach` starts looking again.
  */
 export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach(): Promise<void>; afterAll(): Promise<void> } {
   let db: Database | undefined;
@@ -149,7 +149,11 @@ export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach():
     paired ??= workerDatabase(h, target)
       .then((d) => pairCpu(d.server, (db = d), {}, 'busy'))
       .catch((e: unknown) => void log('no CPU pairing: %s', messageOf(e)));
-    await (await paired)?.refresh();
+    const pairing = await paired;
+    // None for this worker (no worker number, more workers than CPUs, an engine without it): the
+    // timer stops until the next file, whose first beforeEach asks again.
+    if (!pairing) return clearInterval(timer);
+    await pairing.refresh();
   };
   return {
     async beforeEach() {

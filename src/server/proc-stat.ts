@@ -1,4 +1,4 @@
-/** One reader of /proc/<pid>/stat, for the few places that look at another process's state. */
+/** One reader of /proc/<pid>/stat, for the few places that look at a process's state (the CPU bench at its own: 'self'). */
 import { readFileSync } from 'node:fs';
 
 /**
