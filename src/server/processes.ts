@@ -10,7 +10,8 @@ import { sleep } from '../sleep.js';
 
 const HAS_PROC = hasProcCmdline(process.platform);
 
-function argsOf(pid: number): string[] | undefined {
+/** The command line of `pid`, argument by argument (Linux); undefined once it has ended. */
+export function argsOf(pid: number): string[] | undefined {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { WARM_SAVE_NAME } from '../../src/server/copy-names.js';
 import { pidAlive } from '../../src/server/lock.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { waitFor } from '../core/helpers.js';
@@ -121,7 +122,7 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     await killed(saver);
     // The copy is made beside the server, which did not wait for it: the worker's run completes.
     await run;
-    const keeper = Number(/^warm-save-(\d+)/.exec(stagedName)![1]);
+    const keeper = Number(WARM_SAVE_NAME.exec(stagedName)![1]);
     expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
     const gone = await cleanJson(['--older-than', '0'], env);
     expect(gone.ok).toBe(true);

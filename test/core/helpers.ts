@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { listDir } from '../../src/server/keeper-files.js';
+import { argsOf, otherPids } from '../../src/server/processes.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -29,16 +30,10 @@ export async function removeDataRoot(dataRoot: string): Promise<void> {
 }
 
 function savers(dataRoot: string): boolean {
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (cmd.includes('--save-warm-copy') && cmd.includes(dataRoot)) return true;
-    } catch {
-      // ended while we looked
-    }
-  }
-  return false;
+  return otherPids().some((pid) => {
+    const args = argsOf(pid);
+    return args?.includes('--save-warm-copy') && args.some((a) => a.includes(dataRoot));
+  });
 }
 
 /** A worker process (fixture script) whose first stdout line is its JSON report. */

@@ -12,11 +12,11 @@
  * One pack and one install for the whole file; runners one after another. Needs `npm run build`.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
+import { coldJestCache, emptyJestCache, LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
 import { allowedList, parseCpuList } from '../../src/cpu-pairing.js';
 import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
 
@@ -143,7 +143,7 @@ async function expectLongestFirst(jest: string, args: string[] = []): Promise<vo
       timesFile(),
       JSON.stringify({ [jestFile(first)]: { ms: 60_000, failed: false }, [jestFile(second)]: { ms: 10, failed: false } }),
     );
-    const run = await probeRun(jest, ['--runInBand', ...args, `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`]);
+    const run = await probeRun(jest, ['--runInBand', ...args, emptyJestCache(sb)]);
     expect(
       run.records.map((r) => r.file),
       run.output,
@@ -199,7 +199,7 @@ describe('the packed tarball, installed into a scratch project', () => {
   });
 
   it('Jest, with the Jest reporter and its setup file', async () => {
-    const { output, records } = await probeRun('jest', ['--maxWorkers=2', `--cacheDirectory=${join(sb.dir, 'jest-cache')}`]);
+    const { output, records } = await probeRun('jest', ['--maxWorkers=2', coldJestCache(sb)]);
     expectOwnDatabasePerWorker(records, output);
     expect(output).toMatch(/fast-test-db: time and heap per test file/);
     expectReport('jest-reporter.json');
@@ -212,14 +212,9 @@ describe('the packed tarball, installed into a scratch project', () => {
   });
 
   it('Jest 29 (installed beside Jest 30 as jest-29): the same wiring, reporter and sequencer', async () => {
-    rmSync(timesFile(), { force: true });
     // Jest 29's default testMatch has no .cjs (Jest 30's has).
     const testMatch = '--testMatch=**/jest/*.test.cjs';
-    const { output, records } = await probeRun('jest-29', [
-      '--maxWorkers=2',
-      testMatch,
-      `--cacheDirectory=${mkdtempSync(join(sb.dir, 'jest-cache-'))}`,
-    ]);
+    const { output, records } = await probeRun('jest-29', ['--maxWorkers=2', testMatch, coldJestCache(sb)]);
     expectOwnDatabasePerWorker(records, output);
     expect(output).toMatch(/fast-test-db: time and heap per test file/);
     expectReport('jest-reporter.json');

@@ -4,11 +4,12 @@
  * recorded.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeDataRoot } from '../core/helpers.js';
 import type { ProbeRecord } from '../fixtures/runners/probe.js';
 import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
+import { argsOf, otherPids } from '../../src/server/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE = join(ROOT, 'test/fixtures/runners');
@@ -55,16 +56,7 @@ export function sandbox(name: string): Sandbox {
 
 /** Pids of processes whose command line mentions the data root: keepers and servers of this sandbox. */
 export function processesUnder(dataRoot: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dataRoot)) pids.push(Number(p));
-    } catch {
-      // process ended while we looked
-    }
-  }
-  return pids;
+  return otherPids().filter((pid) => argsOf(pid)?.some((a) => a.includes(dataRoot)));
 }
 
 /**
@@ -78,13 +70,7 @@ export async function waitNoProcesses(dataRoot: string, ms = 30_000): Promise<st
     await new Promise((r) => setTimeout(r, 100));
     left = processesUnder(dataRoot);
   }
-  return left.map((pid) => {
-    try {
-      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()}`;
-    } catch {
-      return `${pid} (ended)`;
-    }
-  });
+  return left.map((pid) => `${pid} ${argsOf(pid)?.join(' ').trim() ?? '(ended)'}`);
 }
 
 export interface RunResult {
@@ -133,6 +119,11 @@ let jestRuns = 0;
  */
 export function coldJestCache(sb: Sandbox): string {
   rmSync(fileTimesPath(sb.env.FAST_TEST_DB_CACHE_DIR!), { force: true });
+  return emptyJestCache(sb);
+}
+
+/** Jest's argument for a cache directory of its own, leaving our sequencer's durations as they are. */
+export function emptyJestCache(sb: Sandbox): string {
   return `--cacheDirectory=${join(sb.dir, `jest-cache-${++jestRuns}`)}`;
 }
 
