@@ -19,6 +19,7 @@ import { pidAlive } from './server/lock.js';
 import { clearStaging } from './staging.js';
 import { cloneInto } from './test-database.js';
 import { withClient } from './client.js';
+import { heldByOther, liveOtherOwner } from './users.js';
 import type { ServerInfo } from './types.js';
 
 const log = logger('recreate');
@@ -74,6 +75,8 @@ export async function recreateDatabase(
   // Missing (a first clone: no spare yet, a database cloned once needs none), or not ours
   // (cloneInto says so, and touches nothing that is not ours).
   if (!existing) return cloneInto(dialect, admin, server, template, name, run, force);
+  const owner = liveOtherOwner(existing);
+  if (owner !== undefined) throw heldByOther(name, existing, owner);
   if (force || ownerGone(existing, pidAlive)) await dialect.endConnections!(admin, name);
   const old = oldName(name);
   const spare = spareName(name, template);
@@ -115,7 +118,7 @@ function background(dialect: Dialect, server: ServerInfo, template: string, name
     await sweep(dialect, admin, server, name);
     const spare = spareName(name, template);
     if ((await dialect.readMarker(admin, spare)) === undefined) {
-      const make = () => dialect.clone(admin, server, template, spare, newMarker('database', { run }));
+      const make = () => dialect.clone(admin, server, template, spare, newMarker('database', { run, template }));
       // A spare's clone killed before its rename left its staging name behind.
       await make().catch(async (e) => {
         if (!(await clearStaging(dialect, admin, spare))) throw e;

@@ -13,6 +13,7 @@ import { markWorthSaving } from './server/warm-cache.js';
 import type { MigrateFn, ServerInfo } from './types.js';
 import { hostname } from 'node:os';
 import { withClient } from './client.js';
+import { templateInUse } from './users.js';
 
 const log = logger('template');
 
@@ -35,7 +36,7 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   const { dialect, server, name } = req;
   if ((await dialect.templateState(admin, name)) === 'complete') return false;
   // A second connection holds the lock, so that `admin` stays free for the build's own statements.
-  return withClient(dialect, server, (lockClient) =>
+  const built = await withClient(dialect, server, (lockClient) =>
     dialect.withLock(lockClient, name, async () => {
       const state = await dialect.templateState(admin, name);
       if (state === 'complete') return false; // another process built it while we waited
@@ -82,10 +83,13 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       // A migrated template the next run can use (its inputs are known): save the data directory
       // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
       if (req.migrate && !req.scope && server.owned) markWorthSaving(server.stateDir);
-      await collectOldTemplates(admin, req);
       return true;
     }),
   );
+  // Outside the build lock: collecting takes each old template's lock, and two builds holding
+  // their own while waiting for the other's would deadlock.
+  if (built) await collectOldTemplates(admin, req);
+  return built;
 }
 
 /**
@@ -109,13 +113,27 @@ async function dropIncomplete(admin: SqlClient, req: TemplateRequest): Promise<v
 /** Templates younger than this are never collected: a run that just built one is likely still cloning it. */
 const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
 
-/** Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses them. */
+/**
+ * Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses
+ * them: no live lease or clone (src/users.ts), looked at under the template's own lock, which a run
+ * leasing it takes too. One whose lock is held (being leased or rebuilt right now) is left for later.
+ */
 async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
-  const templates = (await req.dialect.listOurs(admin, req.prefix))
+  const { dialect } = req;
+  const templates = (await dialect.listOurs(admin, req.prefix))
     .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
     .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
   const cutoff = Date.now() - MIN_TEMPLATE_AGE_MS;
+  const clonesPrefix = `${req.prefix.split('_')[0]}_`;
   for (const old of templates.slice(Math.max(0, req.keepTemplates - 1)).filter((t) => Date.parse(t.marker.created) < cutoff)) {
-    await req.dialect.drop(admin, old.name, {}).catch((e) => log('kept old template %s: %s', old.name, messageOf(e)));
+    const outcome = await dialect
+      .withFreeLock(admin, old.name, async () => {
+        const inUse = await templateInUse(dialect, admin, old.name, clonesPrefix);
+        if (inUse) return inUse;
+        await dialect.drop(admin, old.name, {});
+        return 'dropped';
+      })
+      .catch((e: unknown) => messageOf(e));
+    log('old template %s: %s', old.name, outcome ?? 'its lock is held by another process');
   }
 }

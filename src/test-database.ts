@@ -17,6 +17,7 @@ import type { ConnectionOptions, Engine, ResetReport, ServerInfo, TestDatabase, 
 import { detectRun, detectShard, detectWorker } from './workers.js';
 import { sleep } from './sleep.js';
 import { withClient } from './client.js';
+import { heldByOther, leaseTemplate, liveOtherOwner } from './users.js';
 import { resolveOptions } from './options.js';
 
 const log = logger('database');
@@ -80,7 +81,15 @@ export async function prepareTemplate(options: TestDatabaseOptions = {}): Promis
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
-  return withClient(dialect, server, (admin) => templateOn(admin, dialect, server, names, options));
+  return withClient(dialect, server, async (admin) => {
+    // The caller hands the template on to processes that clone it later: it is leased for the life
+    // of this process, so that `clean` and other runs' eviction leave it (src/users.ts). One
+    // dropped between the check and the lease is built again.
+    for (let attempt = 1; ; attempt++) {
+      const prepared = await templateOn(admin, dialect, server, names, options);
+      if ((await leaseTemplate(dialect, admin, prepared.template.name, names.run)) || attempt === 3) return prepared;
+    }
+  });
 }
 
 /** The template of `options` on `server`, built if missing, through an admin connection the caller holds. */
@@ -139,9 +148,9 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const names = resolveNames(options);
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
-  const name = workerDatabaseName(dialect, names, options.suffix);
   // One admin connection serves the template check (and build) and the clone.
-  const { template, seeded } = await withClient(dialect, server, async (admin) => {
+  const { template, seeded, name } = await withClient(dialect, server, async (admin) => {
+    const name = await nameOfOurOwn(dialect, admin, names, options.suffix);
     let prepared = await templateOn(admin, dialect, server, names, options);
     await cloneInto(dialect, admin, server, prepared.template.name, name, names.run).catch(async (e) => {
       // Another run's garbage collection may drop an old template between our check and the clone.
@@ -149,10 +158,24 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       prepared = await templateOn(admin, dialect, server, names, options);
       await cloneInto(dialect, admin, server, prepared.template.name, name, names.run);
     });
-    return prepared;
+    return { ...prepared, name };
   });
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
+}
+
+/**
+ * This worker's name, or, while another live run holds it (a second terminal running the same
+ * suite without a runner, or with the same CI run id), a name of this process's own.
+ */
+async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedNames, suffix?: string): Promise<string> {
+  const name = workerDatabaseName(dialect, names, suffix);
+  const marker = await dialect.readMarker(admin, name);
+  const owner = marker ? liveOtherOwner(marker) : undefined;
+  if (owner === undefined) return name;
+  const own = workerDatabaseName(dialect, { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` }, suffix);
+  log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
+  return own;
 }
 
 /**
@@ -182,11 +205,16 @@ export async function cloneInto<C extends SqlClient>(
       `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`,
       'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself',
     );
-  // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
-  // script may still be running on the server: it is ended too).
-  if (existing) await dialect.drop(admin, name, { force: force || ownerGone(existing, pidAlive) });
+  if (existing) {
+    // Another live run's database is never dropped, whatever `force` says.
+    const owner = liveOtherOwner(existing);
+    if (owner !== undefined) throw heldByOther(name, existing, owner);
+    // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
+    // script may still be running on the server: it is ended too).
+    await dialect.drop(admin, name, { force: force || ownerGone(existing, pidAlive) });
+  }
   const attempt = () =>
-    dialect.clone(admin, server, template, name, newMarker('database', { run })).catch((e) => {
+    dialect.clone(admin, server, template, name, newMarker('database', { run, template })).catch((e) => {
       throw driverErrorKind(e) === 'database-exists' ? sharedWorkerId(name) : e;
     });
   // A leftover under the staging name (a clone killed before its rename) is looked for only when

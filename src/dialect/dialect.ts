@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DescribeReport, Engine, ResetReport, ServerInfo } from '../types.js';
+import { invocationPid, type Lease } from '../users.js';
 
 /**
  * The little the core needs from a driver connection; each engine wraps its driver into its own
@@ -31,7 +32,16 @@ export interface Marker {
   fingerprint?: string;
   /** Creating process, to tell a live owner from a crashed one. */
   pid?: number;
+  /**
+   * The invocation the database belongs to (src/users.ts): a runner's main process, whose workers
+   * come and go, else the creating process.
+   */
+  invocation?: number;
   host?: string;
+  /** A clone: the template it was cloned from, which stays while the clone's invocation lives. */
+  template?: string;
+  /** A template: the invocations using it (src/users.ts); `clean` and eviction leave it while one lives. */
+  leases?: Lease[];
   /** Tables that had rows when the template was completed (migration history, reference data). */
   seeded?: string[];
   /** PostgreSQL: sequences the template had used, name -> last_value, for reset() to restore. */
@@ -71,6 +81,8 @@ export interface Dialect<C extends SqlClient = SqlClient> {
   url(server: ServerInfo, database: string): string;
   /** Runs `fn` holding a server-wide lock named `key`, so racing processes build a template once. */
   withLock<T>(admin: C, key: string, fn: () => Promise<T>): Promise<T>;
+  /** As withLock, without waiting: undefined, and `fn` not run, when another process holds the lock. */
+  withFreeLock<T>(admin: C, key: string, fn: () => Promise<T>): Promise<T | undefined>;
   templateState(admin: C, name: string): Promise<TemplateState>;
   /** An empty database carrying `marker`, ready for migrations. */
   createEmpty(admin: C, name: string, marker: Marker): Promise<void>;
@@ -83,6 +95,8 @@ export interface Dialect<C extends SqlClient = SqlClient> {
   clone(admin: C, server: ServerInfo, template: string, name: string, marker: Marker): Promise<void>;
   /** Drops `name`. Callers check the marker first. */
   drop(admin: C, name: string, opts: { force?: boolean }): Promise<void>;
+  /** Replaces the marker of our database `name` (a template's leases), in one statement. */
+  writeMarker(admin: C, name: string, marker: Marker): Promise<void>;
   /** undefined: no such database; null: it exists and is not ours. */
   readMarker(admin: C, name: string): Promise<Marker | null | undefined>;
   /** Every database carrying our marker whose name starts with `prefix`. */
@@ -121,7 +135,15 @@ export interface Dialect<C extends SqlClient = SqlClient> {
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {
-  return { tool: 'fast-test-db', kind, created: new Date().toISOString(), pid: process.pid, host: hostname(), ...extra };
+  return {
+    tool: 'fast-test-db',
+    kind,
+    created: new Date().toISOString(),
+    pid: process.pid,
+    invocation: invocationPid(),
+    host: hostname(),
+    ...extra,
+  };
 }
 
 export const MARKER_TAG = 'fast-test-db';

@@ -3,7 +3,7 @@
  * or join the server, build the template, and hand both to the workers; at the end, drop the run's
  * databases and stop the server if this run started it.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pairableCpus } from '../cpu-pairing.js';
 import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../config.js';
@@ -21,6 +21,9 @@ import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 import { dropOurDatabases, withClient } from '../client.js';
 import { DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
+import { readJson } from '../server/keeper-files.js';
+import { pidAlive } from '../server/lock.js';
+import { liveOtherOwner } from '../users.js';
 import { clearReady, errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
 
 const log = logger('runner');
@@ -68,6 +71,21 @@ export interface StartRunContext {
 function newRunId(): string {
   // Short: it is part of every worker database name, which engines cap at 63/64 bytes.
   return `r${Date.now().toString(36)}${(process.pid % 1296).toString(36)}`;
+}
+
+/** Beside the run's directory (which a watch re-run empties): the pid of the process whose run it is. */
+const runOwnerFile = (dir: string) => `${dir}.owner`;
+
+/**
+ * `run`, unless another live process on this machine runs under it (two runs in one CI job, a run
+ * id set by hand): then a run id of this invocation's own, so that neither touches the other's databases.
+ */
+function runOfOurOwn(run: string, options: FastTestDbConfig): string {
+  const owner = Number(readJson<number>(runOwnerFile(runDir(run, options))));
+  if (!owner || owner === process.pid || !pidAlive(owner)) return run;
+  const own = `${run}${newRunId()}`;
+  log('run %s belongs to process %d, which is still running: this run is %s', run, owner, own);
+  return own;
 }
 
 function parseIsolation(value: string | undefined): Isolation {
@@ -136,6 +154,7 @@ function handoffFor(
     isolation: parseIsolation(resolveOptions(options).isolation),
     envVars: parseEnvVars(resolveOptions(options).envVar),
     urlPattern: dialect.url(server, NAME_SLOT),
+    main: process.pid,
     dir,
     cpus: pairableCpus(options),
   };
@@ -151,7 +170,7 @@ function mayStartEarly(options: FastTestDbConfig, handed: boolean): boolean {
 export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
   const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
   // Fixed for the life of this process, so that watch-mode re-runs keep their names.
-  const run = resolveOptions(merged).runId ?? detectRun() ?? newRunId();
+  const run = runOfOurOwn(resolveOptions(merged).runId ?? detectRun() ?? newRunId(), merged);
   process.env.FAST_TEST_DB_RUN_ID = run;
   const options = { ...merged, runId: run };
   const handed = Boolean(process.env[SERVER_ENV]);
@@ -160,6 +179,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const dir = runDir(run, options);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  writeFileSync(runOwnerFile(dir), String(process.pid));
   const quiet = resolveOptions(options).quiet;
   const source = handed ? 'handed' : merged.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
@@ -248,6 +268,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
         }
       }
       rmSync(dir, { recursive: true, force: true });
+      rmSync(runOwnerFile(dir), { force: true });
       clearReady(readyFile);
       if ((globalThis as Stash)[HANDLE] === handle) delete (globalThis as Stash)[HANDLE];
       if (!keepServer) {
@@ -265,7 +286,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */
 export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
   const dropped = await withClient(dialect, server, (admin) =>
-    dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run),
+    dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined),
   );
   if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
   return dropped;

@@ -41,6 +41,8 @@ export interface Handoff {
   envVars: string[];
   /** The URL of a database named NAME_SLOT; workers substitute their own name. */
   urlPattern: string;
+  /** The runner's main process: the workers' databases belong to its run while it lives (src/users.ts). */
+  main?: number;
   /** A directory private to this run, for the workers' "already cloned" notes. */
   dir: string;
   /**

@@ -17,6 +17,7 @@ import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './hand
 import { withClient } from '../client.js';
 import { settled } from './ready.js';
 import { pairCpu, type CpuPairing } from '../cpu-pairing.js';
+import { joinInvocation } from '../users.js';
 
 const log = logger('runner');
 
@@ -58,6 +59,7 @@ async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient)
  */
 export async function cloneFresh(pending: Handoff, name: string): Promise<void> {
   const h = await settled(pending);
+  joinInvocation(h.main);
   const started = performance.now();
   await withAdmin(h, (dialect, admin) => recreateDatabase(dialect, admin, h.server, h.template, name, h.run, true));
   writeNote(h, name);
@@ -182,6 +184,7 @@ export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach():
 export async function workerDatabase(pending: Handoff, target = workerTarget(pending)): Promise<Database> {
   // A server handed out while it starts: the template and seeded tables are known once it is ready.
   const h = await settled(pending);
+  joinInvocation(h.main);
   const dialect = await dialectFor(h.engine);
   return new Database({
     dialect,

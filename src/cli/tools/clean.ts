@@ -5,12 +5,10 @@
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
-import { hostname } from 'node:os';
 import type { Dialect, Marker, SqlClient } from '../../dialect/dialect.js';
 import { dialectFor } from '../../dialect/index.js';
 import { classifyDriverError, messageOf } from '../../errors.js';
 import { logger } from '../../log.js';
-import { pidAlive } from '../../server/lock.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
 import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/stray-copies.js';
 import { isLoopback, serverAt } from '../../server/resolve.js';
@@ -18,6 +16,7 @@ import { sleep } from '../../sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
 import { resolveOptions } from '../../options.js';
+import { liveOtherOwner, templateInUse, templateUsers } from '../../users.js';
 
 const log = logger('clean');
 
@@ -85,14 +84,32 @@ function publicUrl(s: Pick<ServerInfo, 'engine' | 'user' | 'host' | 'port' | 'so
   return `${s.engine === 'postgres' ? 'postgres' : 'mysql'}://${encodeURIComponent(s.user)}@${s.host}:${s.port}`;
 }
 
-/** Why a marked database stays, or undefined when it is stale. */
-function keepReason(m: Marker, ageMs: number, opts: CleanOptions): string | undefined {
+/** Why a marked database stays, or undefined when it is stale. `ours`: every database of ours on the server. */
+function keepReason(name: string, m: Marker, ageMs: number, opts: CleanOptions, ours: Ours): string | undefined {
   if (opts.run !== undefined && m.kind === 'template')
     return 'templates are shared across runs by fingerprint: clean them by age, without --run';
   if (opts.run !== undefined && m.run !== opts.run) return `belongs to run ${m.run ?? '(none)'}`;
   if (ageMs < opts.olderThanMs) return `younger than ${formatDuration(opts.olderThanMs)}`;
-  if (m.host === hostname() && m.pid !== undefined && pidAlive(m.pid)) return `its process ${m.pid} is still running`;
-  return undefined;
+  const owner = liveOtherOwner(m);
+  if (owner !== undefined) return `its process ${owner} is still running`;
+  // A template's builder is long gone while runs still clone it: its users are its leases and clones.
+  return m.kind === 'template' ? templateUsers(name, m, ours) : undefined;
+}
+
+type Ours = Awaited<ReturnType<Dialect['listOurs']>>;
+
+/**
+ * Drops `name`; a template under its lock, after a last look at its users (a run that leases it
+ * takes the same lock). Returns why it was kept instead, if it was.
+ */
+async function dropUnlessUsed(dialect: Dialect, admin: SqlClient, item: CleanItem, force?: boolean): Promise<string | undefined> {
+  if (item.kind !== 'template') return void (await dialect.drop(admin, item.name, { force }));
+  const kept = await dialect.withFreeLock(admin, item.name, async () => {
+    const inUse = await templateInUse(dialect, admin, item.name, '');
+    if (!inUse) await dialect.drop(admin, item.name, { force });
+    return inUse ?? '';
+  });
+  return kept === undefined ? 'being built or leased right now' : kept || undefined;
 }
 
 async function cleanServer(
@@ -117,7 +134,7 @@ async function cleanServer(
       const created = Date.parse(marker.created);
       const ageMs = Number.isFinite(created) ? now - created : Infinity;
       const item: CleanItem = { name, kind: marker.kind, created: marker.created, ageMs, run: marker.run, reason: '' };
-      const why = keepReason(marker, ageMs, opts);
+      const why = keepReason(name, marker, ageMs, opts, ours);
       if (why) target.kept.push({ ...item, reason: why });
       else stale.push({ ...item, reason: `older than ${formatDuration(opts.olderThanMs)}` });
     }
@@ -147,8 +164,9 @@ async function cleanServer(
           target.kept.push({ ...item, reason: marker === null ? 'no longer carries our marker' : 'already gone' });
           continue;
         }
-        await dialect.drop(admin, item.name, { force: opts.force });
-        target.dropped.push(item);
+        const kept = await dropUnlessUsed(dialect, admin, item, opts.force);
+        if (kept) target.kept.push({ ...item, reason: kept });
+        else target.dropped.push(item);
       } catch (e) {
         target.failed.push({ ...item, error: messageOf(e) });
       }

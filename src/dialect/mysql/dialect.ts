@@ -58,6 +58,17 @@ async function withLock<T>(admin: MysqlClient, key: string, fn: () => Promise<T>
   }
 }
 
+async function withFreeLock<T>(admin: MysqlClient, key: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const name = lockName(key);
+  const rows = await admin.query<{ got: number | string | null }>(`SELECT GET_LOCK(${lit(name)}, 0) AS got`);
+  if (Number(rows[0]?.got) !== 1) return undefined;
+  try {
+    return await fn();
+  } finally {
+    await admin.query(`SELECT RELEASE_LOCK(${lit(name)})`).catch((e) => log(`could not release ${name}: ${messageOf(e)}`));
+  }
+}
+
 async function createEmpty(admin: MysqlClient, name: string, marker: Marker): Promise<void> {
   try {
     await runScript(admin, createMarked(name, marker, hasSchemaComments(admin)));
@@ -236,12 +247,17 @@ export function createMysqlDialect(): MysqlDialect {
     connect: connectMysql,
     url: mysqlUrl,
     withLock,
+    withFreeLock,
     templateState,
     createEmpty,
     // MySQL has no UNLOGGED tables; `unlogged` is a PostgreSQL option.
     completeTemplate: (admin, server, name) => completeTemplate(captures, admin, server, name),
     clone: (admin, server, template, name, marker) => clone(captures, admin, server, template, name, marker),
     drop,
+    // ALTER keeps the marker in place (no moment without one, unlike DROP + CREATE).
+    writeMarker: async (admin, name, marker) => {
+      await admin.query(`ALTER PROCEDURE ${qual(name, MARKER_ROUTINE)} COMMENT ${lit(encodeMarker(marker))}`);
+    },
     readMarker,
     listOurs,
     tuneDatabase,

@@ -54,6 +54,18 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       }
     },
 
+    async withFreeLock(admin, key, fn) {
+      const [row] = await admin.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got`, [
+        `fast-test-db:${key}`,
+      ]);
+      if (!row?.got) return undefined;
+      try {
+        return await fn();
+      } finally {
+        await admin.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [`fast-test-db:${key}`]);
+      }
+    },
+
     async templateState(admin, name) {
       const rows = await admin.query<{ istemplate: boolean; comment: string | null }>(
         `SELECT datistemplate AS istemplate, shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
@@ -113,6 +125,10 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       }
       if (opts.force) await endConnections(admin, name);
       await admin.query(`DROP DATABASE IF EXISTS ${id(name)}`);
+    },
+
+    async writeMarker(admin, name, marker) {
+      await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
     },
 
     readMarker,
