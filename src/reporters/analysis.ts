@@ -18,6 +18,8 @@ export interface FileStats {
   wallMs: number;
   dbMs?: number;
   queries?: number;
+  /** Installed drivers whose queries the setup file could not count. */
+  unseen?: string[];
   heapUsed?: number;
   failed?: boolean;
 }
@@ -44,6 +46,8 @@ export interface Analysis {
   overheadNote?: string;
   /** The database's share of the run and the run's estimated time on a default server (see gain.ts). */
   database?: DatabaseGain;
+  /** Installed drivers whose queries are not in the figures (any file's record). */
+  unseen?: string[];
 }
 
 type History = Record<string, number[]>;
@@ -125,8 +129,12 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
     }
   }
   const database = databaseGain(files, runMs ?? files.reduce((s, f) => s + f.wallMs, 0));
-  return { files: result, heapGrowth: growth, outliers, ...(database ? { database } : {}) };
+  const unseen = [...new Set(files.flatMap((f) => f.unseen ?? []))].sort();
+  return { files: result, heapGrowth: growth, outliers, ...(database ? { database } : {}), ...(unseen.length ? { unseen } : {}) };
 }
+
+/** Package names as users know the drivers. */
+const driverName = (pkg: string) => (pkg === 'postgres' ? 'postgres.js' : pkg);
 
 const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0)} MB`);
 const ms = (x?: number) => (x === undefined ? '-' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
@@ -169,6 +177,10 @@ export function formatAnalysis(
       paint.yellow(
         `! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`,
       ),
+    );
+  if (a.unseen)
+    lines.push(
+      paint.yellow(`! queries through ${a.unseen.map(driverName).join(', ')} are not counted: the database figures leave them out.`),
     );
   if (a.database) lines.push(paint.bold(`fast-test-db: ${formatGain(a.database)}`));
   return lines.join('\n');

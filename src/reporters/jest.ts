@@ -42,6 +42,7 @@ export default class FastTestDbJestReporter {
       wallMs: wall > 0 ? wall : rec ? rec.endedAt - rec.startedAt : 0,
       dbMs: rec?.dbMs,
       queries: rec?.queries,
+      unseen: rec?.unseen,
       heapUsed: result.memoryUsage ?? rec?.heapUsed,
       failed: result.numFailingTests > 0 || Boolean(result.testExecError),
     });

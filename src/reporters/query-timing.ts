@@ -1,13 +1,17 @@
 /**
- * Time spent waiting on the database, measured cheaply at the driver's query entry point: pg's
- * Client#query and mysql2's Connection#query/#execute (pools and ORMs on top of these all pass
- * through them). What is counted is wall time with at least one query in flight, so that
- * concurrent queries (Promise.all) are not counted twice. The cost per query is two
- * performance.now() calls and one closure; test/cli/reporter.test.ts measures it.
+ * Time spent waiting on the database, measured cheaply at the drivers' query entry points: pg's
+ * Client#query, mysql2's Connection#query/#execute, mysqljs's Connection#query and mariadb's core
+ * connection (pools, promise wrappers and ORMs on top of these all pass through them). What is
+ * counted is wall time with at least one query in flight, so that concurrent queries (Promise.all)
+ * are not counted twice. A wrapped method returns exactly what the driver's does, and the modules
+ * keep their properties. The cost per query is two performance.now() calls and one closure;
+ * test/cli/reporter.test.ts measures it, test/mysql/statement-timing.test.ts covers every driver.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { types } from 'node:util';
 import { logger } from '../log.js';
+import { isUntimed } from './untimed.js';
 
 const log = logger('reporter');
 
@@ -23,7 +27,6 @@ interface State extends QueryTiming {
 }
 
 const STATE = Symbol.for('fast-test-db.query-timing');
-const PATCHED = Symbol.for('fast-test-db.query-timing.patched');
 
 function state(): State {
   const g = globalThis as { [STATE]?: State };
@@ -56,16 +59,30 @@ function begin(): () => void {
 
 type AnyFn = (...args: any[]) => any;
 
-/** Wraps a driver method that takes an optional trailing callback and returns a promise or an emitter. */
-function timed(original: AnyFn): AnyFn {
-  return function (this: unknown, ...args: any[]) {
+/** Set on our wrappers, so that a driver set up again (another setup file, another copy of this module) is wrapped once. */
+const TIMED = Symbol.for('fast-test-db.timed');
+
+/**
+ * Wraps a driver method so that it returns exactly what the driver returns. The query ends when
+ * the driver first calls a function it was given (a callback, or the resolve/reject the promise
+ * APIs pass down); with none, when the returned native promise settles, or when the returned
+ * emitter says 'end' or 'close' (mysql2, mysql and mariadb emit 'end' after an error too). Nothing
+ * else of the result is touched: mysql2's Query has a then() that throws, postgres.js's queries are
+ * thenables that run when then() is called, and an 'error' listener would swallow an error the
+ * driver reports as unhandled.
+ */
+function timed(original: AnyFn, connectionOf: (self: unknown, args: unknown[]) => unknown): AnyFn {
+  const wrapper = function (this: unknown, ...args: any[]) {
+    if (isUntimed(connectionOf(this, args))) return original.apply(this, args);
     const end = begin();
-    const last = args.length - 1;
-    if (last >= 0 && typeof args[last] === 'function') {
-      const cb = args[last] as AnyFn;
-      args[last] = function (this: unknown, ...cbArgs: any[]) {
+    let given = false;
+    for (let i = 0; i < args.length; i++) {
+      const fn = args[i];
+      if (typeof fn !== 'function') continue;
+      given = true;
+      args[i] = function (this: unknown, ...cbArgs: any[]) {
         end();
-        return cb.apply(this, cbArgs);
+        return fn.apply(this, cbArgs);
       };
     }
     let result: any;
@@ -75,57 +92,109 @@ function timed(original: AnyFn): AnyFn {
       end();
       throw e;
     }
-    if (result && typeof result.then === 'function') result.then(end, end);
+    if (given) return result;
+    if (types.isPromise(result)) result.then(end, end);
     else if (result && typeof result.once === 'function') {
-      // A streaming query (pg submittable, mysql2 Query without callback) ends with an event.
       result.once('end', end);
-      result.once('error', end);
-    } else if (typeof args[last] !== 'function') end();
+      result.once('close', end);
+    } else end();
     return result;
   };
+  Object.defineProperty(wrapper, 'name', { value: original.name });
+  Object.defineProperty(wrapper, 'length', { value: original.length });
+  Object.defineProperty(wrapper, TIMED, { value: true });
+  return wrapper;
 }
 
-function patch(proto: any, method: string): boolean {
-  if (!proto || typeof proto[method] !== 'function') return false;
-  const marks: Set<string> = (proto[PATCHED] ??= new Set<string>());
-  if (marks.has(method)) return true;
-  proto[method] = timed(proto[method]);
-  marks.add(method);
+const onThis = (self: unknown) => self;
+
+/** Wraps `target[method]` where it is defined (a class's prototype, or a static); false if there is no such method. */
+function patch(target: any, method: string, connectionOf: (self: unknown, args: unknown[]) => unknown = onThis): boolean {
+  let owner = target;
+  while (owner && !Object.hasOwn(owner, method)) owner = Object.getPrototypeOf(owner);
+  const original = owner?.[method];
+  if (typeof original !== 'function') return false;
+  if (original[TIMED]) return true;
+  const desc = Object.getOwnPropertyDescriptor(owner, method)!;
+  Object.defineProperty(owner, method, { ...desc, value: timed(original, connectionOf) });
   return true;
 }
 
-/** Instruments a loaded `pg` module (its Client; pools use it). */
+type Load = (id: string) => unknown;
+const exported = (mod: any, name: string) => mod?.[name] ?? mod?.default?.[name];
+
+/** `pg`: Client#query (pools use it). */
 export function instrumentPg(pg: any): boolean {
-  const Client = pg?.Client ?? pg?.default?.Client;
-  return patch(Client?.prototype, 'query');
+  return patch(exported(pg, 'Client')?.prototype, 'query');
 }
 
-/** Instruments a loaded `mysql2` module (Connection#query and #execute; pools and the promise API use them). */
-export function instrumentMysql2(mysql2: any): boolean {
-  const Connection = mysql2?.Connection ?? mysql2?.default?.Connection;
-  const proto = Connection?.prototype;
+/** `mysql2`: Connection#query and #execute; pools and `mysql2/promise` call them with a callback. */
+function instrumentMysql2(load: Load): boolean {
+  const proto = exported(load('mysql2'), 'Connection')?.prototype;
   const a = patch(proto, 'query');
   const b = patch(proto, 'execute');
-  return a || b;
+  return a && b;
+}
+
+/** mysqljs `mysql`: Connection#query (pools' connections inherit it); the package exports no class, so it is read from its file. */
+function instrumentMysql(load: Load): boolean {
+  return patch((load('mysql/lib/Connection') as any)?.prototype, 'query');
 }
 
 /**
- * Instruments whichever of pg and mysql2 the project has installed. `load` must be the require
- * the test files use (Jest's sandbox has its own module registry); by default the project's.
- * Returns the drivers instrumented.
+ * `mariadb`: the core connection's query, prepareExecute and batch, which the promise API, both
+ * pools and the callback API's execute/batch call with resolve/reject; and the callback API's
+ * query, which builds its command in a static of its own (its connection is the first argument).
  */
-export function instrumentDrivers(load: (id: string) => unknown = createRequire(join(process.cwd(), 'package.json'))): string[] {
-  const req = load;
-  const done: string[] = [];
-  for (const [name, fn] of [
-    ['pg', instrumentPg],
-    ['mysql2', instrumentMysql2],
-  ] as const) {
+function instrumentMariadb(load: Load): boolean {
+  const core = (load('mariadb/lib/connection') as any)?.prototype;
+  const done = ['query', 'prepareExecute', 'batch'].map((m) => patch(core, m));
+  done.push(patch(load('mariadb/lib/connection-callback'), '_QUERY_CMD', (_self, args) => args[0]));
+  return done.every(Boolean);
+}
+
+/** The drivers we time, by package name. */
+const DRIVERS: ReadonlyArray<readonly [string, (load: Load) => boolean]> = [
+  ['pg', (load) => instrumentPg(load('pg'))],
+  ['mysql2', instrumentMysql2],
+  ['mysql', instrumentMysql],
+  ['mariadb', instrumentMariadb],
+];
+/** Drivers we do not time: when one is installed, the figures may miss its statements. */
+const UNTIMED_DRIVERS = ['postgres'];
+
+export interface Instrumented {
+  /** Installed drivers whose queries are counted. */
+  timed: string[];
+  /** Installed drivers whose queries are not: ones we do not time, or whose insides were not what we know. */
+  unseen: string[];
+}
+
+/**
+ * Instruments whichever supported drivers the project has installed. `load` must be the require
+ * the test files use (Jest's sandbox has its own module registry); by default the project's.
+ */
+export function instrumentDrivers(load?: Load): Instrumented {
+  const project = createRequire(join(process.cwd(), 'package.json'));
+  const req = load ?? project;
+  const resolves = (name: string) => {
     try {
-      if (fn(req(name))) done.push(name);
+      ((req as { resolve?: (id: string) => string }).resolve ?? project.resolve)(name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const out: Instrumented = { timed: [], unseen: [] };
+  for (const [name, fn] of DRIVERS) {
+    if (!resolves(name)) continue;
+    try {
+      (fn(req) ? out.timed : out.unseen).push(name);
     } catch (e) {
       log('%s not instrumented: %s', name, (e as Error).message);
+      out.unseen.push(name);
     }
   }
-  return done;
+  out.unseen.push(...UNTIMED_DRIVERS.filter(resolves));
+  return out;
 }

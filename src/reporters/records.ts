@@ -22,6 +22,8 @@ export interface FileRecord {
   heapUsed: number;
   /** Whether global.gc ran before heapUsed was read (node --expose-gc). */
   gc: boolean;
+  /** Installed drivers whose queries are not in queries/dbMs. */
+  unseen?: string[];
 }
 
 /** Called by a reporter's constructor, in the main process, before any worker is spawned. */
@@ -72,7 +74,7 @@ export function recordThisFile(
   load?: (id: string) => unknown,
 ): void {
   if (!process.env[REPORT_DIR_ENV]) return;
-  instrumentDrivers(load);
+  const { unseen } = instrumentDrivers(load);
   const startedAt = Date.now();
   const start = timingSnapshot();
   afterAll(() => {
@@ -90,6 +92,7 @@ export function recordThisFile(
         dbMs: t.busyMs,
         heapUsed: process.memoryUsage().heapUsed,
         gc,
+        ...(unseen.length ? { unseen } : {}),
       });
   });
 }

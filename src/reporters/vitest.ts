@@ -54,6 +54,7 @@ export default class FastTestDbVitestReporter {
       wallMs: d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration,
       dbMs: rec?.dbMs,
       queries: rec?.queries,
+      unseen: rec?.unseen,
       heapUsed: d.heap ?? rec?.heapUsed,
       failed: module.state() === 'failed',
     });

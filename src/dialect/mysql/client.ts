@@ -2,6 +2,7 @@
 import { classifyDriverError } from '../../errors.js';
 import { logger } from '../../log.js';
 import { loadPeer } from '../../peer.js';
+import { untimed } from '../../reporters/untimed.js';
 import type { Flavor, ServerInfo } from '../../types.js';
 import type { SqlClient } from '../dialect.js';
 
@@ -55,6 +56,8 @@ export async function connectMysql(server: ServerInfo, database?: string): Promi
   } catch (e) {
     throw classifyDriverError(e, `connecting to MySQL/MariaDB at ${where} as ${server.user}`);
   }
+  // Ours, not the tests': statement timing leaves it alone (the promise API queries through it).
+  untimed(raw.connection);
   // A connection killed server-side (destroy with force) must not crash the process.
   raw.on('error', (e) => log(`connection error: ${e.message}`));
   const run = async (sql: string, params?: unknown[]) => {
