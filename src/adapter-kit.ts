@@ -9,7 +9,7 @@ import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from '.
 import { readHandoff } from './runners/handoff.js';
 import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
-export { FastTestDbError, classifyDriverError, messageOf } from './errors.js';
+export { FastTestDbError, classifyDriverError, driverSaid, messageOf } from './errors.js';
 export { logger } from './log.js';
 export { loadPeer } from './peer.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './quote.js';

@@ -33,10 +33,51 @@ export class FastTestDbError extends Error {
   readonly fix: string | undefined;
 
   constructor(code: ErrorCode, what: string, fix?: string, options?: { cause?: unknown }) {
-    super(fix ? `${what}\n  fix: ${fix}` : what, options);
+    const said = what + driverLine(what, options?.cause);
+    super(fix ? `${said}\n  fix: ${fix}` : said, options);
     this.code = code;
     this.fix = fix;
   }
+}
+
+/** What the driver (or the OS) itself said, from the innermost error of a cause chain that has a code or SQL state. */
+export interface DriverSaid {
+  message: string;
+  code?: string;
+  sqlState?: string;
+}
+
+/**
+ * The innermost driver error under `e`: ORMs wrap the server's reply (Drizzle's `Failed query: ...`,
+ * TypeORM's QueryFailedError), and so do we; the reply itself is what says what went wrong.
+ */
+export function driverSaid(e: unknown): DriverSaid | undefined {
+  let found: DriverSaid | undefined;
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 10; c = (c as { cause?: unknown }).cause, depth++) {
+    if (c instanceof FastTestDbError) continue;
+    const { code, sqlState } = c as { code?: unknown; sqlState?: unknown };
+    if (typeof code !== 'string' && typeof sqlState !== 'string') continue;
+    found = {
+      message: messageOf(c),
+      code: typeof code === 'string' ? code : undefined,
+      // PostgreSQL drivers carry the SQL state as the code; MySQL drivers have both.
+      sqlState: typeof sqlState === 'string' ? sqlState : typeof code === 'string' && engineOfCode(code) === 'postgres' ? code : undefined,
+    };
+  }
+  return found;
+}
+
+/** The line that adds to `what` whatever of the driver's message, code and SQL state it does not already say. */
+function driverLine(what: string, cause: unknown): string {
+  const said = cause === undefined ? undefined : driverSaid(cause);
+  if (!said) return '';
+  const tags = [
+    said.code && said.code !== said.sqlState && !what.includes(said.code) ? `code ${said.code}` : '',
+    said.sqlState && !what.includes(said.sqlState) ? `SQL state ${said.sqlState}` : '',
+  ].filter(Boolean);
+  const message = said.message && !what.includes(said.message) ? said.message : '';
+  if (!message && tags.length === 0) return '';
+  return `\n  driver said: ${[message, tags.length ? `(${tags.join(', ')})` : ''].filter(Boolean).join(' ')}`;
 }
 
 export function isFastTestDbError(e: unknown, code?: ErrorCode): e is FastTestDbError {

@@ -4,7 +4,7 @@
  * that `__drizzle_migrations` holds exactly what drizzle-kit and the app's migrate() expect.
  */
 import { createHash } from 'node:crypto';
-import { FastTestDbError, loadPeer, messageOf } from '../../src/adapter-kit.js';
+import { FastTestDbError, driverSaid, loadPeer, messageOf } from '../../src/adapter-kit.js';
 
 export interface MigratorConfig {
   migrationsFolder: string;
@@ -39,6 +39,33 @@ export async function migrationsFingerprint(config: MigratorConfig): Promise<str
   return digest.digest('hex').slice(0, 16);
 }
 
+/**
+ * drizzle-kit writes mysql-core's `serial()` as `serial AUTO_INCREMENT`. MySQL accepts that;
+ * MariaDB, where SERIAL already means AUTO_INCREMENT, rejects it as a syntax error.
+ */
+const SERIAL_AUTO_INCREMENT = /\bserial\s+AUTO_INCREMENT\b/i;
+
+/** Every message and statement text of a cause chain (Drizzle puts the statement in its wrapper's message). */
+function chainText(e: unknown): string {
+  const parts: string[] = [];
+  for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 10; c = (c as { cause?: unknown }).cause, i++) {
+    const { sql, query } = c as { sql?: unknown; query?: unknown };
+    parts.push(messageOf(c), typeof sql === 'string' ? sql : '', typeof query === 'string' ? query : '');
+  }
+  return parts.join('\n');
+}
+
+/** What to do about a failed Drizzle schema build: the general advice, or the known MariaDB `serial` trap. */
+export function drizzleMigrationFix(e: unknown, general: string): string {
+  if (driverSaid(e)?.code === 'ER_PARSE_ERROR' && SERIAL_AUTO_INCREMENT.test(chainText(e))) {
+    return (
+      "drizzle-kit writes serial() as `serial AUTO_INCREMENT`, which MariaDB rejects: declare the key as int('id').autoincrement().primaryKey() " +
+      "(or bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey()) and run drizzle-kit generate again"
+    );
+  }
+  return general;
+}
+
 /** Runs drizzle-orm's migrator of `driver` against an open Drizzle instance. */
 export async function runMigrator(db: unknown, driverModule: string, config: MigratorConfig): Promise<void> {
   const { migrate } = await loadPeer<any>(`${driverModule}/migrator`, 'Applying drizzle-kit migrations');
@@ -47,8 +74,11 @@ export async function runMigrator(db: unknown, driverModule: string, config: Mig
   } catch (e) {
     throw new FastTestDbError(
       'MIGRATION_FAILED',
-      `drizzle migrations in ${config.migrationsFolder} failed: ${messageOf((e as { cause?: unknown }).cause ?? e)}`,
-      'fix the failing migration (run drizzle-kit generate again after changing the schema); the template stays unbuilt and the next run retries',
+      `drizzle migrations in ${config.migrationsFolder} failed: ${messageOf(e)}`,
+      drizzleMigrationFix(
+        e,
+        'fix the failing migration (run drizzle-kit generate again after changing the schema); the template stays unbuilt and the next run retries',
+      ),
       { cause: e },
     );
   }

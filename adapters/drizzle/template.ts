@@ -5,10 +5,10 @@
  * `adapter: () => drizzleTemplate({ ... })`.
  */
 import { createHash } from 'node:crypto';
-import { FastTestDbError, logger, type Engine, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import { FastTestDbError, logger, messageOf, type Engine, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { DRIVER_ENGINE, DRIZZLE_MODULE, openDrizzle, type DrizzleDriver } from './drivers.js';
 import { isKind } from './meta.js';
-import { migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
+import { drizzleMigrationFix, migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
 import { schemaDdl, type Casing } from './schema-ddl.js';
 
 const log = logger('drizzle');
@@ -98,7 +98,16 @@ export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<
         await runMigrator(opened.db, DRIZZLE_MODULE[driver], migrator);
       } else {
         log('applying %d generated statements to %s', ddl.length, ctx.database);
-        for (const statement of ddl) await opened.db.execute(statement);
+        for (const statement of ddl) {
+          await opened.db.execute(statement).catch((e: unknown) => {
+            throw new FastTestDbError(
+              'MIGRATION_FAILED',
+              `a statement drizzle-kit generated for the schema failed on ${ctx.database}: ${messageOf(e)}`,
+              drizzleMigrationFix(e, 'check the schema module; the template stays unbuilt and the next run retries'),
+              { cause: e },
+            );
+          });
+        }
       }
     } finally {
       await opened.close();
