@@ -7,6 +7,7 @@ import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { newMarker } from '../dialect/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo } from '../types.js';
+import { loginPassword } from '../server/password.js';
 
 /** What apps and the server itself keep in these databases: never handed out, never created by us. */
 const SYSTEM_DATABASES: Record<Engine, readonly string[]> = {
@@ -44,7 +45,9 @@ export function handOutName(engine: Engine, database = DEFAULT_HANDED_OUT): stri
 export async function handOutDatabase(dialect: Dialect, admin: SqlClient, server: ServerInfo, req: HandOutRequest): Promise<HandedOut> {
   const database = handOutName(server.engine, req.database);
   const user = req.user ?? server.user;
-  const password = req.password ?? (user === server.user ? server.password : '');
+  // A login the user named without a password still gets one (in the URL printed): with none, any
+  // local user could log in as it.
+  const password = req.password ?? (user === server.user ? server.password : loginPassword(server.password, user));
   if (user === server.user && password !== server.password)
     throw new FastTestDbError(
       'BAD_OPTION',

@@ -16,6 +16,8 @@ import { assertReachable, unprivilegedUser } from './user.js';
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
 import { resolveOptions } from '../options.js';
+import { quoteLiteral } from '../quote.js';
+import { newPassword, passwordFile, writePasswordFile } from './password.js';
 
 const log = logger('mysql');
 
@@ -125,8 +127,17 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   if (user) assertReachable(dataDir, user);
   if (socketDir !== home) {
     rmSync(socketDir, { recursive: true, force: true });
-    mkdirSync(socketDir, { recursive: true, mode: 0o755 });
+    // Only the server's account (and root) may reach the socket: other local users never get to knock.
+    mkdirSync(socketDir, { recursive: true, mode: 0o700 });
   }
+  const password = newPassword();
+  writePasswordFile(ctx.dir, password);
+  // SQL holding the password, read by the server's account: its own, 0600 (chowned below).
+  const secretFiles: string[] = [];
+  const writeSecretSql = (file: string, text: string) => {
+    writeFileSync(file, text, { mode: 0o600 });
+    secretFiles.push(file);
+  };
   const as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'> = { uid: user?.uid, gid: user?.gid, cwd: home, env: { TZ: 'UTC', LC_ALL: 'C' } };
   const flags = mysqlServerFlags({
     flavor: bin.flavor,
@@ -152,15 +163,15 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     if (sql) {
       // What mariadb-install-db does, minus the help tables and the sys schema: half the time.
       const bootstrap = join(home, 'bootstrap.sql');
-      writeFileSync(
+      writeSecretSql(
         bootstrap,
         [
           'CREATE DATABASE IF NOT EXISTS mysql;',
           'USE mysql;',
           'SET @auth_root_socket=NULL;',
           ...sql.map((f) => readFileSync(f, 'utf8')),
+          mariadbRootPassword(password),
         ].join('\n'),
-        { mode: 0o644 },
       );
       mkdirSync(dataDir, { mode: 0o700 });
       init.push({
@@ -202,14 +213,24 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
         cwd: home,
         env: as.env,
       });
+      // mariadb-install-db made root without a password: the server sets it before it lets anyone in.
+      const initFile = join(home, 'init.sql');
+      writeSecretSql(initFile, `${mariadbRootPassword(password)}\nFLUSH PRIVILEGES;\n`);
+      serverArgs.push(`--init-file=${initFile}`);
     }
   } else {
     // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
     const initFile = join(home, 'init.sql');
-    writeFileSync(
+    const pw = quoteLiteral('mysql', password);
+    writeSecretSql(
       initFile,
-      "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n",
-      { mode: 0o644 },
+      [
+        `ALTER USER 'root'@'localhost' IDENTIFIED BY ${pw};`,
+        `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
+        `ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
+        "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;",
+        '',
+      ].join('\n'),
     );
     init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
     serverArgs.push(`--init-file=${initFile}`);
@@ -217,6 +238,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   if (user)
     for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
       chownSync(d, user.uid, user.gid);
+  if (user) for (const f of secretFiles) chownSync(f, user.uid, user.gid);
   const v = parseMysqlVersion(bin.version);
   const info: ServerInfo = {
     engine: 'mysql',
@@ -230,7 +252,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     port: ctx.port,
     socket,
     user: 'root',
-    password: '',
+    password,
     adminDatabase: 'mysql',
   };
   log(`plan: ${bin.flavor} ${bin.version} in ${home}, port ${ctx.port}`);
@@ -238,10 +260,23 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
     stopSignal: stopMethod(process.platform, 'mysql').signal,
-    cleanup: socketDir.startsWith(home) ? [home] : [home, socketDir],
+    cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
     expected: info,
     ready: (watch) => waitForMysql(info, watch, ctx.dir),
   };
+}
+
+/**
+ * Every root account the system tables made (localhost, 127.0.0.1, ::1, the host name) gets the
+ * password, and anonymous accounts go. Written against the table itself: in bootstrap mode the
+ * grant tables are not loaded, so ALTER USER is not available there.
+ */
+function mariadbRootPassword(password: string): string {
+  const pw = quoteLiteral('mysql', password);
+  return [
+    "DELETE FROM mysql.global_priv WHERE User = '';",
+    `UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', '$.authentication_string', PASSWORD(${pw})) WHERE User = 'root';`,
+  ].join('\n');
 }
 
 function startFailure(logText: string, dir: string): FastTestDbError {

@@ -19,9 +19,10 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
@@ -32,7 +33,9 @@ import { here } from '../here.js';
 import { installLine } from './postgres-versions.js';
 import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
-import { describeServer } from '../client.js';
+import { describeServer, withClient } from '../client.js';
+import { quoteLiteral } from '../quote.js';
+import { newPassword, passwordFile, scramSecret, writePasswordFile } from './password.js';
 import { sleep } from '../sleep.js';
 import { cacheRoot, resolveOptions } from '../options.js';
 import { touchCopy } from './warm-cache.js';
@@ -191,14 +194,20 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (socketDir) {
     rmSync(socketDir, { recursive: true, force: true });
-    mkdirSync(socketDir, { mode: 0o755 });
+    // Only the server's account (and root) may reach the socket: other local users never get to knock.
+    mkdirSync(socketDir, { mode: 0o700 });
   }
+  const password = newPassword();
+  writePasswordFile(ctx.dir, password);
+  const auth = writeAuthFiles(ctx.dir, socketDir !== undefined);
   const user = unprivilegedUser();
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
   const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
   const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
-  const caches = cachePaths(ctx.options, bins, initdbFlags, settings);
+  // A copy holds the password of the server it was taken from: only where the admin logs in over the
+  // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no copies.
+  const caches = socketDir ? cachePaths(ctx.options, bins, initdbFlags, settings) : {};
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -211,12 +220,14 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     port: ctx.port,
     socket: socketDir,
     user: 'postgres',
-    password: '',
+    password,
     adminDatabase: 'postgres',
   };
   // Where it will listen is known now: a runner's workers can have their URLs during the copy below.
   ctx.announce?.(info);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
+  // A copy holds the password of the server it was taken from: only where the admin can log in over
+  // the socket without one (peer) can the new password be set before anyone else is let in.
   const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
   if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
   if (user) {
@@ -229,7 +240,9 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
   const stop = stopMethod(process.platform, 'postgres');
   return {
-    init: restoredFrom ? [] : [{ command: join(bins.binDir, INITDB), args: ['-D', dataDir, '-U', 'postgres', ...initdbFlags], ...as }],
+    init: restoredFrom
+      ? []
+      : [{ command: join(bins.binDir, INITDB), args: ['-D', dataDir, '-U', 'postgres', ...initdbFlags, ...auth.initdb], ...as }],
     server: {
       command: join(bins.binDir, POSTGRES),
       // -k '' where there are no Unix sockets (Windows): TCP only.
@@ -242,18 +255,54 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
         '127.0.0.1',
         '-k',
         socketDir ?? '',
-        ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+        ...Object.entries({ ...settings, ...auth.settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       ],
       ...as,
     },
     stopSignal: stop.signal,
-    cleanup: socketDir ? [dataDir, socketDir] : [dataDir],
+    cleanup: [dataDir, ...(socketDir ? [socketDir] : []), passwordFile(ctx.dir), ...auth.files],
     snapshot: caches.snapshot && stop.clean ? { from: dataDir, to: caches.snapshot, always: caches.always } : undefined,
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     expected: info,
     ready: (watch) => waitForPostgres(info, watch, ctx.dir),
   };
+}
+
+/**
+ * Who may log in, as files of ours beside the data directory, named on the command line
+ * (hba_file, ident_file): what initdb or a cached copy wrote into the data directory plays no part.
+ * - over the socket, the admin role for our own OS account only (peer): the client setting the
+ *   password of a server started from a copy, and the library's own connections, need none;
+ * - everyone else, over the socket or TCP: SCRAM-SHA-256 with the password.
+ * Where there is no socket (Windows), initdb sets the password from a file, which goes once it ran.
+ */
+function writeAuthFiles(dir: string, socket: boolean): { settings: Record<string, string>; initdb: string[]; files: string[] } {
+  const hba = join(dir, 'pg_hba.conf');
+  const ident = join(dir, 'pg_ident.conf');
+  const scram = (type: string, address = '') => `${type}\tall\tall\t${address}\tscram-sha-256`;
+  writeFileSync(
+    hba,
+    [
+      ...(socket ? ['local\tall\tpostgres\t\tpeer map=owner', scram('local')] : []),
+      scram('host', '127.0.0.1/32'),
+      scram('host', '::1/128'),
+      '',
+    ].join('\n'),
+    { mode: 0o644 },
+  );
+  // The server's account reads both (it is not ours when we are root); neither holds a secret.
+  writeFileSync(ident, socket ? `owner\t${userInfo().username}\tpostgres\n` : '', { mode: 0o644 });
+  const settings = { hba_file: hba, ident_file: ident, password_encryption: 'scram-sha-256' };
+  return { settings, initdb: socket ? [] : [`--pwfile=${passwordFile(dir)}`], files: [hba, ident] };
+}
+
+/** Gives the admin role of a server that just started its password, over the socket (peer). */
+async function setAdminPassword(info: ServerInfo): Promise<void> {
+  const postgresDialect = await (await import('../dialect/index.js')).dialectFor('postgres');
+  await withClient(postgresDialect, info, (admin) =>
+    admin.query(`ALTER ROLE postgres PASSWORD ${quoteLiteral('postgres', scramSecret(info.password))}`),
+  );
 }
 
 let locales: string[] | undefined;
@@ -458,6 +507,7 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
+        if (info.socket) await setAdminPassword(info);
         const report = await describeServer(postgresDialect, info);
         return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {

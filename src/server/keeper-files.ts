@@ -37,10 +37,13 @@ export function readJson<T>(file: string): T | undefined {
   }
 }
 
-/** Written whole and renamed into place: a reader in another process never sees half of it. */
+/**
+ * Written whole and renamed into place: a reader in another process never sees half of it. For our
+ * uid only: some (a runner's handoff) hold a server's password.
+ */
 export function writeJson(file: string, value: unknown): void {
   const partial = `${file}.${process.pid}`;
-  writeFileSync(partial, JSON.stringify(value));
+  writeFileSync(partial, JSON.stringify(value), { mode: 0o600 });
   renameSync(partial, file);
 }
 

@@ -379,7 +379,8 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     const logTail = () => (existsSync(files.log) ? readFileSync(files.log, 'utf8').slice(-4000) : '');
     try {
       const info = await plan.ready({ keeperAlive, logTail });
-      writeFileSync(files.state, JSON.stringify({ ...info, stateDir: dir } satisfies ServerInfo));
+      // It holds the server's password: for our uid only.
+      writeFileSync(files.state, JSON.stringify({ ...info, stateDir: dir } satisfies ServerInfo), { mode: 0o600 });
       log('started %s %s in %d ms (dir %s)', info.engine, info.version, Date.now() - began, dir);
       return { ...info, stateDir: dir };
     } catch (e) {

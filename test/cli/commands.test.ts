@@ -146,7 +146,7 @@ describe('start, url, monitor on the tuned server', () => {
         adminUrl: string;
         joined: boolean;
         tuned: boolean;
-        server: { port: number; stateDir: string };
+        server: { port: number; stateDir: string; password: string };
         settings: Record<string, string>;
       }>(start.out())[0]!;
       expect(ready).toMatchObject({
@@ -156,8 +156,8 @@ describe('start, url, monitor on the tuned server', () => {
         settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
       });
       // The app's URL names an empty database of its own, never the server's own `postgres`.
-      expect(ready.url).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/test`);
-      expect(ready.adminUrl).toBe(`postgres://postgres@127.0.0.1:${ready.server.port}/postgres`);
+      expect(ready.url).toBe(`postgres://postgres:${ready.server.password}@127.0.0.1:${ready.server.port}/test`);
+      expect(ready.adminUrl).toBe(`postgres://postgres:${ready.server.password}@127.0.0.1:${ready.server.port}/postgres`);
       expect(start.err()).toMatch(/✓ started PostgreSQL \d+/);
       const dataDir = join(ready.server.stateDir, 'data');
       expect(existsSync(dataDir)).toBe(true);

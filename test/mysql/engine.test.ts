@@ -56,7 +56,8 @@ describe('embedded MariaDB/MySQL', () => {
     expect(report.settings.innodb_doublewrite).toBe('OFF');
     expect(report.settings.log_bin).toBe('OFF');
     expect(report.settings.innodb_buffer_pool_size).toBe(String(256 * 2 ** 20));
-    expect(db.url).toBe(`mysql://root@127.0.0.1:${db.server.port}/${db.name}`);
+    expect(db.url).toBe(`mysql://root:${db.server.password}@127.0.0.1:${db.server.port}/${db.name}`);
+    expect(db.server.password).toMatch(/^[0-9a-f]{32}$/);
     const [bound] = await rows(admin, 'SELECT @@bind_address AS b, @@port AS p');
     expect(bound.b).toBe('127.0.0.1');
     expect(Number(bound.p)).toBe(db.server.port);

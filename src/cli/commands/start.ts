@@ -29,7 +29,7 @@ ${SERVER_HELP}
   -p, --port N      listen on this port (default: a free one)
   --database NAME   the empty database the URL names (default ${DEFAULT_HANDED_OUT})
   --user NAME       a login for it that may create databases (default: the server's admin)
-  --password PW     that login's password (default empty)
+  --password PW     that login's password (default: one made for this server, in the URL printed)
   --reuse           let the server outlive this command: Ctrl-C lets go of it and it stops by
                     itself after --idle-timeout without clients (test runs and \`url\` reuse it)
   --idle-timeout D  with --reuse, e.g. 30m (default 15m)
