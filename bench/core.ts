@@ -72,7 +72,7 @@ async function insertUs(
   rows: number,
   unlogged: boolean,
 ): Promise<number> {
-  const c = new pg.Client({ host: server.host, port: server.port, user: server.user, database });
+  const c = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database });
   await c.connect();
   try {
     await c.query('DROP TABLE IF EXISTS bench_insert');
@@ -101,7 +101,7 @@ async function recreateMs(server: ServerInfo, cacheKey: string, samples: number)
   const postgresDialect = createPostgresDialect();
   const admin = await postgresDialect.connect(server);
   const use = async (name: string) => {
-    const c = new pg.Client({ host: server.host, port: server.port, user: server.user, database: name });
+    const c = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database: name });
     await c.connect();
     await c.query(`INSERT INTO t01 (name) VALUES ('a')`);
     await c.end();
@@ -212,7 +212,7 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
 
     // Reset: 3 of the 30 tables hold a row; reset() empties them and restarts their sequences.
     const db = await createTestDatabase({ cacheKey: `${key}-clone`, migrate: migrate30, worker: 'benchreset' });
-    const c = new pg.Client({ host: db.connection.host, port: db.connection.port, user: db.connection.user, database: db.name });
+    const c = new pg.Client({ host: db.connection.host, port: db.connection.port, user: db.connection.user, password: db.connection.password, database: db.name });
     await c.connect();
     const reset: number[] = [];
     const resetServer: number[] = [];
