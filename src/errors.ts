@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'PERMISSION_DENIED'
   | 'REMOTE_REFUSED'
   | 'MIGRATION_FAILED'
+  /** `migrate` (a function or a command) ran longer than migrateTimeoutMs. */
+  | 'MIGRATION_TIMEOUT'
   | 'TMPFS_FULL'
   | 'TOO_MANY_CONNECTIONS'
   | 'DATABASE_IN_USE'

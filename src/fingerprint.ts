@@ -25,6 +25,8 @@ export interface FingerprintInput {
   migrates: boolean;
   /** Hash of migrate's source text. */
   migrateSource?: string;
+  /** A migrate given as a command: the command itself (what it reads comes from migrationFiles). */
+  migrateCommand?: string;
   /** The run an unverifiable template belongs to (see runScope). */
   scope?: string;
 }

@@ -24,6 +24,8 @@ export const DEFAULT_PREFIX = 'ftdb';
  * process takes about 1 s to reach the library here, so 5 s leaves room on a loaded machine.
  */
 export const DEFAULT_GRACE_MS = 5_000;
+/** Long enough for the migrations of a large app on a loaded machine; a hang ends after it instead of never. */
+export const DEFAULT_MIGRATE_TIMEOUT_MS = 5 * 60_000;
 /** A reused server stops itself after this long without clients. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 export const DEFAULT_ENV_VAR = 'DATABASE_URL';
@@ -146,7 +148,13 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     description: "embedded PostgreSQL's locale, e.g. `C`, or `icu:en-US` (PostgreSQL 15+)",
   },
   { option: 'maxConnections', default: String(DEFAULT_MAX_CONNECTIONS), description: 'max_connections of the servers we start' },
-  { option: 'keepTemplates', default: '3', description: 'templates kept per prefix; older ones are dropped' },
+  { option: 'keepTemplates', default: '3', description: 'templates kept per prefix; older ones are dropped when no live run uses them' },
+  {
+    option: 'migrateTimeoutMs',
+    env: 'FAST_TEST_DB_MIGRATE_TIMEOUT_MS',
+    default: '5 min',
+    description: '`migrate` (a function or a command) that runs longer fails with `MIGRATION_TIMEOUT`',
+  },
   {
     option: 'bufferPoolSize`, `redoLogSize',
     default: '`256M` each',
@@ -234,6 +242,8 @@ export interface ResolvedOptions {
   /** Runners hand the server out while it still starts (Jest, Vitest). */
   early: boolean;
   cpuPairing: boolean;
+  /** Read when asked for: a bad value is an error only where a template is built. */
+  readonly migrateTimeoutMs: number;
 }
 
 const on = (v: string | undefined) => v === '1';
@@ -267,6 +277,9 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     quiet: options.quiet ?? on(env.FAST_TEST_DB_QUIET),
     early: env.FAST_TEST_DB_EARLY !== '0',
     cpuPairing: options.cpuPairing ?? env.FAST_TEST_DB_CPU_PAIRING !== '0',
+    get migrateTimeoutMs() {
+      return migrateTimeoutMs(options.migrateTimeoutMs, env.FAST_TEST_DB_MIGRATE_TIMEOUT_MS);
+    },
   };
 }
 
@@ -304,5 +317,18 @@ function graceMs(option: number | undefined, env: string | undefined): number {
       `FAST_TEST_DB_GRACE_MS="${env}" is not a number of milliseconds`,
       'set it to e.g. 5000, or 0 to stop the server as soon as its last client ends',
     );
+  return Number(env);
+}
+
+function migrateTimeoutMs(option: number | undefined, env: string | undefined): number {
+  const fix = 'e.g. migrateTimeoutMs: 600000 (10 min) for migrations that are only slow';
+  if (option !== undefined) {
+    if (!Number.isFinite(option) || option <= 0)
+      throw new FastTestDbError('BAD_OPTION', `migrateTimeoutMs must be a number of milliseconds > 0, not ${String(option)}`, fix);
+    return option;
+  }
+  if (env === undefined || env === '') return DEFAULT_MIGRATE_TIMEOUT_MS;
+  if (!/^\d+$/.test(env.trim()) || Number(env) === 0)
+    throw new FastTestDbError('BAD_OPTION', `FAST_TEST_DB_MIGRATE_TIMEOUT_MS="${env}" is not a number of milliseconds > 0`, fix);
   return Number(env);
 }

@@ -14,6 +14,8 @@ import type { MigrateFn, ServerInfo } from './types.js';
 import { hostname } from 'node:os';
 import { withClient } from './client.js';
 import { templateInUse } from './users.js';
+import { runMigrate } from './migrate-run.js';
+import { DEFAULT_MIGRATE_TIMEOUT_MS } from './options.js';
 
 const log = logger('template');
 
@@ -25,7 +27,11 @@ export interface TemplateRequest {
   prefix: string;
   /** The run an unverifiable template (migrate alone) is scoped to, recorded in its marker. */
   scope?: string;
-  migrate?: MigrateFn;
+  migrate?: MigrateFn | string;
+  /** How long `migrate` may take before MIGRATION_TIMEOUT. Default DEFAULT_MIGRATE_TIMEOUT_MS. */
+  migrateTimeoutMs?: number;
+  /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
+  envVars?: readonly string[];
   unlogged: boolean;
   keepTemplates: number;
   run?: string;
@@ -37,7 +43,7 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   if ((await dialect.templateState(admin, name)) === 'complete') return false;
   // A second connection holds the lock, so that `admin` stays free for the build's own statements.
   const built = await withClient(dialect, server, (lockClient) =>
-    dialect.withLock(lockClient, name, async () => {
+    withBuildLock(admin, lockClient, req, async () => {
       const state = await dialect.templateState(admin, name);
       if (state === 'complete') return false; // another process built it while we waited
       // Builders write the marker before they release the lock, so here an unmarked database is foreign.
@@ -55,7 +61,8 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
         const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
         try {
           await pausePoint('template:migrate');
-          await req.migrate(dialect.url(server, name), { database: name, server, connection });
+          const job = { migrate: req.migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
+          await runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] });
         } catch (e) {
           // Without force: ending the connections a failed migrate left open would make its driver emit
           // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
@@ -90,6 +97,40 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   // their own while waiting for the other's would deadlock.
   if (built) await collectOldTemplates(admin, req);
   return built;
+}
+
+const timeoutOf = (req: TemplateRequest) => req.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS;
+
+/** How often a process waiting for another's build says so again. */
+const WAIT_NOTICE_EVERY_MS = 30_000;
+
+/**
+ * Runs `fn` under the template's build lock. A process that finds the lock held says on stderr that
+ * it waits, and for whom (the builder's marker, once it wrote one), then again every 30 s: a build
+ * that hangs is visible from every process waiting on it, and ends with the builder's migrate timeout.
+ */
+async function withBuildLock<T>(admin: SqlClient, lockClient: SqlClient, req: TemplateRequest, fn: () => Promise<T>): Promise<T> {
+  const { dialect, name } = req;
+  const free = await dialect.withFreeLock(lockClient, name, async () => ({ value: await fn() }));
+  if (free) return free.value;
+  const since = Date.now();
+  const notice = async () => {
+    const marker = await dialect.readMarker(admin, name).catch(() => undefined);
+    const who = marker
+      ? `process ${marker.pid}${marker.host && marker.host !== hostname() ? ` on ${marker.host}` : ''} has been building it since ${marker.created}`
+      : 'another process holds its build lock';
+    const waited = Math.round((Date.now() - since) / 1000);
+    process.stderr.write(
+      `fast-test-db: ${waited ? `still waiting (${waited} s)` : 'waiting'} for template ${name}: ${who} (its migrate times out after ${Math.round(timeoutOf(req) / 1000)} s)\n`,
+    );
+  };
+  await notice();
+  const timer = setInterval(() => void notice(), WAIT_NOTICE_EVERY_MS).unref();
+  try {
+    return await dialect.withLock(lockClient, name, fn);
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**

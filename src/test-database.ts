@@ -102,6 +102,13 @@ async function templateOn(
 ): Promise<PreparedTemplate> {
   const unlogged =
     options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+  const { migrate } = options;
+  if (typeof migrate === 'string' && options.migrationFiles === undefined && options.cacheKey === undefined)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `migrate is a command ("${migrate}"): fast-test-db cannot see what it reads, so it cannot tell when the template is out of date`,
+      "list the files it reads in migrationFiles, e.g. migrationFiles: 'migrations/**' (or pass a cacheKey that changes with them)",
+    );
   const scope = unverifiable(options) ? runScope(names.run) : undefined;
   const fp = await fingerprint({
     engine: server.engine,
@@ -110,8 +117,9 @@ async function templateOn(
     cacheKey: options.cacheKey,
     migrationFiles: options.migrationFiles,
     unlogged,
-    migrates: Boolean(options.migrate),
-    migrateSource: scope && options.migrate ? sourceHash(options.migrate) : undefined,
+    migrates: Boolean(migrate),
+    migrateSource: scope && typeof migrate === 'function' ? sourceHash(migrate) : undefined,
+    migrateCommand: typeof migrate === 'string' ? migrate : undefined,
     scope,
   });
   const name = databaseName(dialect.engine, [names.prefix, 'tpl', fp]);
@@ -121,7 +129,9 @@ async function templateOn(
     name,
     fingerprint: fp,
     prefix: `${names.prefix}_tpl_`,
-    migrate: options.migrate,
+    migrate,
+    migrateTimeoutMs: resolveOptions(options).migrateTimeoutMs,
+    envVars: envVarNames(resolveOptions(options).envVar),
     unlogged,
     keepTemplates: options.keepTemplates ?? 3,
     run: names.run,
@@ -130,6 +140,12 @@ async function templateOn(
   if (scope && built && (!server.owned || resolveOptions(options).reuse)) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded };
+}
+
+/** The runners' envVar option as names (the runners check them; a migrate command only receives them). */
+function envVarNames(value: string | string[] | undefined): string[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : value.split(',');
+  return list.map((v) => v.trim()).filter((v) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(v));
 }
 
 let warned = false;

@@ -103,8 +103,14 @@ export interface TestDatabaseOptions {
   url?: string;
   /** Allow `url` to point at a non-loopback host. Env: FAST_TEST_DB_ALLOW_REMOTE=1. */
   allowRemote?: boolean;
-  /** Builds the schema into the template database, once per fingerprint. */
-  migrate?: MigrateFn;
+  /**
+   * Builds the schema into the template database, once per fingerprint: a function, or a command
+   * (`'npm run migrate'`) run in the working directory with the template's URL in DATABASE_URL (and
+   * in `envVar`); a command needs `migrationFiles` (or a `cacheKey`) to say what it reads.
+   */
+  migrate?: MigrateFn | string;
+  /** How long `migrate` may run before it fails with MIGRATION_TIMEOUT. Default 5 min. Env: FAST_TEST_DB_MIGRATE_TIMEOUT_MS. */
+  migrateTimeoutMs?: number;
   /** Anything that identifies the schema (e.g. an ORM's DDL hash); part of the fingerprint. */
   cacheKey?: string;
   /** Globs (relative to cwd) whose file contents are part of the fingerprint. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { findConfigFile, loadConfig, loadConfigFile, mergeConfig, resolveAdapter } from '../../src/config.js';
 import { isFastTestDbError } from '../../src/errors.js';
+import type { MigrateFn } from '../../src/types.js';
 
 const dirs: string[] = [];
 const project = (files: Record<string, string>) => {
@@ -30,7 +31,7 @@ describe('loadConfig', () => {
     const dir = project({ 'fast-test-db.config.mjs': 'export default { cacheKey: "k", async migrate() { return 42; } };' });
     const c = await loadConfig(dir);
     expect(c.cacheKey).toBe('k');
-    expect(await c.migrate!('', {} as never)).toBe(42);
+    expect(await (c.migrate as MigrateFn)('', {} as never)).toBe(42);
   });
 
   test('ts wins over json, and may use TypeScript syntax', async () => {
