@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { withClient } from './client.js';
 import { templateInUse } from './users.js';
 import { runMigrate } from './migrate-run.js';
+import { closeLeftOpen, noteClients } from './left-open.js';
 import { DEFAULT_MIGRATE_TIMEOUT_MS } from './options.js';
 
 const log = logger('template');
@@ -59,10 +60,11 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
       if (req.migrate) {
         const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
+        const job = { migrate: req.migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
+        let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
         try {
           await pausePoint('template:migrate');
-          const job = { migrate: req.migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
-          await runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] });
+          ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] })));
         } catch (e) {
           // Without force: ending the connections a failed migrate left open would make its driver emit
           // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
@@ -83,6 +85,7 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
             { cause: e },
           );
         }
+        await closeLeftOpen(dialect, admin, name, noted);
       }
       await pausePoint('template:migrated');
       await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });

@@ -128,10 +128,26 @@ export interface Dialect<C extends SqlClient = SqlClient> {
   /** Ends every other connection to `name`. */
   endConnections?(admin: C, name: string): Promise<void>;
   /**
+   * The sessions connected to `name` other than the caller's (PostgreSQL, where a template must have
+   * none to be cloned): what a migrate left open, to name in a warning.
+   */
+  openSessions?(admin: C, name: string): Promise<OpenSession[]>;
+  /**
    * The OS tasks serving the sessions connected to `name`: backend processes (PostgreSQL) or
    * threads (MariaDB), for CPU pairing (src/cpu-pairing.ts). Only asked of servers started here.
    */
   sessionTasks?(admin: C, name: string): Promise<number[]>;
+}
+
+/** A session connected to a database, as a warning names it. */
+export interface OpenSession {
+  /** The server process serving it. */
+  pid: number;
+  application?: string;
+  /** Where it connects from: address:port, or 'local socket'. */
+  client?: string;
+  state?: string;
+  query?: string;
 }
 
 export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, FastTestDbError } from '../../src/index.js';
+import { startWorker } from './helpers.js';
 
 const COMMAND = 'node test/fixtures/core/migrate-command.cjs';
 const FILES = 'test/fixtures/core/migrate-command.cjs';
@@ -115,5 +116,19 @@ describe('migrate as a command', () => {
     expect(error).toBeInstanceOf(FastTestDbError);
     expect((error as FastTestDbError).code).toBe('BAD_OPTION');
     expect((error as FastTestDbError).fix).toMatch(/migrationFiles/);
+  });
+});
+
+describe('a migrate that leaves its client open', () => {
+  test('does not crash the process: the client is closed, and a warning says where it was connected', async () => {
+    const { line, exited } = startWorker({}, 'test/fixtures/core/left-open.mts');
+    const report = await line;
+    expect(await exited).toBe(0);
+    expect(report.tables).toEqual(['left_item']);
+    expect(report.ended).toBe(true);
+    expect(report.warnings).toHaveLength(1);
+    expect(report.warnings[0]).toMatch(
+      /^fast-test-db: migrate left a pg client open on template ftdb_tpl_[0-9a-f]+ \(connected at .*test\/fixtures\/core\/left-open\.mts:\d+:\d+\)/,
+    );
   });
 });

@@ -5,7 +5,7 @@ import { logger } from '../../log.js';
 import { driverErrorKind } from '../../errors.js';
 import { sleep } from '../../sleep.js';
 import { quoteIdent, quoteLiteral } from '../../quote.js';
-import { decodeMarker, encodeMarker, stagingName, type Dialect } from '../dialect.js';
+import { decodeMarker, encodeMarker, stagingName, type Dialect, type OpenSession } from '../dialect.js';
 import { connectPostgres, postgresUrl, type PgClient } from './client.js';
 import { createStaged, listOurs, listStaging, readMarker } from './marker.js';
 import { readResetBaseline, resetDatabase, snapshotSeeded, type ResetBaseline } from './reset.js';
@@ -28,6 +28,28 @@ export type PostgresDialect = Dialect<PgClient>;
 /** Ends every other session on `name` (DROP and RENAME then wait for them to exit). */
 async function endConnections(admin: PgClient, name: string): Promise<void> {
   await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+}
+
+async function openSessions(admin: PgClient, name: string): Promise<OpenSession[]> {
+  const rows = await admin.query<{
+    pid: number;
+    app: string;
+    addr: string | null;
+    port: number | null;
+    state: string | null;
+    query: string;
+  }>(
+    `SELECT pid, application_name AS app, host(client_addr) AS addr, client_port AS port, state, left(query, 120) AS query
+       FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+    [name],
+  );
+  return rows.map((r) => ({
+    pid: r.pid,
+    application: r.app || undefined,
+    client: r.addr ? `${r.addr}:${r.port}` : 'local socket',
+    state: r.state ?? undefined,
+    query: r.query || undefined,
+  }));
 }
 
 async function sessionTasks(admin: PgClient, name: string): Promise<number[]> {
@@ -148,6 +170,7 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       for (const [k, v] of Object.entries(POSTGRES_PER_DATABASE)) await admin.query(`ALTER DATABASE ${id(name)} SET ${id(k)} = ${lit(v)}`);
     },
 
+    openSessions,
     reset: (db, _name, keep) => resetDatabase(db, keep),
 
     // recreate() off the hot path (src/recreate.ts): a rename is a catalog update, no checkpoint.
