@@ -27,13 +27,14 @@ import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { classifyDriverError, FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { DEFAULT_MAX_CONNECTIONS, defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
-import type { ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { whyNotStarted, type LaunchPlan, type PlanContext } from './launch.js';
 import { here } from '../here.js';
 import { installLine } from './postgres-versions.js';
 import { executableName, libraryPathVariable, POSTGRES_SOCKET_FILE, postgresBinaryPackage, socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from './user.js';
-import { describeServer, withClient } from '../client.js';
+import { withClient } from '../client.js';
+import type { Dialect } from '../dialect/dialect.js';
 import { quoteLiteral } from '../quote.js';
 import { newPassword, passwordFile, scramSecret, writePasswordFile } from './password.js';
 import { sleep } from '../sleep.js';
@@ -297,12 +298,16 @@ function writeAuthFiles(dir: string, socket: boolean): { settings: Record<string
   return { settings, initdb: socket ? [] : [`--pwfile=${passwordFile(dir)}`], files: [hba, ident] };
 }
 
-/** Gives the admin role of a server that just started its password, over the socket (peer). */
-async function setAdminPassword(info: ServerInfo): Promise<void> {
-  const postgresDialect = await (await import('../dialect/index.js')).dialectFor('postgres');
-  await withClient(postgresDialect, info, (admin) =>
-    admin.query(`ALTER ROLE postgres PASSWORD ${quoteLiteral('postgres', scramSecret(info.password))}`),
-  );
+/**
+ * The server's first connection, over the socket (peer: no password yet): gives the admin role
+ * the password of this server (one statement on the connection that reads the settings back
+ * anyway), then reads the settings. Without a socket, initdb set the password already.
+ */
+async function setPasswordAndDescribe(dialect: Dialect, info: ServerInfo): Promise<DescribeReport> {
+  return withClient(dialect, info, async (admin) => {
+    if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${quoteLiteral('postgres', scramSecret(info.password))}`);
+    return dialect.describe(admin, info);
+  });
 }
 
 let locales: string[] | undefined;
@@ -507,8 +512,7 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        if (info.socket) await setAdminPassword(info);
-        const report = await describeServer(postgresDialect, info);
+        const report = await setPasswordAndDescribe(postgresDialect, info);
         return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again
