@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'TEMPLATE_BROKEN'
   /** A file the installed package ships (a runner file, the keeper script) is missing: reinstall. */
   | 'PACKAGE_BROKEN'
+  /** A folder under a shared root (/dev/shm, the temp dir) is not ours alone: a link, another user's, or writable by others. */
+  | 'UNSAFE_PATH'
   | 'QUERY_FAILED';
 
 export class FastTestDbError extends Error {

@@ -13,6 +13,7 @@ import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { whyNotStarted, type Command, type LaunchPlan, type PlanContext } from './launch.js';
 import { socketDirFor, stopMethod } from './platform.js';
 import { assertReachable, unprivilegedUser } from './user.js';
+import { freshPrivateDir } from './private-dir.js';
 import { describeServer } from '../client.js';
 import { sleep } from '../sleep.js';
 import { resolveOptions } from '../options.js';
@@ -125,11 +126,9 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   const user = unprivilegedUser();
   // The server's account must reach its data (a dataRoot under /root would hide it); the binary is system-wide.
   if (user) assertReachable(dataDir, user);
-  if (socketDir !== home) {
-    rmSync(socketDir, { recursive: true, force: true });
-    // Only the server's account (and root) may reach the socket: other local users never get to knock.
-    mkdirSync(socketDir, { recursive: true, mode: 0o700 });
-  }
+  // Only the server's account (and root) may reach the socket: other local users never get to knock.
+  // Outside our folder (under /tmp) when the path is long: made anew, and only ever over one of ours.
+  if (socketDir !== home) freshPrivateDir(socketDir, 0o700, user?.uid);
   const password = newPassword();
   writePasswordFile(ctx.dir, password);
   // SQL holding the password, read by the server's account: its own, 0600 (chowned below).

@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  chownSync,
   cpSync,
   existsSync,
+  lchownSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -40,6 +40,7 @@ import { newPassword, passwordFile, scramSecret, writePasswordFile } from './pas
 import { sleep } from '../sleep.js';
 import { cacheRoot, resolveOptions } from '../options.js';
 import { touchCopy } from './warm-cache.js';
+import { ensurePrivateDir, freshPrivateDir } from './private-dir.js';
 import { binariesCopyDir, initdbCopyPath, partialPath, warmCopyPath } from './copy-names.js';
 import { VERSION } from '../version.js';
 
@@ -93,7 +94,8 @@ function hydrateSymlinks(pkgDir: string): string | undefined {
     return undefined;
   } catch (e) {
     const dir = join(tmpdir(), `fast-test-db-pglib-${createHash('sha256').update(pkgDir).digest('hex').slice(0, 8)}`);
-    mkdirSync(dir, { recursive: true });
+    // On the loader's path of every server we run: a folder another user made there would choose our libraries.
+    ensurePrivateDir(dir, 0o755);
     for (const l of links) {
       const target = join(dir, basename(l.target));
       if (!existsSync(target)) symlinkSync(join(pkgDir, l.source), target);
@@ -193,15 +195,13 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (socketDir) {
-    rmSync(socketDir, { recursive: true, force: true });
-    // Only the server's account (and root) may reach the socket: other local users never get to knock.
-    mkdirSync(socketDir, { mode: 0o700 });
-  }
+  const user = unprivilegedUser();
+  // Only the server's account (and root) may reach the socket: other local users never get to knock.
+  // Outside our folder (under /tmp) when the path is long: made anew, and only ever over one of ours.
+  if (socketDir) freshPrivateDir(socketDir, 0o700, user?.uid);
   const password = newPassword();
   writePasswordFile(ctx.dir, password);
   const auth = writeAuthFiles(ctx.dir, socketDir !== undefined);
-  const user = unprivilegedUser();
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
   const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
@@ -464,8 +464,9 @@ function restoreCopy(copy: string, dataDir: string): boolean {
   }
 }
 
+/** lchown: a link in a restored copy is handed over itself, never what it points at. */
 function chownTree(path: string, uid: number, gid: number): void {
-  chownSync(path, uid, gid);
+  lchownSync(path, uid, gid);
   if (!lstatSync(path).isDirectory()) return;
   for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
 }

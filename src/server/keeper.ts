@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import {
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -18,14 +19,15 @@ import {
   rmdirSync,
   rmSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import type { Command } from './launch.js';
 import { partialPath, WARM_COPY_NAME, warmSaveDir } from './copy-names.js';
-import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { releaseSegments, segmentsOf } from './leftovers.js';
+import { assertPrivate } from './private-dir.js';
 import { pidAlive, withFileLock } from './lock.js';
 import { sleep } from '../sleep.js';
 import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
@@ -86,6 +88,14 @@ function saveInBackground(dir: string, snapshot: { from: string; to: string }, w
  */
 function saveWarmCopy(from: string, to: string, pauseStep = 'warm-copy-written'): void {
   const partial = partialPath(to, process.pid);
+  // `from` is a data directory (the server account's when we are root) in a folder of ours: that
+  // folder is checked, and `from` must be a real folder, or nothing is copied nor removed.
+  try {
+    assertPrivate(dirname(from));
+    if (!lstatSync(from).isDirectory()) return;
+  } catch {
+    return;
+  }
   try {
     mkdirSync(dirname(to), { recursive: true });
     cpSync(from, partial, { recursive: true });
@@ -105,11 +115,30 @@ function saveWarmCopy(from: string, to: string, pauseStep = 'warm-copy-written')
   }
 }
 
+/**
+ * The plan names commands this process runs, as root when we are root: it is read only from a folder
+ * only we can write (and its parent, which could swap it), and only if the file is ours.
+ */
+function readPlan(dir: string): KeeperPlan {
+  const files = keeperFiles(dir);
+  assertPrivate(dirname(dir));
+  assertPrivate(dir);
+  assertPrivate(files.plan, 'file');
+  return JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
+}
+
 async function main(dir: string): Promise<void> {
   const files = keeperFiles(dir);
-  const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
+  let plan: KeeperPlan;
+  try {
+    plan = readPlan(dir);
+  } catch (e) {
+    // Nothing is written in a folder that failed the check; the client sees this keeper gone.
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(1);
+  }
   const logFd = openSync(files.log, 'a');
-  const status = (s: Omit<KeeperStatus, 'keeperPid'>) => writeFileSync(files.status, JSON.stringify({ ...s, keeperPid: process.pid }));
+  const status = (s: Omit<KeeperStatus, 'keeperPid'>) => writeJson(files.status, { ...s, keeperPid: process.pid });
   let server: ChildProcess | undefined;
   /** The init command running now: a stop during init must not leave it writing the data directory. */
   let initChild: ChildProcess | undefined;
@@ -132,6 +161,7 @@ async function main(dir: string): Promise<void> {
       await exited;
     }
     let clean = false;
+    const segments = segmentsOf(plan.cleanup);
     if (server && server.exitCode === null && server.signalCode === null) {
       const exited = new Promise<number | null>((r) => server!.once('exit', (c) => r(c)));
       server.kill(plan.stopSignal);
@@ -150,6 +180,7 @@ async function main(dir: string): Promise<void> {
       else saveInBackground(dir, plan.snapshot);
     }
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
+    if (!clean) await releaseSegments(segments, server?.pid);
     rmSync(files.state, { force: true });
     // A stopped server leaves nothing: no client joins while the status says stopping, and one
     // waiting for this keeper to exit makes the directory again under its lock.
@@ -185,8 +216,11 @@ async function main(dir: string): Promise<void> {
     if (stopping) return;
     status({ phase: 'failed', error: `server exited (${signal ?? code}) by itself; see ${files.log}` });
     stopping = true;
+    // Read before the data directory (and postmaster.pid, which names it) goes: a killed
+    // postmaster's System V segment outlives it otherwise.
+    const segments = segmentsOf(plan.cleanup);
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
-    process.exit(1);
+    void releaseSegments(segments, server?.pid).finally(() => process.exit(1));
   });
   status({ phase: 'running', serverPid: server.pid });
   pauseHere('keeper-running');

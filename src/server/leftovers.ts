@@ -9,7 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../sleep.js';
+import { pidAlive } from './lock.js';
 import { otherPids, stopProcesses } from './processes.js';
+import { unprivilegedUser } from './user.js';
 
 /** The System V segment a data directory's postmaster.pid names, if any. */
 export function postgresSegment(dataDir: string): { key: number; id: number } | undefined {
@@ -22,8 +24,15 @@ export function postgresSegment(dataDir: string): { key: number; id: number } | 
   }
 }
 
-/** The segment's row in /proc/sysvipc/shm: how many processes are attached, or undefined if it is gone. */
-function attachCount(seg: { key: number; id: number }): number | undefined {
+/** The segments named by the postmaster.pid in each of these data directories: read before they are removed. */
+export function segmentsOf(dataDirs: string[]): Segment[] {
+  return dataDirs.map(postgresSegment).filter((s) => s !== undefined);
+}
+
+type Segment = { key: number; id: number };
+
+/** The segment's row in /proc/sysvipc/shm (attached processes, creator pid and uid), or undefined if it is gone. */
+function segmentRow(seg: Segment): { attached: number; creatorPid: number; creatorUid: number } | undefined {
   let table: string;
   try {
     table = readFileSync('/proc/sysvipc/shm', 'utf8');
@@ -35,7 +44,31 @@ function attachCount(seg: { key: number; id: number }): number | undefined {
     .slice(1)
     .map((l) => l.trim().split(/\s+/).map(Number))
     .find(([key, id]) => key === seg.key && id === seg.id);
-  return row?.[6];
+  return row && { attached: row[6]!, creatorPid: row[4]!, creatorUid: row[9]! };
+}
+
+const attachCount = (seg: Segment) => segmentRow(seg)?.attached;
+
+/**
+ * Whether the segment is one a server of ours made and left: created by our uid or the server
+ * account's, by `creator` when known (the postmaster we ran), and that process is dead. A segment of
+ * a server we did not start (the machine's own PostgreSQL) is never removed.
+ */
+function leftByOurs(seg: Segment, creator: number | undefined): boolean {
+  const row = segmentRow(seg);
+  if (!row) return false;
+  const ours = [process.getuid?.(), serverAccountUid()];
+  if (!ours.includes(row.creatorUid)) return false;
+  if (creator !== undefined && row.creatorPid !== creator) return false;
+  return !pidAlive(row.creatorPid);
+}
+
+function serverAccountUid(): number | undefined {
+  try {
+    return unprivilegedUser()?.uid;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -61,7 +94,8 @@ function attachedProcesses(seg: { key: number; id: number }): number[] {
  * on a loaded machine that can take seconds, so wait for them, and stop those that stay.
  * The caller has already stopped the postmaster itself.
  */
-export async function releaseSegment(seg: { key: number; id: number }, ms = 2000): Promise<boolean> {
+export async function releaseSegment(seg: Segment, creator?: number, ms = 2000): Promise<boolean> {
+  if (!leftByOurs(seg, creator)) return false;
   const deadline = Date.now() + ms;
   let attached = attachCount(seg);
   while (attached && Date.now() < deadline) {
@@ -74,4 +108,9 @@ export async function releaseSegment(seg: { key: number; id: number }, ms = 2000
     if (attachCount(seg) !== 0) return false;
   }
   return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
+}
+
+/** Every segment that a killed server of ours left; `creator` is the postmaster's pid when known. */
+export async function releaseSegments(segments: Segment[], creator?: number): Promise<void> {
+  for (const seg of segments) await releaseSegment(seg, creator);
 }

@@ -25,14 +25,14 @@ export function pidAlive(pid: number | undefined): boolean {
   return state !== undefined && state !== 'Z'; // undefined: gone between the two looks
 }
 
-function tryTake(lockDir: string): boolean {
+function tryTake(lockDir: string, makeParent: () => void): boolean {
   try {
     mkdirSync(lockDir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     // A stopped server's directory is removed by its keeper or `clean`: make it again and retry.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      mkdirSync(dirname(lockDir), { recursive: true });
+      makeParent();
       return false;
     }
     throw e;
@@ -51,10 +51,16 @@ function breakIfStale(lockDir: string): void {
   if (!pidAlive(owner)) rmSync(lockDir, { recursive: true, force: true });
 }
 
-export async function withFileLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+/** `makeParent` makes the lock's folder again when it was removed meanwhile (a stopped server's): checked, not `mkdir -p`. */
+export async function withFileLock<T>(
+  lockDir: string,
+  fn: () => Promise<T>,
+  timeoutMs = 120_000,
+  makeParent: () => void = () => mkdirSync(dirname(lockDir), { recursive: true }),
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let wait = 10;
-  while (!tryTake(lockDir)) {
+  while (!tryTake(lockDir, makeParent)) {
     breakIfStale(lockDir);
     if (Date.now() > deadline)
       throw new FastTestDbError(

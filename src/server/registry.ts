@@ -5,20 +5,22 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pauseHere } from '../debug-pause.js';
 import { here } from '../here.js';
-import { FastTestDbError } from '../errors.js';
+import { FastTestDbError, isFastTestDbError } from '../errors.js';
 import { logger } from '../log.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, listDir, readJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
+import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
 import type { LaunchPlan, PlanContext } from './launch.js';
 import { pidAlive, withFileLock } from './lock.js';
-import { postgresSegment, releaseSegment } from './leftovers.js';
+import { releaseSegment, segmentsOf } from './leftovers.js';
 import { defaultDataRoot } from './platform.js';
+import { assertPrivate, ensurePrivateDir } from './private-dir.js';
+import { removeDeadWritersCopies } from './stray-copies.js';
 import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
 import { sleep } from '../sleep.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, resolveOptions } from '../options.js';
@@ -72,7 +74,13 @@ const leased = new Set<string>();
  */
 export function takeLease(dir: string, pid = process.pid): void {
   const leases = keeperFiles(dir).leases;
-  mkdirSync(leases, { recursive: true });
+  assertPrivate(dir);
+  // Not `mkdir -p`: the server's folder exists (we hold or just left its lock); one made here would be unchecked.
+  try {
+    mkdirSync(leases);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
   const file = join(leases, String(pid));
   writeFileSync(file, '');
   if (pid === process.pid && !leased.has(dir)) {
@@ -231,13 +239,17 @@ export function listOwnedServers(options: TestDatabaseOptions = {}, scope: { all
   const root = serversRoot(options);
   const project = scope.project ?? process.cwd();
   const out: OwnedServerEntry[] = [];
+  // Another user's folder (or a link) under our name is neither read nor cleaned: it is not ours.
+  assertPrivate(root);
   for (const name of listDir(root).sort()) {
     // Only the registry's server directories (engine-hash); anything else there is not a server.
     if (!/^(postgres|mysql)-[0-9a-f]+$/.test(name)) continue;
     const dir = join(root, name);
     try {
-      if (!statSync(dir).isDirectory()) continue;
-    } catch {
+      if (!lstatSync(dir).isDirectory()) continue;
+      assertPrivate(dir);
+    } catch (e) {
+      if (isFastTestDbError(e)) throw e;
       continue;
     }
     const entry = serverState(dir);
@@ -259,12 +271,13 @@ async function reapLocked(dir: string): Promise<void> {
   const plan = readJson<KeeperPlan>(files.plan);
   if (status && isKeeperOf(status.keeperPid, dir)) await stopProcesses([status.keeperPid], 'SIGTERM', 20_000);
   const processes = processesIn(dir, [status?.serverPid]);
-  const segments = (plan?.cleanup ?? []).map(postgresSegment).filter((s) => s !== undefined);
+  const segments = segmentsOf(plan?.cleanup ?? []);
   if (processes.length > 0) {
     log('stopping %s left running in %s by a keeper that is gone', processes.join(', '), dir);
     await stopProcesses(processes, plan?.stopSignal ?? 'SIGTERM');
   }
-  for (const seg of segments) if (await releaseSegment(seg)) log('removed the shared memory segment %d a killed server left', seg.id);
+  for (const seg of segments)
+    if (await releaseSegment(seg, status?.serverPid)) log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
   for (const name of listDir(dir)) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
@@ -304,27 +317,32 @@ export function removeEmptyDir(dir: string): void {
 export async function acquireOwnedServer(req: OwnedServerRequest): Promise<ServerInfo> {
   const dir = serverDir(req);
   const files = keeperFiles(dir);
-  mkdirSync(dir, { recursive: true });
-  // Our own directories stay enterable whatever the umask: servers run unprivileged when we are root.
-  for (const d of [dirname(dir), dir]) chmodSync(d, 0o755);
-  return withFileLock(files.lock, async () => {
-    const state = readJson<ServerInfo>(files.state);
-    const status = readJson<KeeperStatus>(files.status);
-    if (state && status?.phase === 'running' && isKeeperOf(status.keeperPid, dir)) {
-      takeLease(dir);
-      log('joined %s server in %s', state.engine, dir);
-      return state;
-    }
-    if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
-      // A keeper stopping its server: let it finish before starting anew.
-      const deadline = Date.now() + 20_000;
-      while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await sleep(50);
-    }
-    // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
-    // still writing) is stopped before this folder is touched: never two servers on one data directory.
-    await reapLocked(dir);
-    return start(req, dir);
-  });
+  const makeDirs = () => (ensurePrivateDir(dirname(dir)), ensurePrivateDir(dir));
+  makeDirs();
+  return withFileLock(
+    files.lock,
+    async () => {
+      const state = readJson<ServerInfo>(files.state);
+      const status = readJson<KeeperStatus>(files.status);
+      if (state && status?.phase === 'running' && isKeeperOf(status.keeperPid, dir)) {
+        takeLease(dir);
+        log('joined %s server in %s', state.engine, dir);
+        return state;
+      }
+      if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
+        // A keeper stopping its server: let it finish before starting anew.
+        const deadline = Date.now() + 20_000;
+        while (isKeeperOf(status.keeperPid, dir) && Date.now() < deadline) await sleep(50);
+      }
+      // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
+      // still writing) is stopped before this folder is touched: never two servers on one data directory.
+      await reapLocked(dir);
+      removeDeadWritersCopies(req.options);
+      return start(req, dir);
+    },
+    undefined,
+    makeDirs,
+  );
 }
 
 /** How long a server outlives its last client when not reused: options, env, default. */
@@ -362,7 +380,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       graceMs: resolveGraceMs(req.options),
       project: process.cwd(),
     };
-    writeFileSync(files.plan, JSON.stringify(keeperPlan));
+    writeJson(files.plan, keeperPlan);
     takeLease(dir);
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], {
       detached: true,
@@ -379,8 +397,8 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     const logTail = () => (existsSync(files.log) ? readFileSync(files.log, 'utf8').slice(-4000) : '');
     try {
       const info = await plan.ready({ keeperAlive, logTail });
-      // It holds the server's password: for our uid only.
-      writeFileSync(files.state, JSON.stringify({ ...info, stateDir: dir } satisfies ServerInfo), { mode: 0o600 });
+      // It holds the server's password: for our uid only (writeJson: 0600).
+      writeJson(files.state, { ...info, stateDir: dir } satisfies ServerInfo);
       log('started %s %s in %d ms (dir %s)', info.engine, info.version, Date.now() - began, dir);
       return { ...info, stateDir: dir };
     } catch (e) {
@@ -422,7 +440,7 @@ export async function releaseOwnedServer(stateDir: string): Promise<'stopped' | 
     if (liveLeases(stateDir).length > 0) return 'shared' as const;
     // Said here, under the lock: the keeper then stops without asking for the lock this holds.
     const status = readJson<KeeperStatus>(files.status);
-    if (status && isKeeperOf(status.keeperPid, stateDir)) writeFileSync(files.status, JSON.stringify({ ...status, phase: 'stopping' }));
+    if (status && isKeeperOf(status.keeperPid, stateDir)) writeJson(files.status, { ...status, phase: 'stopping' });
     return (await stopOwnedServer(stateDir)) ? ('stopped' as const) : ('not-running' as const);
   });
   if (result !== 'shared') removeEmptyDir(stateDir);

@@ -23,6 +23,7 @@ import type { TestDatabaseOptions } from '../types.js';
 import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from './copy-names.js';
 import { keeperFiles, listDir, readJson, type KeeperPlan } from './keeper-files.js';
 import { pidAlive } from './lock.js';
+import { assertPrivate } from './private-dir.js';
 import { canReadCommandLines, processesNaming } from './processes.js';
 import { listOwnedServers, serversRoot, type OwnedServerEntry } from './registry.js';
 import { treeBytes } from './warm-cache.js';
@@ -47,9 +48,27 @@ export interface StrayCopy {
  */
 const UNSEEN_SAVER_MS = 10 * 60_000;
 
+type Found = Omit<StrayCopy, 'bytes' | 'heldBy'>;
+
 /** Every stray copy in the servers root and this project's cache dir, held or not. */
 export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
-  const found: Array<Omit<StrayCopy, 'bytes' | 'heldBy'>> = [];
+  const servers = serversOnce(options);
+  return candidates(options, true).map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
+}
+
+/**
+ * Run by each cold start: what a dead writer of ours left (a killed saver's staged data directory on
+ * tmpfs, which is memory, and its partial copy in the cache) goes now rather than at the next `clean`.
+ * Binaries copies stay for `clean`: they are of use, and deciding needs every server's state.
+ */
+export function removeDeadWritersCopies(options: TestDatabaseOptions = {}): void {
+  const none = () => [];
+  for (const c of candidates(options, false)) if (!heldBy(c, none)) rmSync(c.path, { recursive: true, force: true });
+}
+
+function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[] {
+  const found: Found[] = [];
+  assertPrivate(serversRoot(options)); // another user's folder under our name: nothing in it is ours
   const look = (dir: string, kinds: Array<[RegExp, StrayKind]>) => {
     for (const name of entries(dir)) {
       for (const [re, kind] of kinds) {
@@ -67,11 +86,10 @@ export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
   look(serversRoot(options), [
     [WARM_SAVE_NAME, 'warm-save'],
     [BINARIES_PARTIAL_NAME, 'partial'],
-    [BINARIES_COPY_NAME, 'binaries'],
+    ...(withBinaries ? [[BINARIES_COPY_NAME, 'binaries'] as [RegExp, StrayKind]] : []),
   ]);
   look(cacheRoot(options), [[CACHE_PARTIAL_NAME, 'partial']]);
-  const servers = serversOnce(options);
-  return found.map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
+  return found;
 }
 
 /**
@@ -128,7 +146,7 @@ function serversOnce(options: TestDatabaseOptions): () => OwnedServerEntry[] {
   return () => (servers ??= listOwnedServers(options, { all: true }));
 }
 
-function heldBy(copy: Omit<StrayCopy, 'bytes' | 'heldBy'>, servers: () => OwnedServerEntry[]): string | undefined {
+function heldBy(copy: Found, servers: () => OwnedServerEntry[]): string | undefined {
   const { path, kind, pid } = copy;
   if (kind === 'partial') {
     // A recycled pid keeps it longer, never shorter: the safe direction.
