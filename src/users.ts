@@ -65,7 +65,7 @@ function leaseLive(l: Lease, now = Date.now()): boolean {
  * the caller listed).
  */
 export function templateUsers(name: string, marker: Marker, ours: ReadonlyArray<{ name: string; marker: Marker }>): string | undefined {
-  const lease = (marker.leases ?? []).find((l) => l.pid !== process.pid && leaseLive(l));
+  const lease = (marker.leases ?? []).find((l) => leaseLive(l));
   if (lease)
     return `in use by process ${lease.pid}${lease.run ? ` (run ${lease.run})` : ''}${lease.host !== hostname() ? ` on ${lease.host}` : ''}`;
   for (const d of ours) {
