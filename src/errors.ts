@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'TMPFS_FULL'
   | 'TOO_MANY_CONNECTIONS'
   | 'DATABASE_IN_USE'
+  /** `fast-test-db stop` found clients on a server and was not told to cut them off (--force). */
+  | 'SERVER_IN_USE'
   | 'NOT_OURS'
   | 'LOCK_TIMEOUT'
   | 'DOCKER_UNAVAILABLE'

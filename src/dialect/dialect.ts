@@ -118,6 +118,8 @@ export interface Dialect<C extends SqlClient = SqlClient> {
    */
   reset(db: C, name: string, keep: readonly string[]): Promise<ResetReport>;
   describe(admin: C, server: ServerInfo): Promise<DescribeReport>;
+  /** Every other client session on the server (not the server's own threads), for `stop` to say who is connected. */
+  sessions(admin: C): Promise<OpenSession[]>;
 
   // recreate() off the hot path (src/recreate.ts); engines without them drop, then clone.
   /**
@@ -139,10 +141,12 @@ export interface Dialect<C extends SqlClient = SqlClient> {
   sessionTasks?(admin: C, name: string): Promise<number[]>;
 }
 
-/** A session connected to a database, as a warning names it. */
+/** A session connected to a server, as a warning or `fast-test-db stop` names it. */
 export interface OpenSession {
-  /** The server process serving it. */
+  /** The server process serving it (PostgreSQL); MySQL/MariaDB: the connection id. */
   pid: number;
+  user?: string;
+  database?: string;
   application?: string;
   /** Where it connects from: address:port, or 'local socket'. */
   client?: string;

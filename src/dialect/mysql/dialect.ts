@@ -21,7 +21,7 @@ import { quoteIdent, quoteLiteral, quoteQualified } from '../../quote.js';
 import { MYSQL_DESCRIBE_SETTINGS, MYSQL_TUNED_EXPECT } from '../../tuning.js';
 import type { DescribeReport, ServerInfo } from '../../types.js';
 import { pausePoint, pauseRequested } from '../../debug-pause.js';
-import { encodeMarker, type Dialect, type Marker, type TemplateState } from '../dialect.js';
+import { encodeMarker, type Dialect, type Marker, type OpenSession, type TemplateState } from '../dialect.js';
 import { CAPTURE_TABLE, capture, Captures, cloneStatements, hasCaptureTable, RESTORE_SESSION, type Capture } from './capture.js';
 import { connectMysql, mysqlUrl, runScript, type MysqlClient } from './client.js';
 import { createMarked, hasSchemaComments, listOurs, MARKER_ROUTINE, readMarker } from './marker.js';
@@ -86,6 +86,16 @@ async function createLogin(admin: MysqlClient, user: string, password: string): 
     await admin.query(`ALTER USER ${account} IDENTIFIED BY ${lit(password)}`);
     await admin.query(`GRANT ALL PRIVILEGES ON *.* TO ${account}`);
   }
+}
+
+/** Client connections only: the server's own threads (InnoDB workers, the event scheduler) run as 'system user' or as daemons. */
+async function sessions(admin: MysqlClient): Promise<OpenSession[]> {
+  const rows = await admin.query<{ id: number | string; user: string; database: string | null; client: string | null }>(
+    `SELECT ID AS id, USER AS user, DB AS \`database\`, HOST AS client FROM information_schema.PROCESSLIST
+      WHERE ID <> CONNECTION_ID() AND COMMAND NOT IN ('Daemon', 'Binlog Dump') AND USER NOT IN ('system user', 'event_scheduler')
+      ORDER BY ID`,
+  );
+  return rows.map((r) => ({ pid: Number(r.id), user: r.user, database: r.database ?? undefined, client: r.client ?? undefined }));
 }
 
 async function drop(admin: MysqlClient, name: string, opts: { force?: boolean }): Promise<void> {
@@ -266,5 +276,6 @@ export function createMysqlDialect(): MysqlDialect {
     reset: (db, name, keep) => resetSchema(db, name, keep, captures),
     describe,
     sessionTasks,
+    sessions,
   };
 }

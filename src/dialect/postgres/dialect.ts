@@ -59,6 +59,22 @@ async function sessionTasks(admin: PgClient, name: string): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
+/** Client backends only: autovacuum, the checkpointer and the like are the server's own. */
+async function sessions(admin: PgClient): Promise<OpenSession[]> {
+  const rows = await admin.query<{ pid: number; user: string | null; database: string | null; application: string; client: string | null }>(
+    `SELECT pid, usename AS "user", datname AS database, application_name AS application,
+            coalesce(host(client_addr) || ':' || client_port, 'local socket') AS client
+       FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY pid`,
+  );
+  return rows.map((r) => ({
+    pid: r.pid,
+    user: r.user ?? undefined,
+    database: r.database ?? undefined,
+    application: r.application || undefined,
+    client: r.client ?? undefined,
+  }));
+}
+
 export function createPostgresDialect(options: PostgresDialectOptions = {}): PostgresDialect {
   const strategy = options.cloneStrategy === 'wal_log' ? 'WAL_LOG' : 'FILE_COPY';
   return {
@@ -191,6 +207,7 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
 
     endConnections,
     sessionTasks,
+    sessions,
 
     async describe(admin, server): Promise<DescribeReport> {
       const names = [
