@@ -1,7 +1,7 @@
 /** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
 import { dialectFor } from '../../dialect/index.js';
 import { describeTuning } from '../describe.js';
-import { stopOwnedServer } from '../../server/registry.js';
+import { serverState, stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../duration.js';
 import { resolveAdapter } from '../../config.js';
 import { explainEngineMismatch } from '../../engine-mismatch.js';
@@ -10,7 +10,7 @@ import { prepareTemplate } from '../../test-database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
-import { acquire, isRunning, ownedRequest } from '../owned.js';
+import { acquire, isRunning, ownedRequest, type OwnedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
 import { dropOurDatabases, withClient } from '../../client.js';
 
@@ -26,7 +26,8 @@ or another start), this joins it and Ctrl-C only lets go of it.
 
 Options:
 ${SERVER_HELP}
-  -p, --port N      listen on this port (default: a free one)
+  -p, --port N      listen on this port (default: a free one); when this project's server already
+                    runs on another port: PORT_IN_USE (fast-test-db stop it first, or use its port)
   --database NAME   the empty database the URL names (default ${DEFAULT_HANDED_OUT})
   --user NAME       a login for it that may create databases (default: the server's admin)
   --password PW     that login's password (default: one made for this server, in the URL printed)
@@ -83,6 +84,8 @@ Examples:
         'leave --data-cache out for MySQL/MariaDB: its templates are rebuilt from the cached DDL quickly',
       );
     const req = await ownedRequest(options.engine, options, port);
+    // The port asked for, or nothing: a URL on another port would not match the app's .env.
+    if (port) refuseOtherPort(req, serverState(req.dir).info?.port, port);
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const dialect = await dialectFor(server.engine);
     // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
@@ -96,8 +99,8 @@ Examples:
       }),
     }));
     const url = handed.url;
-    if (port && server.port !== port)
-      out.note(out.ce.yellow(`note: the server was already running on port ${server.port}; --port ${port} applies to a new server only`));
+    // A server that came up between the check above and the join.
+    if (port) refuseOtherPort(req, server.port, port);
     let template: { name: string; built: boolean } | undefined;
     if (schema) {
       const building = out.status('building the template');
@@ -167,6 +170,16 @@ Examples:
     return stopped ? 0 : 1;
   },
 };
+
+/** The project's server already listens on another port: it cannot also listen on `asked`. */
+function refuseOtherPort(req: OwnedRequest, running: number | undefined, asked: number): void {
+  if (running === undefined || running === asked || !isRunning(req.dir)) return;
+  throw new FastTestDbError(
+    'PORT_IN_USE',
+    `this project's ${req.label} is already running on port ${running} (${req.dir}), so it cannot serve --port ${asked}`,
+    `stop it first (fast-test-db stop), then run this again to get port ${asked}; or use its port: --port ${running}`,
+  );
+}
 
 /** Our worker databases on this server (not templates), dropped before its data directory is saved. */
 async function dropTestDatabases(server: ServerInfo): Promise<number> {
