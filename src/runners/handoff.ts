@@ -8,6 +8,7 @@ import { FastTestDbError } from '../errors.js';
 import { workerDatabaseName } from '../test-database.js';
 import type { ConnectionOptions, Engine, ServerInfo } from '../types.js';
 import { detectWorker } from '../workers.js';
+import { expectRunner, RUNNER_WIRING, type RunnerName } from './current-runner.js';
 
 /** Env var carrying the JSON handoff from global setup to workers (forks, threads, child processes). */
 export const RUNNER_ENV = 'FAST_TEST_DB_RUNNER';
@@ -77,13 +78,15 @@ export function readHandoff(env: NodeJS.ProcessEnv = process.env): Handoff | und
   );
 }
 
-export function requireHandoff(runner: string): Handoff {
+/** The handoff, or an error naming how `runner`'s global setup is wired (or the entry of the runner this really is). */
+export function requireHandoff(runner: RunnerName): Handoff {
   const h = readHandoff();
   if (h) return h;
+  expectRunner(runner, `fast-test-db/${runner}`);
   throw new FastTestDbError(
     'BAD_OPTION',
-    `the fast-test-db ${runner} setup file ran without the global setup having run first (${RUNNER_ENV} is not set)`,
-    `add the global setup too: wrap your config in withFastTestDb(...) from 'fast-test-db/${runner}', or list both files as its README shows`,
+    `fast-test-db/${runner} found no handoff from its global setup (${RUNNER_ENV} is not set): the global setup did not run first`,
+    `add the global setup too: ${RUNNER_WIRING[runner]}`,
   );
 }
 

@@ -3,9 +3,11 @@
  * worker's URL before the test file imports the app, and registers the hooks that clone or reset.
  */
 import { FastTestDbError } from '../errors.js';
+import { expectRunner } from './current-runner.js';
 import { requireHandoff } from './handoff.js';
 import { installWorker, type Hook } from './worker.js';
 
+expectRunner('jest', "fast-test-db/jest's setup file");
 const g = globalThis as { beforeAll?: Hook; afterAll?: Hook; beforeEach?: Hook };
 if (!g.beforeAll || !g.afterAll || !g.beforeEach)
   throw new FastTestDbError(

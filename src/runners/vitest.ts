@@ -19,6 +19,7 @@ import { runnerFile } from './paths.js';
 import type { TestDatabase } from '../types.js';
 import { workerDatabase } from './worker.js';
 import { FastTestDbError } from '../errors.js';
+import { expectRunner } from './current-runner.js';
 
 export type { FastTestDbConfig } from '../config.js';
 export type { TestDatabase } from '../types.js';
@@ -64,6 +65,8 @@ export function withFastTestDb<C extends VitestConfigLike>(config: C, options: F
 
 /** This worker's database, inside a test file. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
+  // Outside Vitest, loading it fails (not installed, or its internal state missing) in words that name neither runner.
+  expectRunner('vitest', "testDatabase() from 'fast-test-db/vitest'");
   const { inject } = await import('vitest');
   const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff();
   if (!handoff)
