@@ -14,12 +14,14 @@
  */
 import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, resolveAdapter } from '../config.js';
+import { loadConfigFile, resolveAdapter } from '../config.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
 import { takeLease } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { detectWorker } from '../workers.js';
+import { expectRunner } from './current-runner.js';
+import { noSchemaNote, noteOnce } from './schema-note.js';
 import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import type { TestDatabase } from '../types.js';
@@ -28,6 +30,9 @@ import { cloneFresh, ensureCloned, installWorker, workerDatabase } from './worke
 export type { TestDatabase } from '../types.js';
 import { withClient } from '../client.js';
 import { resolveOptions } from '../options.js';
+
+// Under another runner this module would start a run of its own beside that runner's.
+expectRunner('node-test', 'fast-test-db/node-test');
 
 const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
@@ -42,10 +47,12 @@ async function nodeTestHooks() {
 
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
-  const config = await resolveAdapter(await loadConfig());
+  const { file, config: fileConfig } = await loadConfigFile();
+  const config = await resolveAdapter(fileConfig);
   const runId = resolveOptions(config).runId ?? `nt${process.ppid}`;
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
+  if (!resolveOptions(config).quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, process.cwd()));
   const { handoff } = await prepareHandoff(config, runId, dir);
   const server = handoff.server;
   if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
@@ -62,6 +69,11 @@ let db: TestDatabase | undefined;
 const inProcess = isRunner && process.execArgv.some((a) => /^--(experimental-)?test-isolation=none$/.test(a));
 
 if (isRunner) {
+  if (!currentRun()) {
+    const { file, config } = await loadConfigFile();
+    const note = noSchemaNote(file, config, process.cwd());
+    if (note && !resolveOptions(config).quiet) process.stderr.write(`${note}\n`);
+  }
   const run = currentRun() ?? (await startRun());
   process.once('beforeExit', () => void run.teardown());
 }

@@ -18,6 +18,8 @@ describe('node:test', () => {
       expect(new Set(r.records.map((x) => x.database)).size).toBe(4);
       expect(new Set(r.records.map((x) => new URL(x.envUrl!).port)).size).toBe(1);
       expect(sb.migrations()).toBe(1);
+      // The fixture's config gives migrate: no note about empty databases.
+      expect(r.output).not.toContain('gets an empty database');
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     } finally {
       await sb.cleanup();
