@@ -134,7 +134,11 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
 }
 
 /** Package names as users know the drivers. */
-const driverName = (pkg: string) => (pkg === 'postgres' ? 'postgres.js' : pkg);
+const DRIVER_NAMES: Record<string, string> = {
+  postgres: 'postgres.js',
+  '@prisma/client': "Prisma's own query engine (no driver adapter installed)",
+};
+const driverName = (pkg: string) => DRIVER_NAMES[pkg] ?? pkg;
 
 const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0)} MB`);
 const ms = (x?: number) => (x === undefined ? '-' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);

@@ -162,6 +162,7 @@ const DRIVERS: ReadonlyArray<readonly [string, (load: Load) => boolean]> = [
 ];
 /** Drivers we do not time: when one is installed, the figures may miss its statements. */
 const UNTIMED_DRIVERS = ['postgres'];
+const PRISMA_ADAPTERS = ['@prisma/adapter-pg', '@prisma/adapter-mariadb'];
 
 export interface Instrumented {
   /** Installed drivers whose queries are counted. */
@@ -196,5 +197,7 @@ export function instrumentDrivers(load?: Load): Instrumented {
     }
   }
   out.unseen.push(...UNTIMED_DRIVERS.filter(resolves));
+  // Prisma's queries reach us only through a driver adapter (pg, mariadb); without one its own engine sends them.
+  if (resolves('@prisma/client') && !PRISMA_ADAPTERS.some(resolves)) out.unseen.push('@prisma/client');
   return out;
 }

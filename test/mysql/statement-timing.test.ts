@@ -69,6 +69,16 @@ async function counted(fn: () => Promise<unknown>): Promise<{ queries: number; b
 const cb = <T>(run: (done: (err: unknown, value?: T) => void) => void) =>
   new Promise<T>((res, rej) => run((err, value) => (err ? rej(err) : res(value as T))));
 
+it('names what it cannot see: postgres.js, and Prisma without a driver adapter', () => {
+  const noAdapters = Object.assign((id: string) => load(id), {
+    resolve(id: string) {
+      if (id.startsWith('@prisma/adapter-')) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+      return load.resolve(id);
+    },
+  });
+  expect(instrumentDrivers(noAdapters).unseen).toEqual(['postgres', '@prisma/client']);
+});
+
 it('leaves every module with the properties it had', () => {
   expect(shapes()).toEqual(before);
   expect(typeof mysql.createPool).toBe('function');
