@@ -134,7 +134,7 @@ async function main(dir: string): Promise<void> {
     plan = readPlan(dir);
   } catch (e) {
     // Nothing is written in a folder that failed the check; the client sees this keeper gone.
-    process.stderr.write(`${(e as Error).message}\n`);
+    process.stderr.write(`${(e as { code?: string }).code ?? 'error'}: ${(e as Error).message}\n`);
     process.exit(1);
   }
   const logFd = openSync(files.log, 'a');

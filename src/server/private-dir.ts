@@ -34,7 +34,7 @@ function unsafe(path: string, problem: string, owner: number | undefined): FastT
 function problemWith(st: Stats, kind: 'folder' | 'file', owners: number[]): string | undefined {
   if (st.isSymbolicLink()) return 'is a symbolic link';
   if (kind === 'folder' ? !st.isDirectory() : !st.isFile()) return `is not a ${kind}`;
-  if (!owners.includes(st.uid)) return `belongs to uid ${st.uid}, not to us (uid ${owners[0]})`;
+  if (!owners.includes(st.uid)) return `is another user's (we are uid ${owners[0]})`;
   if (st.mode & 0o022) return `may be written by other users (mode ${(st.mode & 0o7777).toString(8)})`;
   return undefined;
 }
