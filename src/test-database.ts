@@ -167,29 +167,54 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   // One admin connection serves the template check (and build) and the clone.
   const { template, seeded, name } = await withClient(dialect, server, async (admin) => {
     const name = await nameOfOurOwn(dialect, admin, names, options.suffix);
-    let prepared = await templateOn(admin, dialect, server, names, options);
-    await cloneInto(dialect, admin, server, prepared.template.name, name, names.run).catch(async (e) => {
-      // Another run's garbage collection may drop an old template between our check and the clone.
-      if ((await dialect.templateState(admin, prepared.template.name)) !== 'missing') throw e;
-      prepared = await templateOn(admin, dialect, server, names, options);
-      await cloneInto(dialect, admin, server, prepared.template.name, name, names.run);
-    });
-    return { ...prepared, name };
+    try {
+      let prepared = await templateOn(admin, dialect, server, names, options);
+      await cloneInto(dialect, admin, server, prepared.template.name, name, names.run).catch(async (e) => {
+        // Another run's garbage collection may drop an old template between our check and the clone.
+        if ((await dialect.templateState(admin, prepared.template.name)) !== 'missing') throw e;
+        prepared = await templateOn(admin, dialect, server, names, options);
+        await cloneInto(dialect, admin, server, prepared.template.name, name, names.run);
+      });
+      return { ...prepared, name };
+    } catch (e) {
+      held.delete(name);
+      throw e;
+    }
   });
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
 }
 
 /**
+ * Names this process's open handles hold. Without a runner every handle of a process defaults to
+ * the same worker name (`…_wp<pid>`): a second handle (typeormTestDb beside drizzleTestDb) would
+ * drop the first's database to make its own. It takes the next free `h<n>` suffix instead.
+ */
+const held = new Set<string>();
+
+/** The first name of `names` (plain, then with `h2`, `h3`, …) no open handle of this process holds; reserved for the caller. */
+function unheldName(dialect: Dialect, names: ResolvedNames, suffix?: string): string {
+  let name = workerDatabaseName(dialect, names, suffix);
+  for (let n = 2; held.has(name); n++) name = workerDatabaseName(dialect, names, `${suffix ?? ''}h${n}`);
+  held.add(name);
+  return name;
+}
+
+/**
  * This worker's name, or, while another live run holds it (a second terminal running the same
- * suite without a runner, or with the same CI run id), a name of this process's own.
+ * suite without a runner, or with the same CI run id), a name of this process's own. Reserved in
+ * `held` until the handle closes (the caller releases it if no handle is made).
  */
 async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedNames, suffix?: string): Promise<string> {
-  const name = workerDatabaseName(dialect, names, suffix);
-  const marker = await dialect.readMarker(admin, name);
+  const name = unheldName(dialect, names, suffix);
+  const marker = await dialect.readMarker(admin, name).catch((e: unknown) => {
+    held.delete(name);
+    throw e;
+  });
   const owner = marker ? liveOtherOwner(marker) : undefined;
   if (owner === undefined) return name;
-  const own = workerDatabaseName(dialect, { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` }, suffix);
+  held.delete(name);
+  const own = unheldName(dialect, { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` }, suffix);
   log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
   return own;
 }
@@ -311,7 +336,13 @@ export class Database implements TestDatabase {
 
   /** Closes both connections this handle keeps; the database stays. */
   async close(): Promise<void> {
+    this.release();
     await Promise.all([this.closeReset(), this.closeAdmin()]);
+  }
+
+  /** A closed handle of our own gives its name back: the process's next handle may replace that database. */
+  private release(): void {
+    if (this.spec.owner === 'self') held.delete(this.name);
   }
 
   private async closeReset(): Promise<void> {
@@ -368,6 +399,7 @@ export class Database implements TestDatabase {
         );
       await this.dialect.drop(admin, this.name, opts);
     }).finally(() => this.closeAdmin());
+    this.release();
     this.spec.onDropped?.();
   }
 
