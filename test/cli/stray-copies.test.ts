@@ -132,6 +132,30 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     expect(existsSync(staged)).toBe(false);
   });
 
+  test('the process saving the initdb copy killed mid-copy: the next start removes what it left, without clean', async () => {
+    const pauseFile = join(work, 'pause-initdb-next');
+    const run = runFixture('worker.ts', {
+      ...env,
+      FAST_TEST_DB_WORKER: '1',
+      FAST_TEST_DB_DATA_CACHE: '0',
+      FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
+      FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
+    });
+    run.catch(() => undefined);
+    const saver = await pausedPid(pauseFile, 'initdb-copy-written');
+    paused.push(saver);
+    const partial = join(cache, readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`))!);
+    const staged = join(root, readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n))!);
+    await killed(saver);
+    await run;
+    const keeper = Number(WARM_SAVE_NAME.exec(staged.slice(root.length + 1))![1]);
+    expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
+    expect([existsSync(partial), existsSync(staged)]).toEqual([true, true]);
+    // The next cold start (the server stopped with its last client): tmpfs is memory, so it cleans up now.
+    await runFixture('worker.ts', { ...env, FAST_TEST_DB_WORKER: '1', FAST_TEST_DB_DATA_CACHE: '0' });
+    expect([existsSync(partial), existsSync(staged)]).toEqual([false, false]);
+  });
+
   test('the saver killed mid-copy: doctor says so, --dry-run lists it with its size, clean removes it', async () => {
     const pauseFile = join(work, 'pause-warm');
     // A template with known inputs is built, so the keeper saves the data directory as it stops.

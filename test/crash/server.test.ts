@@ -191,6 +191,26 @@ for (const engine of ['postgres', 'mysql'] as const) {
     });
 
     if (engine === 'postgres')
+      it('the server alone, while its keeper lives: the keeper releases its System V segment, and /dev/shm keeps nothing of it', async () => {
+        const holder = startWorker({ ...env, HOLD: '1' });
+        const { stateDir } = await holder.line;
+        const { keeperPid, serverPid } = status(stateDir);
+        const segment = postgresSegment(join(stateDir, 'data'))!;
+        const mapped = shmSegments(serverPid);
+        expect(sysvSegmentIds()).toContain(segment.id);
+        process.kill(serverPid, 'SIGKILL');
+        // The keeper sees its server gone, removes the data directory (postmaster.pid with it) and exits.
+        expect(await waitFor(() => !running(keeperPid), 20_000)).toBe(true);
+        expect(sysvSegmentIds()).not.toContain(segment.id);
+        for (const f of mapped) expect(existsSync(f)).toBe(false);
+        holder.child.kill('SIGUSR2');
+        await holder.exited;
+        const next = startWorker(env);
+        expect((await next.line).tuned).toBe(true);
+        expect(await next.exited).toBe(0);
+      });
+
+    if (engine === 'postgres')
       it('the server itself, with its keeper and client: clean removes its data and the shared memory it held', async () => {
         const holder = startWorker({ ...env, HOLD: '1' });
         const { stateDir } = await holder.line;
