@@ -43,8 +43,11 @@ function palette(on: boolean): Palette {
 }
 
 export interface Status {
-  /** Redraws the line; `done` of `total` is shown when the step was started with a total. */
-  update(done?: number, detail?: string): void;
+  /**
+   * Redraws the line; `done` of `total` is shown when the step was started with a total. A new
+   * `total` replaces it: work found on the way (the next server's databases) never reads "2/1".
+   */
+  update(done?: number, detail?: string, total?: number): void;
   succeed(text?: string): void;
   fail(text?: string): void;
 }
@@ -98,7 +101,8 @@ export class Output {
   }
 
   /** A status line for a step that takes a while; `total` when the number of items is known. */
-  status(label: string, total?: number): Status {
+  status(label: string, initialTotal?: number): Status {
+    let total = initialTotal;
     const started = performance.now();
     let done = 0;
     let detail = '';
@@ -125,7 +129,8 @@ export class Output {
       this.note(`${mark} ${final} ${this.ce.dim(`(${elapsed()})`)}`);
     };
     return {
-      update: (n, d) => {
+      update: (n, d, t) => {
+        if (t !== undefined && total !== undefined) total = t;
         if (n !== undefined) done = n;
         if (d !== undefined) detail = d;
         if (!this.live && total !== undefined && n !== undefined && (n === total || n % Math.max(1, Math.ceil(total / 10)) === 0))

@@ -18,7 +18,7 @@
  *
  * This module is loaded by the keeper too: file-system work only.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { retiredPath, WARM_COPY_NAME } from './copy-names.js';
 
@@ -43,13 +43,22 @@ export function markWorthSaving(stateDir: string | undefined): void {
   }
 }
 
+/**
+ * The bytes a tree holds, as `du -sb` counts them: a symlink is its own few bytes, never its target
+ * again (a binaries copy links libicudata.so and libicudata.so.60 to one 30 MB file), and a file
+ * hard-linked under several names counts once.
+ */
 export function treeBytes(path: string, limit = Infinity): number {
   let total = 0;
+  const seen = new Set<string>();
   const walk = (p: string) => {
-    const st = statSync(p, { throwIfNoEntry: false });
+    const st = lstatSync(p, { throwIfNoEntry: false });
     if (!st || total > limit) return;
     if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
-    else total += st.size;
+    else if (st.nlink < 2 || !seen.has(`${st.dev}:${st.ino}`)) {
+      if (st.nlink > 1) seen.add(`${st.dev}:${st.ino}`);
+      total += st.size;
+    }
   };
   walk(path);
   return total;

@@ -74,7 +74,7 @@ Examples:
       all: Boolean(values.all),
       onProgress(done, total, what) {
         status ??= out.status(dryRun ? 'checking' : 'cleaning', total);
-        status.update(done, what);
+        status.update(done, what, total);
       },
     });
     status?.succeed(dryRun ? 'checked' : 'cleaned');
