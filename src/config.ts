@@ -10,6 +10,7 @@ import { logger } from './log.js';
 import { loadPeer } from './peer.js';
 import type { Engine, MigrateFn, TestDatabaseOptions } from './types.js';
 import { resolveOptions } from './options.js';
+import { checkOptions } from './option-schema.js';
 
 const log = logger('config');
 
@@ -93,6 +94,7 @@ export async function loadConfigFile(cwd: string = process.cwd()): Promise<{ fil
       `${file} does not export an options object`,
       'write `export default defineConfig({ ... })` (or a JSON object in the .json file)',
     );
+  checkOptions(config, file, { config: true });
   log('loaded %s', file);
   return { file, config: config as FastTestDbConfig };
 }

@@ -12,6 +12,7 @@
  */
 import { join, resolve } from 'node:path';
 import { FastTestDbError } from './errors.js';
+import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show } from './option-schema.js';
 import { DEFAULT_MAX_CONNECTIONS } from './tuning.js';
 import type { RunnerOptions } from './config.js';
 import type { Engine, ServerMode, TestDatabaseOptions } from './types.js';
@@ -246,14 +247,13 @@ export interface ResolvedOptions {
   readonly migrateTimeoutMs: number;
 }
 
-const on = (v: string | undefined) => v === '1';
-
 export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
   return {
-    engine: options.engine ?? (env.FAST_TEST_DB_ENGINE as Engine | undefined),
-    server: options.server ?? (env.FAST_TEST_DB_SERVER_MODE as ServerMode | undefined) ?? 'auto',
+    engine: options.engine ?? envChoice('FAST_TEST_DB_ENGINE', env.FAST_TEST_DB_ENGINE, ENV_CHOICES.FAST_TEST_DB_ENGINE),
+    server:
+      options.server ?? envChoice('FAST_TEST_DB_SERVER_MODE', env.FAST_TEST_DB_SERVER_MODE, ENV_CHOICES.FAST_TEST_DB_SERVER_MODE) ?? 'auto',
     url: options.url ?? env.TEST_DATABASE_URL,
-    allowRemote: options.allowRemote ?? on(env.FAST_TEST_DB_ALLOW_REMOTE),
+    allowRemote: options.allowRemote ?? envFlag('FAST_TEST_DB_ALLOW_REMOTE', env.FAST_TEST_DB_ALLOW_REMOTE, false),
     worker: options.worker ?? (env.FAST_TEST_DB_WORKER || undefined),
     runId: options.runId ?? (env.FAST_TEST_DB_RUN_ID || undefined),
     shard: options.shard ?? (env.FAST_TEST_DB_SHARD || undefined),
@@ -261,26 +261,47 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     get graceMs() {
       return graceMs(options.graceMs, env.FAST_TEST_DB_GRACE_MS);
     },
-    reuse: options.reuse ?? on(env.FAST_TEST_DB_REUSE),
+    reuse: options.reuse ?? envFlag('FAST_TEST_DB_REUSE', env.FAST_TEST_DB_REUSE, false),
     binDir: options.binDir ?? env.FAST_TEST_DB_BIN_DIR,
     dataRoot: options.dataRoot ?? env.FAST_TEST_DB_DATA_ROOT,
-    initdbCache: env.FAST_TEST_DB_INITDB_CACHE !== '0',
+    initdbCache: envFlag('FAST_TEST_DB_INITDB_CACHE', env.FAST_TEST_DB_INITDB_CACHE, true),
     cacheDataDir: warmCacheMode(options.cacheDataDir, env.FAST_TEST_DB_DATA_CACHE),
     cacheDir: options.cacheDir ?? env.FAST_TEST_DB_CACHE_DIR,
     locale: options.locale ?? env.FAST_TEST_DB_LOCALE,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     image: options.image ?? env.FAST_TEST_DB_IMAGE,
     runAs: env.FAST_TEST_DB_RUN_AS ?? 'nobody',
-    cloneStrategy: env.FAST_TEST_DB_CLONE_STRATEGY === 'wal_log' ? 'wal_log' : 'file_copy',
-    isolation: options.isolation ?? (env.FAST_TEST_DB_ISOLATION as RunnerOptions['isolation']),
+    cloneStrategy:
+      envChoice('FAST_TEST_DB_CLONE_STRATEGY', env.FAST_TEST_DB_CLONE_STRATEGY, ENV_CHOICES.FAST_TEST_DB_CLONE_STRATEGY) ?? 'file_copy',
+    isolation: options.isolation ?? envChoice('FAST_TEST_DB_ISOLATION', env.FAST_TEST_DB_ISOLATION, ENV_CHOICES.FAST_TEST_DB_ISOLATION),
     envVar: options.envVar ?? env.FAST_TEST_DB_ENV_VAR,
-    quiet: options.quiet ?? on(env.FAST_TEST_DB_QUIET),
-    early: env.FAST_TEST_DB_EARLY !== '0',
-    cpuPairing: options.cpuPairing ?? env.FAST_TEST_DB_CPU_PAIRING !== '0',
+    quiet: options.quiet ?? envFlag('FAST_TEST_DB_QUIET', env.FAST_TEST_DB_QUIET, false),
+    early: envFlag('FAST_TEST_DB_EARLY', env.FAST_TEST_DB_EARLY, true),
+    cpuPairing: options.cpuPairing ?? envFlag('FAST_TEST_DB_CPU_PAIRING', env.FAST_TEST_DB_CPU_PAIRING, true),
     get migrateTimeoutMs() {
       return migrateTimeoutMs(options.migrateTimeoutMs, env.FAST_TEST_DB_MIGRATE_TIMEOUT_MS);
     },
   };
+}
+
+/**
+ * The check at the entry of every public function and runner: unknown keys, bad values of options
+ * and env vars, and folders we would create things in, all refused before anything starts.
+ * `where` names the entry (or the config file) for the message.
+ */
+export function checkEntry(
+  options: object,
+  where: string,
+  { config = false, env = process.env }: { config?: boolean; env?: NodeJS.ProcessEnv } = {},
+): ResolvedOptions {
+  checkOptions(options, where, { config });
+  const resolved = resolveOptions(options as TestDatabaseOptions & RunnerOptions, env);
+  void resolved.graceMs;
+  void resolved.migrateTimeoutMs;
+  const given = options as TestDatabaseOptions;
+  if (resolved.dataRoot) checkWritableDir(resolved.dataRoot, given.dataRoot ? 'dataRoot' : 'FAST_TEST_DB_DATA_ROOT');
+  if (resolved.cacheDir) checkWritableDir(resolved.cacheDir, given.cacheDir ? 'cacheDir' : 'FAST_TEST_DB_CACHE_DIR');
+  return resolved;
 }
 
 /**
@@ -297,7 +318,8 @@ export type WarmCacheMode = 'always' | 'built' | 'off';
 
 function warmCacheMode(option: boolean | undefined, env: string | undefined): WarmCacheMode {
   if (option !== undefined) return option ? 'always' : 'off';
-  return env === '1' ? 'always' : env === '0' ? 'off' : 'built';
+  if (env === undefined || env.trim() === '') return 'built';
+  return envFlag('FAST_TEST_DB_DATA_CACHE', env, false) ? 'always' : 'off';
 }
 
 function graceMs(option: number | undefined, env: string | undefined): number {
@@ -305,7 +327,7 @@ function graceMs(option: number | undefined, env: string | undefined): number {
     if (!Number.isFinite(option) || option < 0)
       throw new FastTestDbError(
         'BAD_OPTION',
-        `graceMs must be a number of milliseconds >= 0, not ${String(option)}`,
+        `graceMs must be a number of milliseconds >= 0, not ${show(option)}`,
         'e.g. graceMs: 5000, or 0 to stop the server as soon as its last client ends',
       );
     return option;
@@ -324,7 +346,7 @@ function migrateTimeoutMs(option: number | undefined, env: string | undefined): 
   const fix = 'e.g. migrateTimeoutMs: 600000 (10 min) for migrations that are only slow';
   if (option !== undefined) {
     if (!Number.isFinite(option) || option <= 0)
-      throw new FastTestDbError('BAD_OPTION', `migrateTimeoutMs must be a number of milliseconds > 0, not ${String(option)}`, fix);
+      throw new FastTestDbError('BAD_OPTION', `migrateTimeoutMs must be a number of milliseconds > 0, not ${show(option)}`, fix);
     return option;
   }
   if (env === undefined || env === '') return DEFAULT_MIGRATE_TIMEOUT_MS;

@@ -18,7 +18,7 @@ import { detectRun, detectShard, detectWorker } from './workers.js';
 import { sleep } from './sleep.js';
 import { withClient } from './client.js';
 import { heldByOther, leaseTemplate, liveOtherOwner } from './users.js';
-import { resolveOptions } from './options.js';
+import { checkEntry, resolveOptions } from './options.js';
 
 const log = logger('database');
 
@@ -32,11 +32,16 @@ export interface ResolvedNames {
 
 /** Options, then env vars, then defaults: who this process is and what it names things. */
 export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
-  const resolved = resolveOptions(options);
+  const resolved = checkEntry(options, 'fast-test-db options');
   const url = resolved.url;
-  const engine = resolved.engine ?? (url ? engineOfUrl(url) : 'postgres');
-  if (engine !== 'postgres' && engine !== 'mysql')
-    throw new FastTestDbError('BAD_OPTION', `unknown engine "${engine}"`, "use 'postgres' or 'mysql' (MariaDB is 'mysql')");
+  const ofUrl = url ? engineOfUrl(url) : undefined;
+  const engine = resolved.engine ?? ofUrl ?? 'postgres';
+  if (ofUrl && ofUrl !== engine)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `the engine is '${engine}' (${options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${options.url ? '' : ' in TEST_DATABASE_URL'} is a ${ofUrl} URL`,
+      `leave the engine out (it follows the URL's scheme), or give a ${engine === 'postgres' ? 'postgres://' : 'mysql://'} URL`,
+    );
   const prefix = resolved.prefix;
   if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix))
     throw new FastTestDbError(
@@ -62,7 +67,9 @@ export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: Reso
  * and global setups that hand the server on. The server lives while this process does.
  */
 export async function startServer(options: TestDatabaseOptions = {}): Promise<ServerInfo> {
-  return resolveServer(options, resolveNames(options).engine);
+  const { engine } = resolveNames(options);
+  await dialectFor(engine); // a missing driver is PEER_MISSING before a server starts
+  return resolveServer(options, engine);
 }
 
 /** What every database of one fingerprint shares: the server and the template. */

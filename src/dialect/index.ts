@@ -1,5 +1,6 @@
 /** Builds the dialect of an engine, loading that engine's code only when it is used. */
 import { resolveOptions } from '../options.js';
+import { loadPeer } from '../peer.js';
 import type { Engine } from '../types.js';
 import type { Dialect } from './dialect.js';
 
@@ -15,7 +16,13 @@ export function dialectFor(engine: Engine): Promise<Dialect> {
   return dialect;
 }
 
+/**
+ * The driver is loaded with the dialect, so that a missing one is PEER_MISSING before any server
+ * starts: every entry builds its dialect first (a MariaDB started for a process without mysql2
+ * could never be reached, and kept running).
+ */
 async function create(engine: Engine): Promise<Dialect> {
+  await loadPeer(engine === 'postgres' ? 'pg' : 'mysql2/promise', engine === 'postgres' ? 'PostgreSQL support' : 'MySQL/MariaDB support');
   if (engine === 'postgres') {
     const { createPostgresDialect } = await import('./postgres/dialect.js');
     return createPostgresDialect({ cloneStrategy: resolveOptions().cloneStrategy });

@@ -20,7 +20,7 @@ import { detectRun } from '../workers.js';
 import { runBanner, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 import { dropOurDatabases, withClient } from '../client.js';
-import { DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
+import { checkEntry, DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
 import { readJson } from '../server/keeper-files.js';
 import { pidAlive } from '../server/lock.js';
 import { liveOtherOwner } from '../users.js';
@@ -169,6 +169,7 @@ function mayStartEarly(options: FastTestDbConfig, handed: boolean): boolean {
 
 export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
   const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
+  checkEntry(merged, 'the runner options');
   // Fixed for the life of this process, so that watch-mode re-runs keep their names.
   const run = runOfOurOwn(resolveOptions(merged).runId ?? detectRun() ?? newRunId(), merged);
   process.env.FAST_TEST_DB_RUN_ID = run;

@@ -29,7 +29,7 @@ import { cloneFresh, ensureCloned, installWorker, workerDatabase } from './worke
 
 export type { TestDatabase } from '../types.js';
 import { withClient } from '../client.js';
-import { resolveOptions } from '../options.js';
+import { checkEntry, resolveOptions } from '../options.js';
 
 // Under another runner this module would start a run of its own beside that runner's.
 expectRunner('node-test', 'fast-test-db/node-test');
@@ -49,7 +49,7 @@ async function nodeTestHooks() {
 async function standaloneChild(): Promise<Handoff> {
   const { file, config: fileConfig } = await loadConfigFile();
   const config = await resolveAdapter(fileConfig);
-  const runId = resolveOptions(config).runId ?? `nt${process.ppid}`;
+  const runId = checkEntry(config, 'fast-test-db options').runId ?? `nt${process.ppid}`;
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
   if (!resolveOptions(config).quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, process.cwd()));

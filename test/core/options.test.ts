@@ -1,8 +1,15 @@
 /** The options module: every option and env var resolved in one place, and the README's table made from it. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../src/config.js';
+import type { FastTestDbError } from '../../src/errors.js';
 import { ENV_VARS, optionTableMarkdown, resolveOptions } from '../../src/options.js';
+import { startServer } from '../../src/test-database.js';
+import type { TestDatabaseOptions } from '../../src/types.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -69,5 +76,159 @@ describe('options', () => {
           : [],
       );
     expect(readers).toEqual([]);
+  });
+});
+
+/** The error an entry throws for `options`, before any server starts. */
+async function refusal(options: object, env: Record<string, string> = {}): Promise<FastTestDbError> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    await startServer(options as TestDatabaseOptions);
+  } catch (e) {
+    return e as FastTestDbError;
+  } finally {
+    for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+  throw new Error('accepted');
+}
+
+describe('every option and env var is checked at the entry', () => {
+  it.each([
+    [{ keepTemplates: -1 }, /keepTemplates is -1, not a whole number from 1/, 'give keepTemplates a whole number from 1 to 1000'],
+    [{ cacheKey: { a: 1 } }, /cacheKey is \{"a":1\}, not a non-empty string/, 'give cacheKey a non-empty string'],
+    [
+      { migrationFiles: 42 },
+      /migrationFiles is 42, not a string or a non-empty array/,
+      'give migrationFiles a string or a non-empty array of strings',
+    ],
+    [{ isolation: 'bogus' }, /isolation is "bogus", not one of 'worker', 'file', 'test'/, "give isolation one of 'worker', 'file', 'test'"],
+    [{ isolation: 'fille' }, /did you mean 'file'\?/, "isolation: 'file'"],
+    [{ migrat: async () => {} }, /unknown option "migrat" \(did you mean "migrate"\?\)/, 'rename "migrat" to "migrate"'],
+    [{ isolaton: 'test' }, /unknown option "isolaton" \(did you mean "isolation"\?\)/, 'rename "isolaton" to "isolation"'],
+    [{ migrationFile: 'db/*.sql' }, /did you mean "migrationFiles"/, 'rename "migrationFile" to "migrationFiles"'],
+    [
+      { maxConnections: 'abc' },
+      /maxConnections is "abc", not a whole number from 2 to 10000 \(a number, not a string\)/,
+      'give maxConnections a whole number from 2 to 10000 (a number, not a string)',
+    ],
+    [{ maxConnections: -5 }, /maxConnections is -5, not a whole number from 2/, 'give maxConnections a whole number from 2 to 10000'],
+    [
+      { graceMs: '5000' },
+      /graceMs is "5000", not a whole number of milliseconds from 0 up \(a number, not a string\)/,
+      'graceMs: 5000 (a number, not a string)',
+    ],
+  ])('%j is BAD_OPTION', async (options, message, fix) => {
+    const e = await refusal(options);
+    expect(e).toMatchObject({ code: 'BAD_OPTION', fix });
+    expect(e.message).toMatch(message);
+  });
+
+  it('an unknown key with nothing near it lists the accepted ones', async () => {
+    const e = await refusal({ zzzzzzzzzz: 1 });
+    expect(e.code).toBe('BAD_OPTION');
+    expect(e.fix).toMatch(/^use one of the options: engine, server, url, .*isolation, envVar, quiet$/);
+  });
+
+  it.each([
+    ['FAST_TEST_DB_REUSE', 'yes', 'reuse', true],
+    ['FAST_TEST_DB_REUSE', 'NO', 'reuse', false],
+    ['FAST_TEST_DB_QUIET', 'true', 'quiet', true],
+    ['FAST_TEST_DB_QUIET', 'False', 'quiet', false],
+    ['FAST_TEST_DB_ALLOW_REMOTE', '1', 'allowRemote', true],
+    ['FAST_TEST_DB_CPU_PAIRING', 'no', 'cpuPairing', false],
+  ] as const)('%s=%s reads as on or off', (name, value, key, on) => {
+    expect(resolveOptions({}, { [name]: value })[key]).toBe(on);
+  });
+
+  it.each([
+    ['FAST_TEST_DB_DATA_CACHE', 'maybe', 'set FAST_TEST_DB_DATA_CACHE to 1, 0, true, false, yes or no'],
+    ['FAST_TEST_DB_REUSE', 'ja', 'set FAST_TEST_DB_REUSE to 1, 0, true, false, yes or no'],
+    ['FAST_TEST_DB_QUIET', 'on', 'set FAST_TEST_DB_QUIET to 1, 0, true, false, yes or no'],
+    ['FAST_TEST_DB_CLONE_STRATEGY', 'bogus', "give FAST_TEST_DB_CLONE_STRATEGY one of 'file_copy', 'wal_log'"],
+    ['FAST_TEST_DB_CLONE_STRATEGY', 'wal-log', "FAST_TEST_DB_CLONE_STRATEGY='wal_log'"],
+    ['FAST_TEST_DB_ISOLATION', 'bogus', "give FAST_TEST_DB_ISOLATION one of 'worker', 'file', 'test'"],
+  ])('%s=%s is BAD_OPTION', async (name, value, fix) => {
+    const e = await refusal({}, { [name]: value });
+    expect(e).toMatchObject({ code: 'BAD_OPTION', fix });
+    expect(e.message).toContain(`${name}="${value}"`);
+  });
+
+  it.each([
+    ['FAST_TEST_DB_CACHE_DIR', '/proc/fast-test-db-cache'],
+    ['FAST_TEST_DB_DATA_ROOT', '/proc/self/fast-test-db'],
+    ['FAST_TEST_DB_DATA_ROOT', '/sys/fast-test-db'],
+  ])('%s=%s is refused before anything spins on it', async (name, dir) => {
+    const e = await refusal({}, { [name]: dir });
+    expect(e).toMatchObject({ code: 'BAD_OPTION', fix: `point ${name} at a folder on a disk or a tmpfs, e.g. /dev/shm or /tmp` });
+    expect(e.message).toMatch(/which is on (proc|sysfs)/);
+  });
+
+  it('a path that is a file, and one this user cannot write, are refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ftdb-opt-'));
+    try {
+      writeFileSync(join(dir, 'file'), '');
+      const e = await refusal({ cacheDir: join(dir, 'file', 'cache') });
+      expect(e).toMatchObject({ code: 'BAD_OPTION', fix: 'point cacheDir at a folder' });
+      chmodSync(dir, 0o500);
+      if (process.getuid?.() !== 0) {
+        const ro = await refusal({ dataRoot: join(dir, 'data') });
+        expect(ro.message).toMatch(/is not writable by this user/);
+      }
+    } finally {
+      chmodSync(dir, 0o700);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [{ engine: 'mysql', url: 'postgres://postgres@127.0.0.1:1/postgres' }, 'give a mysql:// URL'],
+    [{ engine: 'postgres', url: 'mysql://root@127.0.0.1:1/mysql' }, 'give a postgres:// URL'],
+  ])('%j is refused at once, without connecting', async (options, fix) => {
+    const e = await refusal(options);
+    expect(e).toMatchObject({ code: 'BAD_OPTION' });
+    expect(e.fix).toContain(fix);
+  });
+
+  it('FAST_TEST_DB_ENGINE=mysql with a postgres:// TEST_DATABASE_URL is refused at once', async () => {
+    const e = await refusal({}, { FAST_TEST_DB_ENGINE: 'mysql', TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
+    expect(e.message).toMatch(/the engine is 'mysql' \(FAST_TEST_DB_ENGINE\), but the URL in TEST_DATABASE_URL is a postgres URL/);
+  });
+
+  it('a config file with a typo is refused, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ftdb-opt-'));
+    try {
+      writeFileSync(join(dir, 'fast-test-db.config.json'), JSON.stringify({ migrationFile: 'db/*.sql' }));
+      const e = await loadConfigFile(dir).catch((x: FastTestDbError) => x);
+      expect(e).toMatchObject({ code: 'BAD_OPTION', fix: 'rename "migrationFile" to "migrationFiles"' });
+      expect((e as Error).message).toContain(join(dir, 'fast-test-db.config.json'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("engine 'mysql' without mysql2 installed is PEER_MISSING before any server starts", () => {
+    // A resolve hook that makes mysql2 absent, as in a project that did not install it.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      "export async function resolve(s, c, next) { if (s === 'mysql2' || s.startsWith('mysql2/')) throw Object.assign(new Error('Cannot find package mysql2'), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c); }",
+    )}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)});`)}`;
+    const script = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/index.ts')).href)}).then((m) => m.startServer({ engine: 'mysql' })).then(() => console.log('started'), (e) => console.log(JSON.stringify({ code: e.code, fix: e.fix })))`;
+    const root = mkdtempSync(join(tmpdir(), 'ftdb-peer-'));
+    try {
+      // Before, this waited over 100 s for a MariaDB that no driver could reach, and left it running.
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '--import', register, '-e', script], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, FAST_TEST_DB_DATA_ROOT: root },
+        timeout: 60_000,
+      });
+      expect(JSON.parse(out.trim())).toEqual({ code: 'PEER_MISSING', fix: 'npm install --save-dev mysql2' });
+      // Nothing started: the data root the child was given holds no server folder.
+      expect(readdirSync(root)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
