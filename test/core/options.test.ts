@@ -61,6 +61,7 @@ describe('options', () => {
       'FAST_TEST_DB_TEST_PAUSE',
       'FAST_TEST_DB_TEST_PAUSE_FILE',
       'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE',
+      'FAST_TEST_DB_LEFT_OPEN',
     ]);
     const seen = new Set(sources(join(ROOT, 'src')).flatMap((f) => readFileSync(f, 'utf8').match(/\bFAST_TEST_DB_[A-Z_]+/g) ?? []));
     const unknown = [...seen].filter((v) => !ENV_VARS.includes(v) && !protocol.has(v));
