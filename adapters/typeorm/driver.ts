@@ -25,8 +25,25 @@ interface MysqlExecutable {
   query(sql: string, values: unknown[], cb: (err: Error | null, result: unknown) => void): void;
 }
 
+/**
+ * node-postgres (`pg`, or its `pg.native`): a module with Client, Pool and the type parsers. A
+ * DataSource's `driver` option may put another module there (typeorm-pglite's PGlite shim), whose
+ * pool takes neither prepared statements by name nor pg's query objects.
+ */
+function isNodePostgres(module: unknown): boolean {
+  const m = module as { Client?: unknown; Pool?: unknown; types?: unknown } | undefined;
+  return typeof m?.Client === 'function' && typeof m.Pool === 'function' && typeof m.types === 'object' && m.types !== null;
+}
+
 export function familyOf(dataSource: DataSource): SqlFamily {
   const type = dataSource.options.type;
+  const custom = (dataSource.options as { driver?: unknown }).driver;
+  if (type === 'postgres' && custom !== undefined && !isNodePostgres(custom))
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      "fastInsert speaks to PostgreSQL through node-postgres (the pg package), and this DataSource's `driver` option is another module (such as a PGlite driver), which takes no prepared statements",
+      'use repository.insert() on this DataSource, or a DataSource on a PostgreSQL server without the `driver` option (typeormTestDb gives one)',
+    );
   if (type === 'postgres') return 'postgres';
   if (type === 'mysql' || type === 'mariadb') return 'mysql';
   throw new FastTestDbError(
