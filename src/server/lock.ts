@@ -2,9 +2,10 @@
  * A cross-process lock on the local machine: a directory created atomically with mkdir, holding the
  * owner's pid. A lock whose owner died (SIGKILL mid-start) is broken by the next process that waits.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
+import { writeJson } from './keeper-files.js';
 import { hasProcCmdline, pidAliveFromProbe } from './platform.js';
 import { statFields } from './proc-stat.js';
 import { sleep } from '../sleep.js';
@@ -37,7 +38,8 @@ function tryTake(lockDir: string, makeParent: () => void): boolean {
     }
     throw e;
   }
-  writeFileSync(join(lockDir, 'owner'), String(process.pid));
+  // Renamed into place: a waiter reading it half-written would take pid 0 for a dead owner and break the lock.
+  writeJson(join(lockDir, 'owner'), process.pid);
   return true;
 }
 
