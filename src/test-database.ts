@@ -2,7 +2,7 @@
 import type { Dialect, SqlClient } from './dialect/dialect.js';
 import { newMarker, ownerGone } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
-import { driverErrorKind, FastTestDbError } from './errors.js';
+import { driverErrorKind, FastTestDbError, messageOf } from './errors.js';
 import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
@@ -223,6 +223,19 @@ async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedN
   held.delete(name);
   const own = unheldName(dialect, { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` }, suffix);
   log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
+  // Names of a process's own are never taken again by name: what killed processes left under
+  // them (same run, its process gone from this machine) is dropped here instead.
+  const leftovers = await dialect.listOurs(admin, `${names.prefix}_`).catch((e: unknown) => {
+    held.delete(own);
+    throw e;
+  });
+  for (const left of leftovers) {
+    const m = left.marker;
+    if (m.kind !== 'database' || m.run !== names.run || left.name === own) continue;
+    if (!ownerGone({ host: m.host, pid: m.invocation ?? m.pid }, pidAlive) || !ownerGone(m, pidAlive)) continue;
+    log('dropping %s, left by process %d', left.name, m.pid);
+    await dialect.drop(admin, left.name, { force: true }).catch((e: unknown) => log('kept %s: %s', left.name, messageOf(e)));
+  }
   return own;
 }
 

@@ -14,7 +14,8 @@ export const cleanCommand: Command = {
 
 Drops the test databases and templates that fast-test-db created (each carries a marker, read
 back from the server before every drop) and that are older than D. A database without our
-marker is never touched, nor one whose creating process is still running on this machine.
+marker is never touched, nor one whose run is still running on this machine, nor a template
+that a live run leases (a runner's global setup, prepareTemplate()) or has cloned.
 Also stops servers this project started whose keeper process died, and removes their data
 (--all: every project's). And removes what a killed save or copy left on disk: a server's
 data directory or initdb output staged for the cache (warm-save-<pid>[-initdb], in memory), a
