@@ -333,7 +333,7 @@ export function availableLocales(): string[] {
  * servers' directories, which that account can enter; later starts reuse it. Either way the
  * account runs `postgres --version` first, so a failure names the real cause.
  */
-function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot: string): PostgresBinaries {
+export function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot: string): PostgresBinaries {
   if (!firstBlockedDir(join(bins.binDir, POSTGRES), user)) {
     runVersion(bins.binDir, bins.libraryPath, user);
     return bins;

@@ -7,13 +7,13 @@
  *   await using pg15 = await startPlainPostgres({ binDir: '/usr/lib/postgresql/15/bin' });
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
-import { findPostgresBinaries } from '../../src/server/embedded-postgres.js';
-import { freePort } from '../../src/server/registry.js';
-import { unprivilegedUser } from '../../src/server/user.js';
+import { findPostgresBinaries, type PostgresBinaries, reachableBinaries } from '../../src/server/embedded-postgres.js';
+import { freePort, serversRoot } from '../../src/server/registry.js';
+import { type ServerUser, unprivilegedUser } from '../../src/server/user.js';
 
 export interface PlainPostgres extends AsyncDisposable {
   /** Admin URL (superuser `postgres`, no password, database `postgres`). */
@@ -67,11 +67,13 @@ function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; en
 }
 
 export async function startPlainPostgres(options: PlainPostgresOptions = {}): Promise<PlainPostgres> {
-  const bins = findPostgresBinaries({ binDir: options.binDir });
+  const user = unprivilegedUser();
+  const bins = user
+    ? reachableFor(findPostgresBinaries({ binDir: options.binDir }), user)
+    : findPostgresBinaries({ binDir: options.binDir });
   const dir = mkdtempSync(join(options.root ?? tmpdir(), 'plain-pg-'));
   const dataDir = join(dir, 'data');
   dirs.add(dir);
-  const user = unprivilegedUser();
   if (user) chownSync(dir, user.uid, user.gid);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -144,6 +146,18 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+/**
+ * Binaries the unprivileged account can run: a clone inside a folder only root may enter (/root,
+ * `mktemp -d`) hides node_modules from it, so the library's own copy next to its servers is used,
+ * made here if no start made it yet (`clean` removes it like any other).
+ */
+function reachableFor(bins: PostgresBinaries, user: ServerUser): PostgresBinaries {
+  const root = serversRoot({});
+  mkdirSync(root, { recursive: true });
+  chmodSync(root, 0o755);
+  return reachableBinaries(bins, user, root);
 }
 
 async function waitReady(port: number, exited: Promise<'exited'>): Promise<'ready' | 'exited'> {
