@@ -208,7 +208,8 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   // A copy holds the password of the server it was taken from: only where the admin logs in over the
   // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no copies.
-  const caches = socketDir ? cachePaths(ctx.options, bins, initdbFlags, settings) : {};
+  // Keyed by the install, not by a copy of it: each data root has its own copy, the cache is shared.
+  const caches = socketDir ? cachePaths(ctx.options, found, initdbFlags, settings) : {};
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',

@@ -1,9 +1,10 @@
 /** Many processes, one server, one template build; and no server outlives its clients. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 import { listDir } from '../../src/server/keeper-files.js';
+import { listOwnedServers } from '../../src/server/registry.js';
 import { WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/copy-names.js';
 
 describe('workers in separate processes', () => {
@@ -159,10 +160,8 @@ describe('initdb cache (on by default)', () => {
   const work = mkdtempSync(join('/tmp', 'ftdb-initdb-'));
   const cache = join(work, 'cache');
   const env = { DATA_ROOT: dataRoot, COUNTER_FILE: join(work, 'c.log'), WORKER: '1', FAST_TEST_DB_CACHE_DIR: cache };
-  const serverLog = () => {
-    const userDir = join(dataRoot, readdirSync(dataRoot)[0]!);
-    return readFileSync(join(userDir, readdirSync(userDir)[0]!, 'server.log'), 'utf8');
-  };
+  // The server's own directory: beside it may be a copy of the binaries (a project only root can enter).
+  const serverLog = () => readFileSync(join(listOwnedServers({ dataRoot }, { all: true })[0]!.dir, 'server.log'), 'utf8');
   afterAll(async () => {
     await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
