@@ -7,13 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/processes.js';
 import { postgresSegment } from '../../src/server/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { listDir } from '../../src/server/keeper-files.js';
+import { BINARIES_COPY_NAME } from '../../src/server/copy-names.js';
 import { statFields } from '../../src/server/proc-stat.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
@@ -59,15 +60,29 @@ function startWorker(env: Record<string, string>): Worker {
 async function pausedAt(step: string, env: Record<string, string>, work: string): Promise<{ worker: Worker; pid: number }> {
   const file = join(work, `pause-${step}-${Date.now()}`);
   const worker = startWorker({ ...env, FAST_TEST_DB_TEST_PAUSE: step, FAST_TEST_DB_TEST_PAUSE_FILE: file });
-  const reached = await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').includes('\n'), 60_000);
+  const reached = await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').includes('\n'), SERVER_STOPS_MS * 2);
   if (!reached) throw new Error(`never reached ${step}: ${worker.stderr()}`);
   const { pid } = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { pid: number };
   return { worker, pid };
 }
 
-function serverDirs(dataRoot: string): string[] {
+/**
+ * Margins for a busy machine (two cores, load 6-8, other suites starting servers): a wait ends as soon
+ * as its condition holds, so a long one costs nothing when the machine is idle.
+ */
+const KILL_LANDS_MS = 30_000;
+const SERVER_STOPS_MS = 60_000;
+const FOLDER_GOES_MS = 90_000;
+
+/** Everything of ours under the data root: server folders, copies, anything a crash left. */
+function leftIn(dataRoot: string): string[] {
   const root = serversRoot({ dataRoot });
   return listDir(root).map((d) => join(root, d));
+}
+
+/** The folders of servers: the binaries copy made for a project only root can enter is shared, not a server's. */
+function serverDirs(dataRoot: string): string[] {
+  return leftIn(dataRoot).filter((d) => !BINARIES_COPY_NAME.test(basename(d)));
 }
 
 function status(dir: string): { keeperPid: number; serverPid: number } {
@@ -102,15 +117,16 @@ function childrenOf(pid: number): number[] {
 async function cleanLeavesNothing(dataRoot: string, segments: string[] = []): Promise<void> {
   const report = await clean({ olderThanMs: 0, dataRoot });
   expect(report.ok).toBe(true);
-  const gone = await waitFor(() => processesIn(dataRoot).length === 0, 20_000);
+  const gone = await waitFor(() => processesIn(dataRoot).length === 0, SERVER_STOPS_MS);
   const left = processesIn(dataRoot).map((p) => `${p}: ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200)}`);
   expect(gone, `still running after clean: ${left.join('\n')}\nclean: ${JSON.stringify(report.servers)}`).toBe(true);
-  expect(serverDirs(dataRoot)).toEqual([]);
+  expect(leftIn(dataRoot)).toEqual([]);
   for (const s of segments) expect(existsSync(s)).toBe(false);
 }
 
 for (const engine of ['postgres', 'mysql'] as const) {
-  describe(`${engine === 'postgres' ? 'PostgreSQL' : 'MariaDB'}: SIGKILL at each step of a server's life`, () => {
+  // Each test waits for several of the above in turn, and starts two or three servers.
+  describe(`${engine === 'postgres' ? 'PostgreSQL' : 'MariaDB'}: SIGKILL at each step of a server's life`, { timeout: 600_000 }, () => {
     const dataRoot = privateDataRoot(`crash-${engine}`);
     const work = mkdtempSync(join('/tmp', `ftdb-crash-${engine}-`));
     const env = { ENGINE: engine, DATA_ROOT: dataRoot };
@@ -128,7 +144,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect((await next.line).tuned).toBe(true);
       expect(await next.exited).toBe(0);
       // The last client gone, the keeper stops the server and removes its folder.
-      expect(await waitFor(() => serverDirs(dataRoot).length === 0, 30_000)).toBe(true);
+      expect(await waitFor(() => serverDirs(dataRoot).length === 0, FOLDER_GOES_MS)).toBe(true);
       await cleanLeavesNothing(dataRoot);
     });
 
@@ -141,7 +157,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       const next = startWorker(env);
       expect((await next.line).tuned).toBe(true);
       expect(await next.exited).toBe(0);
-      expect(await waitFor(() => serverDirs(dataRoot).length === 0, 30_000)).toBe(true);
+      expect(await waitFor(() => serverDirs(dataRoot).length === 0, FOLDER_GOES_MS)).toBe(true);
       await cleanLeavesNothing(dataRoot);
     });
 
@@ -152,15 +168,15 @@ for (const engine of ['postgres', 'mysql'] as const) {
       const segments = engine === 'postgres' ? shmSegments(serverPid) : [];
       expect(segments).toEqual([]); // dynamic shared memory lives in the data directory
       process.kill(keeperPid, 'SIGKILL');
-      expect(await waitFor(() => !running(keeperPid), 5000)).toBe(true);
+      expect(await waitFor(() => !running(keeperPid), KILL_LANDS_MS)).toBe(true);
       expect(running(serverPid)).toBe(true); // the tests go on
       holder.child.kill('SIGUSR2');
       expect(await holder.exited).toBe(0);
-      expect(await waitFor(() => !running(serverPid), 20_000)).toBe(true);
+      expect(await waitFor(() => !running(serverPid), SERVER_STOPS_MS)).toBe(true);
       const next = startWorker(env);
       expect((await next.line).tuned).toBe(true);
       expect(await next.exited).toBe(0);
-      expect(await waitFor(() => serverDirs(dataRoot).length === 0, 30_000)).toBe(true);
+      expect(await waitFor(() => serverDirs(dataRoot).length === 0, FOLDER_GOES_MS)).toBe(true);
       await cleanLeavesNothing(dataRoot);
     });
 
@@ -171,7 +187,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       process.kill(keeperPid, 'SIGKILL');
       holder.child.kill('SIGKILL');
       await holder.exited;
-      expect(await waitFor(() => !running(keeperPid), 10_000)).toBe(true);
+      expect(await waitFor(() => !running(keeperPid), KILL_LANDS_MS)).toBe(true);
       expect(running(serverPid)).toBe(true); // nobody left to stop it
       const next = startWorker({ ...env, HOLD: '1' });
       const second = await next.line;
@@ -184,7 +200,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       next.child.kill('SIGKILL');
       process.kill(now.keeperPid, 'SIGKILL');
       await next.exited;
-      expect(await waitFor(() => !running(now.keeperPid), 10_000)).toBe(true); // a kill takes a moment to land
+      expect(await waitFor(() => !running(now.keeperPid), KILL_LANDS_MS)).toBe(true); // a kill takes a moment to land
       // Both killed: clean finds the orphan and removes every trace of it.
       await cleanLeavesNothing(dataRoot);
       expect(running(now.serverPid)).toBe(false);
@@ -224,7 +240,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
         onTestFinished(() => signal([child], 'SIGKILL')); // never leave a stopped process behind a failure
         for (const pid of [keeperPid, serverPid, holder.child.pid!]) process.kill(pid, 'SIGKILL');
         await holder.exited;
-        expect(await waitFor(() => processesIn(dataRoot).length === 0, 20_000)).toBe(true);
+        expect(await waitFor(() => processesIn(dataRoot).length === 0, SERVER_STOPS_MS)).toBe(true);
         expect(sysvSegmentIds()).toContain(segment.id);
         await cleanLeavesNothing(dataRoot);
         expect(sysvSegmentIds()).not.toContain(segment.id);
