@@ -24,7 +24,9 @@ export interface FastInsertOptions {
   returning?: boolean;
   /**
    * PostgreSQL: single-row calls on a pool started in the same tick (Promise.all over a map) go out
-   * together as multi-row INSERTs; see adapters/shared/coalesce.ts for what that changes. Default true.
+   * together as multi-row INSERTs: a batch the server refuses is sent again row by row, so each call
+   * settles as alone; what differs: sequence values the refused batch drew are skipped, now() is one
+   * value per batch, statement triggers fire once per batch. Default true.
    */
   coalesce?: boolean;
 }

@@ -30,7 +30,10 @@ export interface ModelPlan {
   autoincrement?: FieldPlan;
   /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
   statements: Map<string, string>;
-  /** PostgreSQL: single-row calls started in the same tick, sent together (see adapters/shared/coalesce.ts). */
+  /**
+   * PostgreSQL: single-row calls started in the same tick, sent together as one multi-row INSERT (a
+   * refused batch is sent again row by row; the batch shares now() and statement triggers fire once).
+   */
   coalesced?: Coalesced<PreparedRow, Record<string, unknown> | undefined>;
 }
 
