@@ -5,6 +5,7 @@
  */
 import { Output, type Io, type Status } from '../cli/output.js';
 import type { ServerInfo } from '../types.js';
+import { resolveOptions } from '../options.js';
 
 const FLAVOR = { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' } as const;
 
@@ -13,6 +14,11 @@ export interface BannerContext {
   source: 'option' | 'env' | 'handed' | 'started';
   template: string;
   built: boolean;
+}
+
+/** Where a run's server comes from, for the banner: handed by a parent run, the url option, TEST_DATABASE_URL, or started by us. */
+export function serverSource(options: { url?: string }, handed: boolean): BannerContext['source'] {
+  return handed ? 'handed' : options.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
 }
 
 export function runBanner(server: ServerInfo, ctx: BannerContext): string {

@@ -17,7 +17,7 @@ import { SERVER_ENV } from '../server/resolve.js';
 import { prepareTemplate, resolveNames } from '../test-database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../types.js';
 import { detectRun } from '../workers.js';
-import { runBanner, withStatus } from './banner.js';
+import { runBanner, serverSource, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
 import { dropOurDatabases, withClient } from '../client.js';
 import { checkEntry, DEFAULT_ENV_VAR, resolveOptions } from '../options.js';
@@ -182,7 +182,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   mkdirSync(dir, { recursive: true });
   writeFileSync(runOwnerFile(dir), String(process.pid));
   const quiet = resolveOptions(options).quiet;
-  const source = handed ? 'handed' : merged.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
+  const source = serverSource(merged, handed);
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
     runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
   const readyFile = readyFileOf(dir);

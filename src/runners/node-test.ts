@@ -22,6 +22,7 @@ import { SERVER_ENV } from '../server/resolve.js';
 import { detectWorker } from '../workers.js';
 import { expectRunner } from './current-runner.js';
 import { noSchemaNote, noteOnce } from './schema-note.js';
+import { runBanner, serverSource } from './banner.js';
 import { currentRun, prepareHandoff, runDir, startRun } from './global.js';
 import { readHandoff, workerTarget, type Handoff } from './handoff.js';
 import type { TestDatabase } from '../types.js';
@@ -45,6 +46,9 @@ async function nodeTestHooks() {
   return { beforeAll: wrap(t.before), afterAll: wrap(t.after), beforeEach: wrap(t.beforeEach) };
 }
 
+/** The mark (beside the run directory) that a file's process printed the run's banner. */
+const BANNER_MARK = '.banner-printed-';
+
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
   const { file, config: fileConfig } = await loadConfigFile();
@@ -53,8 +57,11 @@ async function standaloneChild(): Promise<Handoff> {
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
   if (!resolveOptions(config).quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, process.cwd()));
-  const { handoff } = await prepareHandoff(config, runId, dir);
+  const { handoff, built } = await prepareHandoff(config, runId, dir);
   const server = handoff.server;
+  // The line every runner prints once per run: here the first file's process to get this far does.
+  if (!resolveOptions(config).quiet)
+    noteOnce(dir, process.ppid, runBanner(server, { source: serverSource(config, false), template: handoff.template, built }), BANNER_MARK);
   if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
     // Keep the server for the whole `node --test` run, not just this file's process.
     takeLease(server.stateDir, process.ppid);

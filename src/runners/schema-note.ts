@@ -30,17 +30,18 @@ export function noSchemaNote(file: string | undefined, config: { migrate?: unkno
 /**
  * Prints `note` unless another process of the run of `dir` already did. `runPid` is the process the
  * run lives as (the `node --test` process): marks of runs whose process is gone are removed here.
+ * `mark` names the kind of note, so that each kind is printed once per run.
  */
-export function noteOnce(dir: string, runPid: number, note: string | undefined): void {
+export function noteOnce(dir: string, runPid: number, note: string | undefined, mark = MARK): void {
   if (!note) return;
   const parent = dirname(dir);
   for (const f of readdirSync(parent)) {
-    if (!f.startsWith(MARK)) continue;
+    if (!f.startsWith(mark)) continue;
     const pid = Number(readFileSync(join(parent, f), 'utf8'));
     if (pid && !pidAlive(pid)) rmSync(join(parent, f), { force: true });
   }
   try {
-    writeFileSync(join(parent, MARK + basename(dir)), String(runPid), { flag: 'wx' });
+    writeFileSync(join(parent, mark + basename(dir)), String(runPid), { flag: 'wx' });
   } catch {
     return; // printed by another file's process
   }

@@ -20,6 +20,9 @@ describe('node:test', () => {
       expect(sb.migrations()).toBe(1);
       // The fixture's config gives migrate: no note about empty databases.
       expect(r.output).not.toContain('gets an empty database');
+      // The status line the other runners print, once per run although every file has its own process.
+      const banners = r.output.match(/fast-test-db: PostgreSQL [\d.]+ \(embedded, ours\), tuned; template ftdb_\w+/g) ?? [];
+      expect(banners, r.output).toHaveLength(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     } finally {
       await sb.cleanup();
