@@ -45,6 +45,8 @@ export interface ResetReport {
   /**
    * Seeded tables (rows the template holds) that a test changed, or that emptying another table
    * cascaded into: emptied (so also listed in `emptied`) and filled again with the template's rows.
+   * PostgreSQL: also the materialized views refreshed from the restored tables. The user's triggers
+   * do not fire on the refill where the server lets us silence them (a warning says so where not).
    */
   restored: string[];
   ms: number;

@@ -53,6 +53,10 @@ export interface Marker {
    * was written before it; a row written after it (a test's INSERT or UPDATE) means the table changed.
    */
   seedXid?: string;
+  /** PostgreSQL: materialized views the template holds WITH NO DATA, for reset() to keep them so. */
+  unpopulated?: string[];
+  /** PostgreSQL: the template's large objects (oids); reset() unlinks any other. */
+  largeObjects?: string[];
   /** Where migrate's source text was hashed instead of its inputs: the run this template is scoped to. */
   scope?: string;
 }

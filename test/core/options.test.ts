@@ -62,6 +62,8 @@ describe('options', () => {
       'FAST_TEST_DB_TEST_PAUSE_FILE',
       'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE',
       'FAST_TEST_DB_LEFT_OPEN',
+      'FAST_TEST_DB_RESET_TRIGGERS',
+      'FAST_TEST_DB_RESET_LARGE_OBJECTS',
     ]);
     const seen = new Set(sources(join(ROOT, 'src')).flatMap((f) => readFileSync(f, 'utf8').match(/\bFAST_TEST_DB_[A-Z_]+/g) ?? []));
     const unknown = [...seen].filter((v) => !ENV_VARS.includes(v) && !protocol.has(v));

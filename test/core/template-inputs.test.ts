@@ -164,3 +164,100 @@ describe('reset() and seeded tables', () => {
     }
   });
 });
+
+describe('reset() and what a schema builds on its tables', () => {
+  const schema = `
+    CREATE SCHEMA other;
+    CREATE SEQUENCE other.audit_seq;
+    CREATE TABLE audit (id bigint DEFAULT nextval('other.audit_seq'), what text);
+    CREATE TABLE country (code text PRIMARY KEY);
+    INSERT INTO country VALUES ('NZ'), ('KR');
+    CREATE FUNCTION log_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO audit (what) VALUES (TG_TABLE_NAME || ':' || NEW.code); RETURN NEW; END $$;
+    CREATE TRIGGER country_audit AFTER INSERT ON country FOR EACH ROW EXECUTE FUNCTION log_insert();
+    CREATE MATERIALIZED VIEW country_count AS SELECT count(*)::int AS n FROM country;
+    CREATE MATERIALIZED VIEW country_codes AS SELECT code FROM country WITH NO DATA;
+    SELECT lo_from_bytea(0, 'template blob');`;
+  const migrate = (url: string) => sql(url, schema).then(() => undefined);
+  const state = (url: string) =>
+    sql(
+      url,
+      `SELECT (SELECT json_agg(code ORDER BY code) FROM country) AS country, (SELECT count(*)::int FROM audit) AS audit,
+        (SELECT n FROM country_count) AS counted, (SELECT relispopulated FROM pg_class WHERE relname = 'country_codes') AS codes,
+        (SELECT count(*)::int FROM pg_largeobject_metadata) AS blobs`,
+    ).then((r) => r[0]);
+
+  it("triggers do not fire on the restore; views and large objects come back to the template's", async () => {
+    const warnings: Array<{ code?: string; message: string }> = [];
+    const listen = (w: Error & { code?: string }) => warnings.push(w);
+    process.on('warning', listen);
+    const db = await createTestDatabase({ worker: 'built-on', cacheKey: 'built-on-v1', migrate });
+    try {
+      const template = await state(db.url);
+      expect(template).toEqual({ country: ['KR', 'NZ'], audit: 0, counted: 2, codes: false, blobs: 1 });
+
+      // The trigger fires for the test's own insert; the refill of `country` must not fire it again.
+      await sql(
+        db.url,
+        `INSERT INTO country VALUES ('JP'); REFRESH MATERIALIZED VIEW country_count; REFRESH MATERIALIZED VIEW country_codes;
+         SELECT lo_from_bytea(0, 'test blob')`,
+      );
+      expect(await state(db.url)).toEqual({ country: ['JP', 'KR', 'NZ'], audit: 1, counted: 3, codes: true, blobs: 2 });
+      const report = await db.reset();
+      expect(report.restored).toEqual(expect.arrayContaining(['country', 'country_count']));
+      expect(report.emptied).toEqual(expect.arrayContaining(['audit', 'country', 'country_codes', 'pg_largeobject']));
+      expect(await state(db.url)).toEqual(template);
+      // The sequence the trigger moved is back at its start, and the template's large object is its own.
+      expect(await sql(db.url, `SELECT nextval('other.audit_seq')::int AS n`)).toEqual([{ n: 1 }]);
+      expect(await sql(db.url, `SELECT convert_from(lo_get(oid), 'UTF8') AS t FROM pg_largeobject_metadata`)).toEqual([
+        { t: 'template blob' },
+      ]);
+
+      // A view refreshed without any table changing is left alone; nothing else to do.
+      await sql(db.url, `DELETE FROM audit`);
+      await db.reset();
+      expect(await db.reset()).toMatchObject({ emptied: [], restored: [] });
+      expect(await state(db.url)).toEqual(template);
+
+      // What reset cannot undo (a change to the template's own large object) is said once.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.code === 'FAST_TEST_DB_RESET_LARGE_OBJECTS')).toHaveLength(1);
+      expect(warnings.find((w) => w.code === 'FAST_TEST_DB_RESET_LARGE_OBJECTS')?.message).toMatch(
+        /cannot undo a change to the template's own 1; recreate\(\) gives the template's exact state/,
+      );
+      // A superuser's reset silences the triggers instead of warning about them.
+      expect(warnings.filter((w) => w.code === 'FAST_TEST_DB_RESET_TRIGGERS')).toEqual([]);
+    } finally {
+      process.off('warning', listen);
+      await db.destroy();
+    }
+  });
+
+  it('a user who may not silence triggers is told once that reset() may fire them', async () => {
+    const owner = await createTestDatabase({ worker: 'built-on-admin' });
+    const role = `ftdb_plain_${process.pid}`;
+    const admin = await postgresDialect.connect(owner.server);
+    await admin.query(`CREATE ROLE ${role} LOGIN CREATEDB PASSWORD 'plain-pw'`);
+    await admin.close();
+    const warnings: Array<{ code?: string; message: string }> = [];
+    const listen = (w: Error & { code?: string }) => warnings.push(w);
+    process.on('warning', listen);
+    const url = `postgres://${role}:plain-pw@${owner.server.host}:${owner.server.port}/postgres`;
+    const db = await createTestDatabase({ url, worker: 'built-on-plain', cacheKey: 'built-on-plain-v1', migrate });
+    try {
+      await sql(db.url, `INSERT INTO country VALUES ('JP')`);
+      await db.reset();
+      await db.reset();
+      await new Promise((r) => setImmediate(r));
+      const said = warnings.filter((w) => w.code === 'FAST_TEST_DB_RESET_TRIGGERS');
+      expect(said).toHaveLength(1);
+      expect(said[0]!.message).toMatch(
+        /reset\(\) may fire the trigger country_audit on country while it empties and refills tables: this user may not set session_replication_role .*recreate\(\) gives the template's exact state/,
+      );
+    } finally {
+      process.off('warning', listen);
+      await db.destroy();
+      await owner.destroy();
+    }
+  });
+});

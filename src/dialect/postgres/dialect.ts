@@ -134,6 +134,8 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
         sequences: { ...state.sequences },
         seedRows: state.seedRows,
         seedXid: state.seedXid,
+        unpopulated: [...(state.unpopulated ?? [])],
+        largeObjects: [...(state.largeObjects ?? [])],
       };
       // Migrations may leave pooled connections behind; a template must have none to be cloned.
       await endConnections(admin, name);
@@ -146,9 +148,9 @@ export function createPostgresDialect(options: PostgresDialectOptions = {}): Pos
       const using = server.major >= 15 ? ` STRATEGY ${strategy}` : '';
       // The clone carries what reset() must restore, so that reset needs nothing but its own connection.
       const from = await readMarker(admin, template);
-      const { seeded, sequences, seedRows, seedXid } = from ?? {};
+      const { seeded, sequences, seedRows, seedXid, unpopulated, largeObjects } = from ?? {};
       await createStaged(admin, name, 'clone', `CREATE DATABASE ${id(stagingName(name))} TEMPLATE ${id(template)}${using}`, () =>
-        encodeMarker({ ...marker, seeded, sequences, seedRows, seedXid }),
+        encodeMarker({ ...marker, seeded, sequences, seedRows, seedXid, unpopulated, largeObjects }),
       );
     },
 

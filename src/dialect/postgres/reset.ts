@@ -14,6 +14,11 @@
  * newer than that id (an INSERT or UPDATE since), or that a TRUNCATE ... CASCADE reached, is emptied
  * and filled again from its copy. An untouched seeded table costs one scan of its few rows.
  *
+ * The user's triggers stay silent during all this (session_replication_role = replica, for the
+ * function's transaction only) where the session may set it; elsewhere a warning says they may
+ * fire. Materialized views come back as the template had them (refreshed from the restored tables,
+ * or WITH NO DATA), and large objects a test made are unlinked.
+ *
  * The catalog is read once per connection and compiled into a session-local function
  * (pg_temp), whose plans PL/pgSQL caches; each call checks a catalog signature first and asks
  * for a new plan when the schema changed under it.
@@ -48,6 +53,10 @@ export interface ResetBaseline {
   seedRows?: Readonly<Record<string, number>>;
   /** A transaction id newer than every row of the template (32-bit, as xmin holds it). */
   seedXid?: string;
+  /** Materialized views the template holds WITH NO DATA: a test's REFRESH is undone. */
+  unpopulated?: readonly string[];
+  /** The template's large objects (oids): any other is unlinked. */
+  largeObjects?: readonly string[];
 }
 
 interface Catalog {
@@ -57,6 +66,12 @@ interface Catalog {
   sequences: Array<{ name: string; start: string }>;
   /** Columns a seeded table is refilled through (generated ones left out). */
   columns: Map<string, string[]>;
+  /** Materialized views, oldest first (a view built on another comes after it). */
+  matviews: string[];
+  /** Triggers of the user's tables that would fire on the refill, as `trigger on table`. */
+  triggers: string[];
+  /** Whether this session may set session_replication_role (a superuser, or granted SET on it). */
+  silenceTriggers: boolean;
 }
 
 async function readCatalog(db: PgClient): Promise<Catalog> {
@@ -71,6 +86,20 @@ async function readCatalog(db: PgClient): Promise<Catalog> {
       SELECT c.oid::regclass::text AS name, s.seqstart::text AS start FROM pg_sequence s
       JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${USER_SCHEMAS}`);
   const [sig] = await db.query<{ signature: string }>(`SELECT ${SIGNATURE} AS signature`);
+  const matviews = await db.query<{ name: string }>(`
+      SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'm' AND ${USER_SCHEMAS} ORDER BY c.oid`);
+  const triggers = await db.query<{ name: string }>(`
+      SELECT quote_ident(t.tgname) || ' on ' || c.oid::regclass::text AS name FROM pg_trigger t
+      JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' AND ${USER_SCHEMAS} ORDER BY 1`);
+  // Setting it to the value it has is allowed exactly when setting it to 'replica' is.
+  const silenceTriggers = await db
+    .query(`SELECT set_config('session_replication_role', current_setting('session_replication_role'), false)`)
+    .then(
+      () => true,
+      () => false,
+    );
   const cols = await db.query<{ oid: number; name: string }>(
     `
       SELECT a.attrelid::int AS oid, quote_ident(a.attname) AS name FROM pg_attribute a
@@ -80,7 +109,16 @@ async function readCatalog(db: PgClient): Promise<Catalog> {
   const columns = new Map<string, string[]>();
   const nameOf = new Map(tables.map((t) => [t.oid, t.name]));
   for (const c of cols) columns.set(nameOf.get(c.oid)!, [...(columns.get(nameOf.get(c.oid)!) ?? []), c.name]);
-  return { signature: sig!.signature, tables, keys, sequences, columns };
+  return {
+    signature: sig!.signature,
+    tables,
+    keys,
+    sequences,
+    columns,
+    matviews: matviews.map((m) => m.name),
+    triggers: triggers.map((t) => t.name),
+    silenceTriggers,
+  };
 }
 
 /** Every table that references `oid`, directly or through others: what TRUNCATE `oid` CASCADE reaches. */
@@ -132,6 +170,9 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   const cascaded = (t: string) => [...referencers(oidOf.get(t)!, catalog.keys)].map((o) => name.get(o)!).filter((r) => restorable.has(r));
   const arr = (names: string[]) => `ARRAY[${names.map(lit).join(', ')}]::text[]`;
   const body: string[] = [];
+  // The restore is ours, not the application's: the user's triggers (an audit log, a counter
+  // elsewhere) must not fire on it. Transaction-local, so the session is as it was afterwards.
+  if (catalog.silenceTriggers) body.push(`PERFORM set_config('session_replication_role', 'replica', true);`);
   // 1. Seeded tables a test changed: emptied first, so that no seeded row still points at a row
   // about to be deleted; refilled last (step 3), once what they may reference is back.
   for (const c of copies)
@@ -190,6 +231,22 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     body.push(
       `IF cardinality(restored) > 0 THEN PERFORM set_config('fast_test_db.seed_xid', (txid_current() % 4294967296)::text, false); END IF;`,
     );
+  // Materialized views as the template had them: refreshed from the restored tables, or emptied.
+  // Templates made before these were recorded say nothing of either: left as they are.
+  const unpopulated = new Set(template.unpopulated ?? []);
+  for (const m of template.unpopulated ? catalog.matviews : []) {
+    if (unpopulated.has(m))
+      body.push(`IF (SELECT relispopulated FROM pg_class WHERE oid = ${lit(m)}::regclass) THEN
+    REFRESH MATERIALIZED VIEW ${m} WITH NO DATA; dirty := dirty || ${lit(m)}::text; END IF;`);
+    else
+      body.push(`IF cardinality(dirty) > 0 OR NOT (SELECT relispopulated FROM pg_class WHERE oid = ${lit(m)}::regclass) THEN
+    REFRESH MATERIALIZED VIEW ${m}; refreshed := refreshed || ${lit(m)}::text; END IF;`);
+  }
+  // Large objects a test made go; the template's own cannot be put back if a test changed them.
+  const los = `ARRAY[${(template.largeObjects ?? []).map((o) => Number(o)).join(', ')}]::oid[]`;
+  if (template.largeObjects)
+    body.push(`IF EXISTS (SELECT 1 FROM pg_largeobject_metadata WHERE oid <> ALL(${los})) THEN
+    PERFORM lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid <> ALL(${los}); dirty := dirty || 'pg_largeobject'::text; END IF;`);
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
     const changed = last === undefined ? 'called' : `(NOT called OR value <> ${last})`;
@@ -200,12 +257,12 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   return `CREATE OR REPLACE FUNCTION pg_temp.fast_test_db_reset() RETURNS json LANGUAGE plpgsql AS $ftdb$
 #variable_conflict use_column
 DECLARE n int; value bigint; called boolean; changed boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
-  restore text[] := '{}'; restored text[] := '{}';
+  restore text[] := '{}'; restored text[] := '{}'; refreshed text[] := '{}';
   ftdb_watermark xid := coalesce(current_setting('fast_test_db.seed_xid', true), ${lit(template.seedXid ?? '0')})::xid;
 BEGIN
   IF ${SIGNATURE} <> ${lit(catalog.signature)} THEN RETURN NULL; END IF;
   ${body.join('\n  ')}
-  RETURN json_build_object('emptied', dirty, 'restarted', restarted, 'restored', restored);
+  RETURN json_build_object('emptied', dirty, 'restarted', restarted, 'restored', restored || refreshed);
 END $ftdb$`;
 }
 
@@ -225,17 +282,47 @@ export async function resetDatabase(db: PgClient, keep: readonly string[]): Prom
         'reset refused: this database was not created by fast-test-db',
         'reset only databases that createTestDatabase() returned',
       );
-    state = { seeded: marker.seeded ?? keep, sequences: marker.sequences ?? {}, seedRows: marker.seedRows, seedXid: marker.seedXid };
+    state = {
+      seeded: marker.seeded ?? keep,
+      sequences: marker.sequences ?? {},
+      seedRows: marker.seedRows,
+      seedXid: marker.seedXid,
+      unpopulated: marker.unpopulated,
+      largeObjects: marker.largeObjects,
+    };
     baselines.set(db, state);
   }
   return resetPostgres(db, state);
+}
+
+const warned = new Set<string>();
+
+/** Once per process and kind: what reset() cannot give back here, and that recreate() does. */
+function warnUnrestorable(catalog: Catalog, template: ResetBaseline): void {
+  const say = (kind: string, text: string) => {
+    if (warned.has(kind)) return;
+    warned.add(kind);
+    process.emitWarning(`fast-test-db: ${text}; recreate() gives the template's exact state`, { code: kind });
+  };
+  if (!catalog.silenceTriggers && catalog.triggers.length)
+    say(
+      'FAST_TEST_DB_RESET_TRIGGERS',
+      `reset() may fire ${catalog.triggers.length === 1 ? 'the trigger' : 'the triggers'} ${catalog.triggers.slice(0, 3).join(', ')}${catalog.triggers.length > 3 ? ', …' : ''} while it empties and refills tables: this user may not set session_replication_role (a superuser may, or GRANT SET ON PARAMETER session_replication_role)`,
+    );
+  if (template.largeObjects?.length)
+    say(
+      'FAST_TEST_DB_RESET_LARGE_OBJECTS',
+      `reset() removes the large objects a test made, but cannot undo a change to the template's own ${template.largeObjects.length}`,
+    );
 }
 
 async function resetPostgres(db: PgClient, template: ResetBaseline): Promise<ResetReport> {
   const started = performance.now();
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!compiled.has(db)) {
-      await db.query(compile(await readCatalog(db), template));
+      const catalog = await readCatalog(db);
+      warnUnrestorable(catalog, template);
+      await db.query(compile(catalog, template));
       compiled.set(db, true);
     }
     await pausePoint('reset');
@@ -262,7 +349,16 @@ export async function readResetBaseline(db: PgClient): Promise<ResetBaseline> {
   const sequences = await db.query<{ name: string; last: string | null }>(`
     SELECT format('%I.%I', schemaname, sequencename)::regclass::text AS name, last_value::text AS last FROM pg_sequences
     WHERE last_value IS NOT NULL AND schemaname NOT IN ('pg_catalog', 'information_schema')`);
-  return { seeded, sequences: Object.fromEntries(sequences.map((s) => [s.name, s.last!])) };
+  const unpopulated = await db.query<{ name: string }>(`
+    SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relkind = 'm' AND NOT c.relispopulated AND ${USER_SCHEMAS}`);
+  const largeObjects = await db.query<{ oid: string }>(`SELECT oid::text AS oid FROM pg_largeobject_metadata ORDER BY oid`);
+  return {
+    seeded,
+    sequences: Object.fromEntries(sequences.map((s) => [s.name, s.last!])),
+    unpopulated: unpopulated.map((m) => m.name),
+    largeObjects: largeObjects.map((o) => o.oid),
+  };
 }
 
 /**
