@@ -92,9 +92,12 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('the process saving the initdb copy killed mid-copy: the server still starts, and clean takes both halves', async () => {
-    const pauseFile = join(work, 'pause-initdb');
-    // No warm copy at its stop: the next test's first run must build its template.
+  /**
+   * A worker whose server's initdb output is being copied to the cache, the copying process stopped
+   * mid-copy. No warm copy at the server's stop: the next test's first run must build its template.
+   */
+  async function initdbSaverPaused(tag: string) {
+    const pauseFile = join(work, `pause-initdb-${tag}`);
     const run = runFixture('worker.ts', {
       ...env,
       FAST_TEST_DB_WORKER: '1',
@@ -102,53 +105,43 @@ describe('killed for real: the processes copying a warm copy and initdb output t
       FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
       FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
     });
-    run.catch(() => undefined); // awaited below, once the saver is killed
+    run.catch(() => undefined); // awaited by the test, once the saver is killed
     const saver = await pausedPid(pauseFile, 'initdb-copy-written');
     paused.push(saver);
-    const partial = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`));
-    expect(partial).toBeDefined();
-    const stagedName = readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n))!;
+    const partialName = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`));
+    expect(partialName).toBeDefined();
+    const stagedName = readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n));
     expect(stagedName).toBeDefined();
-    const staged = join(root, stagedName);
+    const keeper = Number(WARM_SAVE_NAME.exec(stagedName!)![1]);
+    return { run, saver, keeper, partial: join(cache, partialName!), staged: join(root, stagedName!) };
+  }
 
+  test('the process saving the initdb copy killed mid-copy: the server still starts, and clean takes both halves', async () => {
+    const { run, saver, keeper, partial, staged } = await initdbSaverPaused('clean');
     const live = await cleanJson(['--older-than', '0'], env);
-    expect(live.files.find((f) => f.path === join(cache, partial!))).toMatchObject({
+    expect(live.files.find((f) => f.path === partial)).toMatchObject({
       action: 'kept',
       reason: `process ${saver} is still writing it`,
     });
     expect(live.files.find((f) => f.path === staged)).toMatchObject({ kind: 'warm-save', action: 'kept' });
-    expect(existsSync(join(cache, partial!))).toBe(true);
+    expect(existsSync(partial)).toBe(true);
 
     await killed(saver);
     // The copy is made beside the server, which did not wait for it: the worker's run completes.
     await run;
-    const keeper = Number(WARM_SAVE_NAME.exec(stagedName)![1]);
     expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
     const gone = await cleanJson(['--older-than', '0'], env);
     expect(gone.ok).toBe(true);
-    expect(gone.files.find((f) => f.path === join(cache, partial!))).toMatchObject({ kind: 'partial', action: 'removed' });
+    expect(gone.files.find((f) => f.path === partial)).toMatchObject({ kind: 'partial', action: 'removed' });
     expect(gone.files.find((f) => f.path === staged)).toMatchObject({ kind: 'warm-save', action: 'removed' });
-    expect(existsSync(join(cache, partial!))).toBe(false);
+    expect(existsSync(partial)).toBe(false);
     expect(existsSync(staged)).toBe(false);
   });
 
   test('the process saving the initdb copy killed mid-copy: the next start removes what it left, without clean', async () => {
-    const pauseFile = join(work, 'pause-initdb-next');
-    const run = runFixture('worker.ts', {
-      ...env,
-      FAST_TEST_DB_WORKER: '1',
-      FAST_TEST_DB_DATA_CACHE: '0',
-      FAST_TEST_DB_TEST_PAUSE: 'initdb-copy-written',
-      FAST_TEST_DB_TEST_PAUSE_FILE: pauseFile,
-    });
-    run.catch(() => undefined);
-    const saver = await pausedPid(pauseFile, 'initdb-copy-written');
-    paused.push(saver);
-    const partial = join(cache, readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`))!);
-    const staged = join(root, readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n))!);
+    const { run, saver, keeper, partial, staged } = await initdbSaverPaused('next');
     await killed(saver);
     await run;
-    const keeper = Number(WARM_SAVE_NAME.exec(staged.slice(root.length + 1))![1]);
     expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true);
     expect([existsSync(partial), existsSync(staged)]).toEqual([true, true]);
     // The next cold start (the server stopped with its last client): tmpfs is memory, so it cleans up now.
