@@ -41,8 +41,9 @@ const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.st
 /** Hooks of node:test's root test, so that they wrap every test of the file. */
 async function nodeTestHooks() {
   const t = await import('node:test');
-  const wrap = (register: (fn: () => Promise<void>) => unknown) => (fn: () => Promise<unknown>) =>
-    void register(async () => void (await fn()));
+  const wrap =
+    (register: (fn: () => Promise<void>, options?: { timeout?: number }) => unknown) => (fn: () => Promise<unknown>, timeout?: number) =>
+      void register(async () => void (await fn()), timeout === undefined ? undefined : { timeout });
   return { beforeAll: wrap(t.before), afterAll: wrap(t.after), beforeEach: wrap(t.beforeEach) };
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import type { Dialect, SqlClient } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
-import { messageOf } from '../errors.js';
+import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import type { TestDatabase } from '../types.js';
 import { Database } from '../test-database.js';
@@ -90,7 +90,37 @@ export async function readyForFile(h: Handoff, name: string): Promise<void> {
   if (state?.name === name) state.cloned = true;
 }
 
-export type Hook = (fn: () => Promise<unknown>) => void;
+/** A runner's hook registration; `timeout` (ms) is the hook's own, as Jest's and Vitest's second argument. */
+export type Hook = (fn: () => Promise<unknown>, timeout?: number) => void;
+
+/**
+ * How long the worker's first hook waits for its database: the global setup may hand out a server
+ * that is still starting, and build the template meanwhile. The hook is registered with a longer
+ * timeout of its own, so that the user's hook timeout (Jest's 5 s) never cuts this wait short, and
+ * a wait that does not end says what it waited for instead of pointing into our bundle.
+ */
+export const WORKER_WAIT_MS = 10 * 60_000;
+
+/** `work`, or an error of ours once it took WORKER_WAIT_MS. */
+export function withinWorkerWait<T>(h: Handoff, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new FastTestDbError(
+            'SERVER_START_FAILED',
+            `this worker waited ${WORKER_WAIT_MS / 60_000} min for its database ${h.pending ? "(the run's server was still starting or building the template)" : '(its clone did not finish)'}`,
+            'see what the global setup printed; DEBUG=fast-test-db:* shows each step; a migrate slower than this needs migrateTimeoutMs and a server that starts sooner (fast-test-db start before the run)',
+          ),
+        ),
+      WORKER_WAIT_MS,
+    );
+    timer.unref();
+  });
+  return Promise.race([work(), late]).finally(() => clearTimeout(timer));
+}
+
 export interface RunnerHooks {
   beforeAll?: Hook;
   afterAll: Hook;
@@ -107,7 +137,9 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
   (globalThis as { [FILE]?: FileState })[FILE] = { name: target.name, cloned: false };
   // Without a beforeAll hook the caller awaits readyForFile() itself, before the test file loads.
   if (hooks.beforeAll) {
-    const beforeAll = hooks.beforeAll;
+    const register = hooks.beforeAll;
+    // Its own timeout, past WORKER_WAIT_MS: the user's hook timeout is for the user's hooks.
+    const beforeAll = (work: () => Promise<unknown>) => register(() => withinWorkerWait(h, work), WORKER_WAIT_MS + 30_000);
     if (h.isolation === 'file') beforeAll(() => readyForFile(h, target.name));
     else if (!alreadyCloned(h, target.name)) beforeAll(() => ensureCloned(h, target.name));
     // A server still starting (ready.ts): no test runs before it answers, or before its failure shows.
