@@ -33,6 +33,8 @@ describe('stop', () => {
   test('PostgreSQL: names the connected client and refuses; --force stops it and its data goes', async () => {
     const started = await runCli(['url', '--json'], env);
     expect(started.code).toBe(0);
+    // The server outlives the command: the line says how to stop it.
+    expect(started.stderr).toMatch(/started PostgreSQL [\d.]+; it stops after 15m without clients, or now with fast-test-db stop/);
     const { url, server } = jsonLines<{ url: string; server: { stateDir: string } }>(started.stdout)[0]!;
     const client = new pg.Client({ connectionString: url, application_name: 'held-open-by-test' });
     await client.connect();
