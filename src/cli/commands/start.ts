@@ -133,7 +133,10 @@ Examples:
       `  an empty database ${handed.database}${handed.created ? '' : ' (made by an earlier start: kept as it is)'}, login ${handed.user}`,
     );
     out.line(`  export TEST_DATABASE_URL=${adminUrl}   # for fast-test-db itself: clones per worker on this server`);
-    const leaving = joined || options.reuse ? 'Ctrl-C lets go of it; fast-test-db stop stops it' : 'Ctrl-C (or fast-test-db stop) stops it and removes its data';
+    const leaving =
+      joined || options.reuse
+        ? 'Ctrl-C lets go of it; fast-test-db stop stops it'
+        : 'Ctrl-C (or fast-test-db stop) stops it and removes its data';
     out.line(out.c.dim(`  ${leaving}`));
 
     // Stay until Ctrl-C, or until the server goes away under us.
@@ -153,7 +156,9 @@ Examples:
     }
     if (joined || options.reuse) {
       out.note(
-        joined ? 'let go of the server; it keeps running for its other clients' : 'let go of the server; it stops by itself once idle, or now with fast-test-db stop',
+        joined
+          ? 'let go of the server; it keeps running for its other clients'
+          : 'let go of the server; it stops by itself once idle, or now with fast-test-db stop',
       );
       out.data({ event: 'released' });
       return 0;

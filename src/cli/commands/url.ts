@@ -27,7 +27,9 @@ ${COMMON_HELP}`,
     const options = { ...(await serverOptions(values)), reuse: true, idleTimeoutMs: idle ? parseDuration(idle) : undefined };
     const req = await ownedRequest(options.engine, options);
     const { server, joined } = await acquire(req, out, (joined) =>
-      joined ? `${req.label} is running` : `started ${req.label}; it stops after ${idle ?? '15m'} without clients, or now with fast-test-db stop`,
+      joined
+        ? `${req.label} is running`
+        : `started ${req.label}; it stops after ${idle ?? '15m'} without clients, or now with fast-test-db stop`,
     );
     const url = (await dialectFor(server.engine)).url(server, str(values.database) ?? server.adminDatabase);
     out.data({ url, joined, server });
