@@ -17,7 +17,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keeperFiles } from '../../src/server/keeper-files.js';
 import { ensurePrivateDir } from '../../src/server/private-dir.js';
@@ -153,6 +153,47 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
     expect(readFileSync(keeperFiles(dir).plan, 'utf8')).toBe(JSON.stringify(plan)); // left as it was
     rmSync(dir, { recursive: true, force: true });
     rmSync(marker, { force: true });
+  });
+});
+
+describe('state files', () => {
+  it("the keeper's status is written whole and renamed into place: a reader never opens the file being written", async () => {
+    const shared = mkdtempSync(join('/dev/shm', 'ftdb-test-status-'));
+    const dir = join(serversRoot({ dataRoot: shared }), 'postgres-00aa11bb22');
+    ensurePrivateDir(dirname(dir));
+    ensurePrivateDir(dir);
+    const plan = {
+      init: [{ command: '/bin/sleep', args: ['0.5'], env: {} }],
+      server: { command: '/bin/sleep', args: ['30'], env: {} },
+      stopSignal: 'SIGTERM',
+      cleanup: [],
+      reuse: false,
+      idleTimeoutMs: 60_000,
+      graceMs: 60_000,
+      project: ROOT,
+    };
+    writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
+    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper.ts'), dir], { cwd: ROOT, stdio: 'ignore' });
+    const exited = new Promise((r) => keeper.once('exit', r));
+    // The file each phase was read from: one written in place keeps its inode from phase to phase.
+    const inodes: Record<string, number> = {};
+    const deadline = Date.now() + 20_000;
+    while (!inodes.running && Date.now() < deadline) {
+      try {
+        const file = keeperFiles(dir).status;
+        const ino = statSync(file).ino;
+        const phase = (JSON.parse(readFileSync(file, 'utf8')) as { phase: string }).phase;
+        if (statSync(file).ino === ino) inodes[phase] ??= ino;
+      } catch {
+        /* not written yet */
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    keeper.kill('SIGTERM');
+    await exited;
+    rmSync(shared, { recursive: true, force: true });
+    expect(Object.keys(inodes).sort()).toEqual(['init', 'running']);
+    expect(inodes.init).not.toBe(inodes.running);
   });
 });
 
