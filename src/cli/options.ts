@@ -3,7 +3,7 @@ import { loadConfig, mergeConfig, type FastTestDbConfig } from '../config.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine } from '../types.js';
 import { str, type OptionSpec } from './command.js';
-import { resolveOptions } from '../options.js';
+import { checkEntry, resolveOptions } from '../options.js';
 
 export const SERVER_OPTIONS: OptionSpec = {
   engine: { type: 'string', short: 'e' },
@@ -42,6 +42,7 @@ export async function serverOptions(
     dataRoot: str(values['data-root']),
     maxConnections: parseCount('max-connections', str(values['max-connections'])),
   });
+  checkEntry(merged, 'fast-test-db options', { config: true });
   const given = merged.engine ?? parseEngine(resolveOptions({}).engine);
   return { ...merged, engine: given ?? 'postgres', engineGiven: given !== undefined };
 }

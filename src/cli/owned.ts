@@ -3,6 +3,7 @@
  * the server a test run in this directory joins (the request comes from server/resolve.ts),
  * optionally on a port of the user's choosing.
  */
+import { dialectFor } from '../dialect/index.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
 import { embeddedRequest } from '../server/resolve.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -16,6 +17,7 @@ export interface OwnedRequest {
 }
 
 export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
+  await dialectFor(engine); // a missing driver is PEER_MISSING before a server starts
   const { request, label } = await embeddedRequest(engine, options, port);
   return { request, label, dir: serverDir(request) };
 }

@@ -9,6 +9,7 @@ import { loadConfigFile } from '../../src/config.js';
 import type { FastTestDbError } from '../../src/errors.js';
 import { ENV_VARS, optionTableMarkdown, resolveOptions } from '../../src/options.js';
 import { startServer } from '../../src/test-database.js';
+import { isolatedEnv, runCli } from '../cli/cli.js';
 import type { TestDatabaseOptions } from '../../src/types.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -232,6 +233,20 @@ describe('every option and env var is checked at the entry', () => {
       expect(readdirSync(root)).toEqual([]);
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the CLI checks what it is given the same way', () => {
+  it('fast-test-db start with FAST_TEST_DB_DATA_ROOT under /proc is refused before any server starts', async () => {
+    const { env, cleanup } = isolatedEnv('opt-cli');
+    try {
+      const r = await runCli(['start'], { ...env, FAST_TEST_DB_DATA_ROOT: '/proc/ftdb-data' }, { timeoutMs: 60_000 });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('FAST_TEST_DB_DATA_ROOT is "/proc/ftdb-data", which is on proc');
+      expect(r.stderr).toContain('fix: point FAST_TEST_DB_DATA_ROOT at a folder on a disk or a tmpfs');
+    } finally {
+      await cleanup();
     }
   });
 });
