@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coldJestCache, emptyJestCache, LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
 import { allowedList, parseCpuList } from '../../src/cpu-pairing.js';
 import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
+import { freePort } from '../../src/server/registry.js';
 
 const exec = promisify(execFile);
 
@@ -241,6 +242,8 @@ describe('the packed tarball, installed into a scratch project', () => {
       'node/b.test.mjs',
     ]);
     expectOwnDatabasePerWorker(records, output);
+    // The run's status line, as the other runners print it: once, although each file is a process.
+    expect(output.match(/fast-test-db: PostgreSQL [\d.]+ \(embedded, ours\), tuned; template ftdb_\w+/g) ?? [], output).toHaveLength(1);
   });
 
   it('mocha --require fast-test-db/mocha --parallel, with CPU pairing of Mocha workers numbered from 0', async () => {
@@ -309,6 +312,31 @@ describe('the packed tarball, installed into a scratch project', () => {
     const out = await sh(process.execPath, ['adapters.mjs'], project);
     const rows = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(rows).toEqual({ drizzle: { id: 1, name: 'drizzle' }, typeorm: { id: 1, name: 'typeorm' }, prisma: { id: 1, name: 'prisma' } });
+  });
+
+  it("stop and start --port through npx, and docs/ci.md's start and stop steps as a shell runs them", async () => {
+    const url = /^postgres:\/\/\S+$/m.exec(await sh('npx', ['fast-test-db', 'url'], project))![0];
+    const port = Number(new URL(url).port);
+    const asked = await freePort();
+    const refused = await sh('npx', ['fast-test-db', 'start', '--port', String(asked)], project).catch((e: Error) => e.message);
+    expect(refused).toContain(`[PORT_IN_USE] this project's PostgreSQL`);
+    expect(refused).toContain(`already running on port ${port}`);
+    expect(await sh('npx', ['fast-test-db', 'stop'], project)).toContain('stopped 1 server(s) of this project');
+    // `$!` of this background command is npx's pid; stop finds the server by the project instead.
+    await sh(
+      'sh',
+      [
+        '-ec',
+        `npx fast-test-db start --json > ftdb.json 2> ftdb.log &\ntimeout 60 sh -c 'until grep -q ready ftdb.json; do sleep 0.2; done'`,
+      ],
+      project,
+    );
+    const ready = JSON.parse(readFileSync(join(project, 'ftdb.json'), 'utf8').split('\n')[0]!) as { event: string; url: string };
+    expect(ready.event).toBe('ready');
+    expect(await sh('sh', ['-ec', 'npx fast-test-db stop --force'], project)).toContain('stopped 1 server(s) of this project');
+    const events = readFileSync(join(project, 'ftdb.json'), 'utf8').trim().split('\n');
+    expect(JSON.parse(events.at(-1)!)).toEqual({ event: 'stopped' });
+    expect(await sh('npx', ['fast-test-db', 'stop'], project)).toContain('no server of this project is running');
   });
 
   it('the bin, through npx', async () => {
