@@ -317,7 +317,9 @@ export function removeEmptyDir(dir: string): void {
 export async function acquireOwnedServer(req: OwnedServerRequest): Promise<ServerInfo> {
   const dir = serverDir(req);
   const files = keeperFiles(dir);
-  const makeDirs = () => (ensurePrivateDir(dirname(dir)), ensurePrivateDir(dir));
+  // The data root itself is the user's choice (or /dev/shm, the temp dir): made as asked, with its
+  // parents; the two folders of ours below it are the ones checked.
+  const makeDirs = () => (mkdirSync(dirname(dirname(dir)), { recursive: true }), ensurePrivateDir(dirname(dir)), ensurePrivateDir(dir));
   makeDirs();
   return withFileLock(
     files.lock,

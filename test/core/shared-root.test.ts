@@ -17,6 +17,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keeperFiles } from '../../src/server/keeper-files.js';
@@ -199,4 +200,23 @@ describe('state files', () => {
 
 describe.skipIf(isRoot)('shared-root attacks', () => {
   it.skip('need root: a second local user is made for them (useradd), which only root may do', () => undefined);
+});
+
+describe('a dataRoot of the user’s choosing', () => {
+  it('that does not exist yet is made with its parents; the folders of ours below it are made private', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ftdb-root-'));
+    chmodSync(base, 0o755); // the servers run as nobody when we are root: it walks through to its data
+    const chosen = join(base, 'not', 'there');
+    try {
+      const r = runWorker(chosen);
+      expect(r.err).not.toContain('ENOENT');
+      expect(r.code).toBe(0);
+      const ours = lstatSync(join(chosen, `fast-test-db-${process.getuid?.() ?? 0}`));
+      expect(ours.isDirectory()).toBe(true);
+      expect(ours.mode & 0o022).toBe(0);
+    } finally {
+      await removeDataRoot(chosen);
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
 });
