@@ -22,7 +22,7 @@ describe('usage', () => {
   test('--help lists every command and exits 0; no command exits 2', async () => {
     const help = await runCli(['--help'], env);
     expect(help.code).toBe(0);
-    for (const c of ['start', 'url', 'doctor', 'monitor', 'clean']) expect(help.stdout).toMatch(new RegExp(`^  ${c}\\s`, 'm'));
+    for (const c of ['start', 'stop', 'url', 'doctor', 'monitor', 'clean']) expect(help.stdout).toMatch(new RegExp(`^  ${c}\\s`, 'm'));
     const none = await runCli([], env);
     expect(none.code).toBe(2);
     expect(none.stdout).toContain('Usage: fast-test-db <command>');
@@ -39,7 +39,7 @@ describe('usage', () => {
   });
 
   test('each command has its own --help', async () => {
-    const results = await Promise.all(['start', 'url', 'doctor', 'monitor', 'clean'].map((c) => runCli([c, '--help'], env)));
+    const results = await Promise.all(['start', 'url', 'doctor', 'monitor', 'clean', 'stop'].map((c) => runCli([c, '--help'], env)));
     for (const r of results) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: fast-test-db \w+/);
@@ -47,6 +47,9 @@ describe('usage', () => {
     }
     expect(results[0]!.stdout).toContain('--port');
     expect(results[4]!.stdout).toContain('--older-than');
+    // stop says what it does with clients still connected, and how to override it.
+    expect(results[5]!.stdout).toContain('stops nothing, exiting 1 with SERVER_IN_USE');
+    expect(results[5]!.stdout).toContain('--force');
   });
 
   test('wrong command lines exit 2 and say what to do', async () => {
