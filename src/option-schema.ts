@@ -55,7 +55,8 @@ export const OPTION_RULES: { readonly [K in keyof Required<FastTestDbConfig>]: R
       ? undefined
       : "a function (url) => …, or a command such as 'npm run migrate'",
   migrateTimeoutMs: ms(1),
-  cacheKey: text,
+  // Adapters join their key with the caller's: an empty one means none.
+  cacheKey: (v) => (typeof v === 'string' ? undefined : 'a string'),
   migrationFiles: texts,
   worker: text,
   runId: text,

@@ -101,7 +101,7 @@ async function refusal(options: object, env: Record<string, string> = {}): Promi
 describe('every option and env var is checked at the entry', () => {
   it.each([
     [{ keepTemplates: -1 }, /keepTemplates is -1, not a whole number from 1/, 'give keepTemplates a whole number from 1 to 1000'],
-    [{ cacheKey: { a: 1 } }, /cacheKey is \{"a":1\}, not a non-empty string/, 'give cacheKey a non-empty string'],
+    [{ cacheKey: { a: 1 } }, /cacheKey is \{"a":1\}, not a string/, 'give cacheKey a string'],
     [
       { migrationFiles: 42 },
       /migrationFiles is 42, not a string or a non-empty array/,
