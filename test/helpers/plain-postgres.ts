@@ -7,11 +7,12 @@
  *   await using pg15 = await startPlainPostgres({ binDir: '/usr/lib/postgresql/15/bin' });
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { findPostgresBinaries, type PostgresBinaries, reachableBinaries } from '../../src/server/embedded-postgres.js';
+import { ensurePrivateDir } from '../../src/server/private-dir.js';
 import { freePort, serversRoot } from '../../src/server/registry.js';
 import { type ServerUser, unprivilegedUser } from '../../src/server/user.js';
 
@@ -155,8 +156,7 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
  */
 function reachableFor(bins: PostgresBinaries, user: ServerUser): PostgresBinaries {
   const root = serversRoot({});
-  mkdirSync(root, { recursive: true });
-  chmodSync(root, 0o755);
+  ensurePrivateDir(root); // as the library makes it: ours, enterable by the server's account
   return reachableBinaries(bins, user, root);
 }
 
