@@ -403,8 +403,8 @@ export interface FastInsertOptions {
  * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
  * row and result types follow from the delegate; no model name string to mistype. The delegate
  * may come from a client made by prismaTestDb or prismaClient (which share their pool with it),
- * or from the app's own Prisma 7 client on @prisma/adapter-pg or @prisma/adapter-mariadb (see
- * app-client.ts for what is refused there, and why).
+ * or from the app's own Prisma 7 client on @prisma/adapter-pg or @prisma/adapter-mariadb (a client
+ * without a driver adapter is refused with UNSUPPORTED, which says why).
  *
  * Returns records shaped like create() returns them, in input order. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').

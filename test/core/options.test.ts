@@ -1,4 +1,4 @@
-/** The options module: every option and env var resolved in one place, and the README's table made from it. */
+/** The options module: every option and env var resolved in one place, and the docs' table made from it. */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,8 +47,8 @@ describe('options', () => {
     expect(() => resolved.graceMs).toThrow(/FAST_TEST_DB_GRACE_MS="soon" is not a number/);
   });
 
-  it("the README's option table is the one the options module describes", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it("the docs' option table is the one the options module describes", () => {
+    const readme = readFileSync(join(ROOT, 'docs/core.md'), 'utf8');
     expect(readme).toContain(optionTableMarkdown());
   });
 
