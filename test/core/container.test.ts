@@ -34,6 +34,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** The definition a real container gets, with the password of the embedded server that stands in for it. */
+function definition(): ReturnType<typeof postgresContainerDefinition> {
+  const def = postgresContainerDefinition({});
+  return { ...def, server: { ...def.server, password: server.password } };
+}
+
 function runnerAt(host: string, port: number, stops: string[]): ContainerRunner {
   let n = 0;
   return {
@@ -48,11 +54,11 @@ describe('containers we start', () => {
   it('are owned until stopOwnedContainers() stops and removes each of them once', async () => {
     const stops: string[] = [];
     const runner = runnerAt(server.host, server.port, stops);
-    const info = await startDefinedContainer(postgresContainerDefinition({}), runner);
+    const info = await startDefinedContainer(definition(), runner);
     expect(info.provider).toBe('container');
     expect(info.owned).toBe(true);
     expect(info.tuned).toBe(true); // read back from the server, not assumed
-    await startDefinedContainer(postgresContainerDefinition({}), runner);
+    await startDefinedContainer(definition(), runner);
     expect(ownedContainerCount()).toBe(2);
     expect(await stopOwnedContainers()).toBe(2);
     expect(stops.sort()).toEqual(['fake-1', 'fake-2']);
@@ -63,7 +69,7 @@ describe('containers we start', () => {
   it('one that never answers is removed at once, and the error says why', async () => {
     const stops: string[] = [];
     const port = await freePort(); // nothing listens there
-    await expect(startDefinedContainer(postgresContainerDefinition({}), runnerAt('127.0.0.1', port, stops))).rejects.toMatchObject({
+    await expect(startDefinedContainer(definition(), runnerAt('127.0.0.1', port, stops))).rejects.toMatchObject({
       code: 'UNREACHABLE',
     });
     expect(stops).toEqual(['fake-1']);
@@ -72,7 +78,7 @@ describe('containers we start', () => {
 
   it('a runner that cannot start one gives DOCKER_UNAVAILABLE', async () => {
     const failing: ContainerRunner = { start: async () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) };
-    await expect(startDefinedContainer(postgresContainerDefinition({}), failing)).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
+    await expect(startDefinedContainer(definition(), failing)).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
   });
 
   for (const end of ['natural', 'sigterm'] as const) {
@@ -80,7 +86,7 @@ describe('containers we start', () => {
       const stopLog = join(work, `${end}.log`);
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/core/container-owner.mts')], {
         cwd: ROOT,
-        env: { ...process.env, HOST: server.host, PORT: String(server.port), STOP_LOG: stopLog, END: end },
+        env: { ...process.env, HOST: server.host, PORT: String(server.port), PASSWORD: server.password, STOP_LOG: stopLog, END: end },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
