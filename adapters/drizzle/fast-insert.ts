@@ -1,8 +1,9 @@
 /**
  * fastInsert for Drizzle: the rows `db.insert(table).values(rows)` would write, sent as a cached
  * prepared statement per (table, column set) straight to the driver client, batched within the
- * bind-parameter limit. PostgreSQL returns the inserted rows (like `.returning()`), MySQL the
- * generated keys (like `.$returningId()`).
+ * bind-parameter limit. PostgreSQL returns the inserted rows (like `.returning()`); MySQL, which
+ * has no RETURNING, the row as far as it is known without reading it back: the values sent, the
+ * static defaults and the generated keys (what `.$returningId()` reports).
  */
 import type { InferModelFromColumns } from 'drizzle-orm';
 import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
@@ -19,8 +20,15 @@ type AnyMySqlDb = MySqlDatabase<any, any, any, any>;
 /** What `.$returningId()` gives for one row of `T`. */
 export type MySqlInsertedId<T extends MySqlTable> = InferModelFromColumns<GetPrimarySerialOrDefaultKeys<T['_']['columns']>>;
 
+/**
+ * MySQL's record of one inserted row: the values given (and from $defaultFn/$onUpdate), the static
+ * `.default()` values, null for nullable columns without a default, and the generated keys. Columns
+ * whose value the server computes (SQL defaults such as now(), generated columns) are absent.
+ */
+export type MySqlInserted<T extends MySqlTable> = T['$inferInsert'] & MySqlInsertedId<T>;
+
 export interface FastInsertOptions {
-  /** false: return only the number of rows inserted (PostgreSQL then sends no RETURNING). */
+  /** false: resolve to nothing (PostgreSQL then sends no RETURNING). */
   returning?: boolean;
   /**
    * PostgreSQL: single-row calls on a pool started in the same tick (Promise.all over a map) go out
@@ -62,8 +70,8 @@ interface PreparedRow {
   values: unknown[];
   /** Aligned with `columns`: SQL text sent in place of a placeholder (sql`now()` from $defaultFn, say). */
   expressions?: Array<string | undefined>;
-  /** MySQL: values of id columns known before the insert (given or from $defaultFn). */
-  ids?: Record<string, unknown>;
+  /** MySQL: the row as known before the insert (given, $defaultFn, static defaults), keyed by property. */
+  known?: Record<string, unknown>;
 }
 
 const plans = new WeakMap<object, WeakMap<object, TablePlan>>();
@@ -134,7 +142,7 @@ function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow 
   const values: unknown[] = [];
   let expressions: Array<string | undefined> | undefined;
   let set = '';
-  let ids: Record<string, unknown> | undefined;
+  const known: Record<string, unknown> | undefined = plan.family === 'mysql' ? {} : undefined;
   const { insertable } = plan;
   for (let i = 0; i < insertable.length; i++) {
     const c = insertable[i]!;
@@ -143,7 +151,10 @@ function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow 
       const col = c.column;
       if (col.defaultFn !== undefined) value = col.defaultFn();
       else if (!col.default && col.onUpdateFn !== undefined) value = col.onUpdateFn();
-      else continue;
+      else {
+        if (known) knownDefault(c, known);
+        continue;
+      }
     }
     let expression: string | undefined;
     if (value === null) values.push(null);
@@ -160,12 +171,20 @@ function prepareRow(plan: TablePlan, row: Record<string, unknown>): PreparedRow 
       set += `${i}=${JSON.stringify(expression)},`;
     } else {
       set += i + ',';
-      if (c.isId) (ids ??= {})[c.key] = value;
+      if (known) known[c.key] = value;
     }
     columns.push(i);
   }
   if (expressions) expressions.length = columns.length;
-  return { set, columns, values, expressions, ids };
+  return { set, columns, values, expressions, known };
+}
+
+/** MySQL: what a column the row leaves out holds, when that is known without reading the row back. */
+function knownDefault(c: ColumnPlan, known: Record<string, unknown>): void {
+  const col = c.column;
+  if (col.hasDefault || col.default !== undefined) {
+    if (col.default !== undefined && !isKind(col.default, 'SQL')) known[c.key] = col.default;
+  } else if (!col.notNull && !col.autoIncrement) known[c.key] = null;
 }
 
 function statement(plan: TablePlan, rows: PreparedRow[], returning: boolean): string {
@@ -194,8 +213,7 @@ function coalescedFor(runner: InsertSession, plan: TablePlan): Coalesced<Prepare
       limit: (row) => rowsPerBatch(plan, row),
       one: (row, returning) => insertOne(runner, plan, row, returning),
       send: (rows, returning) => sendBatch(runner, plan, rows, returning),
-      // Without returning a call gets its count: one per row the server reports written.
-      finish: (rows, returning, res) => (returning ? returned(plan, rows, res) : Array<number>(res.affected).fill(1)),
+      finish: (rows, returning, res) => (returning ? returned(plan, rows, res) : rows.map(() => undefined)),
     });
     plan.coalesced.set(runner, coalesced);
   }
@@ -217,14 +235,14 @@ function mapReturned(plan: TablePlan, raw: unknown[]): Record<string, unknown> {
   return out;
 }
 
-function mysqlIds(plan: TablePlan, rows: PreparedRow[], insertId: number): Array<Record<string, unknown>> {
+function mysqlRecords(plan: TablePlan, rows: PreparedRow[], insertId: number): Array<Record<string, unknown>> {
   let next = insertId;
   return rows.map((r) => {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = { ...r.known };
     let generated = false;
     for (const c of plan.ids) {
-      if (r.ids && c.key in r.ids) out[c.key] = r.ids[c.key];
-      else if (c.column.autoIncrement) {
+      if (c.key in out) continue;
+      if (c.column.autoIncrement) {
         // One multi-row INSERT takes consecutive AUTO_INCREMENT values (what $returningId assumes too).
         out[c.key] = next;
         generated = true;
@@ -242,36 +260,49 @@ function sendBatch(runner: InsertSession, plan: TablePlan, rows: PreparedRow[], 
   return runner.insert(sql, params, returning && plan.family === 'postgres');
 }
 
-/** One row's statement: `.returning()`'s row (or `$returningId()`'s keys), or without returning the count written. */
+/** One row's statement: its record, or nothing without returning. */
 async function insertOne(runner: InsertSession, plan: TablePlan, row: PreparedRow, returning: boolean): Promise<unknown> {
   const res = await sendBatch(runner, plan, [row], returning);
-  return returning ? returned(plan, [row], res)[0] : res.affected;
+  return returning ? returned(plan, [row], res)[0] : undefined;
 }
 
-/** Per row, what the statement returned for it: `.returning()`'s row on PostgreSQL, `$returningId()`'s keys on MySQL. */
+/** Per row, its record: `.returning()`'s row on PostgreSQL, the known values and generated keys on MySQL. */
 function returned(plan: TablePlan, rows: PreparedRow[], res: RawInsertResult): unknown[] {
   if (plan.family === 'postgres') return res.rows.map((raw) => mapReturned(plan, raw as unknown[]));
-  return mysqlIds(plan, rows, res.insertId);
+  return mysqlRecords(plan, rows, res.insertId);
 }
 
-export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert']): Promise<T['$inferSelect']>;
+type Returning = FastInsertOptions & { returning?: true };
+
+/**
+ * One row in: its record; an array in: the records in input order. PostgreSQL: every column, as
+ * `.returning()` gives it. MySQL: see MySqlInserted. `{ returning: false }`: nothing.
+ */
+export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert'], options?: Returning): Promise<T['$inferSelect']>;
 export function fastInsert<T extends PgTable>(
   db: AnyPgDb,
   table: T,
   rows: ReadonlyArray<T['$inferInsert']>,
+  options?: Returning,
 ): Promise<Array<T['$inferSelect']>>;
-export function fastInsert<T extends MySqlTable>(db: AnyMySqlDb, table: T, row: T['$inferInsert']): Promise<MySqlInsertedId<T>>;
+export function fastInsert<T extends MySqlTable>(
+  db: AnyMySqlDb,
+  table: T,
+  row: T['$inferInsert'],
+  options?: Returning,
+): Promise<MySqlInserted<T>>;
 export function fastInsert<T extends MySqlTable>(
   db: AnyMySqlDb,
   table: T,
   rows: ReadonlyArray<T['$inferInsert']>,
-): Promise<Array<MySqlInsertedId<T>>>;
+  options?: Returning,
+): Promise<Array<MySqlInserted<T>>>;
 export function fastInsert<T extends PgTable | MySqlTable>(
   db: AnyPgDb | AnyMySqlDb,
   table: T,
   rows: T['$inferInsert'] | ReadonlyArray<T['$inferInsert']>,
   options: FastInsertOptions & { returning: false },
-): Promise<number>;
+): Promise<void>;
 export async function fastInsert(db: object, table: object, rowOrRows: unknown, options?: FastInsertOptions): Promise<unknown> {
   const known = runnerFor(db);
   const runner = 'then' in known ? await known : known;
@@ -300,13 +331,11 @@ export async function fastInsert(db: object, table: object, rowOrRows: unknown, 
   }
   const runAll = async (r: InsertSession) => {
     const out: unknown[] = [];
-    let affected = 0;
     for (const batch of batches) {
       const res = await sendBatch(r, plan, batch, returning);
-      affected += res.affected;
       if (returning) for (const x of returned(plan, batch, res)) out.push(x);
     }
-    return returning ? out : affected;
+    return returning ? out : undefined;
   };
   // Like one db.insert(), all rows or none: several statements share a transaction when the
   // client is a pool (on a single connection they belong to whatever transaction is open there).

@@ -3,7 +3,7 @@
  * that ran the project's migrations once, and fastInsert for seeding.
  *
  *   const { prisma, database } = await prismaTestDb({ client: PrismaClient, schema: 'prisma/schema.prisma' });
- *   const [alice] = await fastInsert(prisma.user, [{ email: 'a@x.io' }]);
+ *   const alice = await fastInsert(prisma.user, { email: 'a@x.io' });
  *
  * The client runs on a pool we create and hand to its driver adapter (PrismaPg / PrismaMariaDb),
  * so fastInsert can use that pool directly. `database.reset()` works with the client connected;
@@ -385,7 +385,7 @@ export type CreatedRecord<D> = 0 extends 1 & D
     : Record<string, unknown>;
 
 export interface FastInsertOptions {
-  /** false: skip RETURNING / reading rows back and resolve to { count } (like createMany). Default true. */
+  /** false: skip RETURNING / reading rows back and resolve to nothing. Default true. */
   returning?: boolean;
   /**
    * PostgreSQL: single-row calls started in the same tick (Promise.all over a map) go out together
@@ -406,31 +406,48 @@ export interface FastInsertOptions {
  * or from the app's own Prisma 7 client on @prisma/adapter-pg or @prisma/adapter-mariadb (a client
  * without a driver adapter is refused with UNSUPPORTED, which says why).
  *
- * Returns records shaped like create() returns them, in input order. Nested relation writes,
+ * One row in: its record, shaped like create() returns it (every field, on every engine). An
+ * array in: the records in input order. `{ returning: false }`: nothing. Nested relation writes,
  * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
  */
 export function fastInsert<D>(
   delegate: D,
-  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  rows: ReadonlyArray<CreateData<D>>,
   options?: FastInsertOptions & { returning?: true },
 ): Promise<Array<CreatedRecord<D>>>;
 export function fastInsert<D>(
   delegate: D,
+  row: CreateData<D>,
+  options?: FastInsertOptions & { returning?: true },
+): Promise<CreatedRecord<D>>;
+export function fastInsert<D>(
+  delegate: D,
   rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
   options: FastInsertOptions & { returning: false },
-): Promise<{ count: number }>;
+): Promise<void>;
 export async function fastInsert<D>(
   delegate: D,
   rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
   options: FastInsertOptions = {},
-): Promise<Array<CreatedRecord<D>> | { count: number }> {
+): Promise<Array<CreatedRecord<D>> | CreatedRecord<D> | undefined> {
+  const out = await insertList(delegate, rows, options);
+  if (options.returning === false) return undefined;
+  return (Array.isArray(rows) ? out : out[0]) as Array<CreatedRecord<D>> | CreatedRecord<D>;
+}
+
+/** The rows of one call, as a list whatever its shape; the records (none without returning) in input order. */
+async function insertList<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions,
+): Promise<Array<Record<string, unknown> | undefined>> {
   const reg = delegate && typeof delegate === 'object' ? registry.get(delegate) : undefined;
   const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
   const returning = options.returning !== false;
   const how = { returning, coalesce: options.coalesce };
   let out: Array<Record<string, unknown> | undefined>;
   if (reg?.model) {
-    if (list.length === 0) return returning ? [] : { count: 0 };
+    if (list.length === 0) return [];
     out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, how);
   } else {
     // Not a client of ours: the app's own client, reached through the delegate.
@@ -445,11 +462,11 @@ export async function fastInsert<D>(
       );
     }
     try {
-      if (list.length === 0) return returning ? [] : { count: 0 };
+      if (list.length === 0) return [];
       out = await insertRows(await lease.context(), lease.model, list, how);
     } finally {
       lease.release();
     }
   }
-  return returning ? (out as Array<CreatedRecord<D>>) : { count: list.length };
+  return out;
 }

@@ -22,7 +22,7 @@ export interface FastInsertOptions {
   subscribers?: 'error' | 'skip';
   /**
    * PostgreSQL: ask the row back with RETURNING (keys and defaults, as insert() does). Default true;
-   * false saves the result rows for seeding that never reads the keys. MySQL's insertId comes free.
+   * false resolves to nothing and sends no RETURNING, for seeding that never reads the keys.
    */
   returning?: boolean;
   /**
@@ -33,13 +33,6 @@ export interface FastInsertOptions {
    * false sends each call as its own statement.
    */
   coalesce?: boolean;
-}
-
-export interface FastInsertResult {
-  /** Primary key of each row, in input order (as InsertResult.identifiers). */
-  identifiers: ObjectLiteral[];
-  /** Values the database or fastInsert generated for each row (as InsertResult.generatedMaps). */
-  generatedMaps: ObjectLiteral[];
 }
 
 export type FastInsertTarget<T extends ObjectLiteral> = Repository<T> | { entity: EntityTarget<T>; dataSource: DataSource };
@@ -59,8 +52,6 @@ interface EntityPlan {
   /** PostgreSQL: what insert() asks back with RETURNING. */
   returning: ColumnMetadata[];
   statements: Map<string, { text: string; columns: ColumnMetadata[] }>;
-  /** The key's property when it is one plain column: identifiers without getEntityIdMap's generality. */
-  simpleKey?: ColumnMetadata;
   pool?: { owner: unknown; run: InsertStatement; coalesced: Coalesced<PreparedRow, InsertOutcome> };
   subscribersChecked: boolean;
 }
@@ -106,8 +97,6 @@ function planFor(dataSource: DataSource, target: EntityTarget<ObjectLiteral>, me
     statements: new Map(),
     subscribersChecked: false,
   };
-  const keys = md.primaryColumns;
-  if (keys.length === 1 && !keys[0]!.embeddedMetadata && !keys[0]!.relationMetadata) plan.simpleKey = keys[0];
   plans.set(md, plan);
   return plan;
 }
@@ -244,21 +233,48 @@ function resolveTarget<T extends ObjectLiteral>(
   return { dataSource, entity: repo.target, metadata: repo.metadata, queryRunner: repo.queryRunner ?? repo.manager.queryRunner };
 }
 
+type Returning = FastInsertOptions & { returning?: true };
+
 /**
- * Inserts one row or many, as `repository.insert()` would write them, and sets generated keys on
- * the objects passed in. Arrays go out as multi-row INSERTs within the engine's parameter limit.
+ * Inserts one row or many, as `repository.insert()` would write them, and resolves to the objects
+ * passed in (one in: that object; an array in: the same objects in input order) with what the
+ * database or fastInsert generated set on them: on PostgreSQL every column insert() asks back with
+ * RETURNING (keys, defaults, generated columns); on MySQL/MariaDB the AUTO_INCREMENT key and
+ * client-side UUIDs, beside the values given. `{ returning: false }` resolves to nothing.
+ * Arrays go out as multi-row INSERTs within the engine's parameter limit.
  */
+export function fastInsert<T extends ObjectLiteral>(
+  target: FastInsertTarget<T>,
+  rows: ReadonlyArray<DeepPartial<T>>,
+  opts?: Returning,
+): Promise<T[]>;
+export function fastInsert<T extends ObjectLiteral>(target: FastInsertTarget<T>, row: DeepPartial<T>, opts?: Returning): Promise<T>;
+export function fastInsert<T extends ObjectLiteral>(
+  target: FastInsertTarget<T>,
+  rowOrRows: DeepPartial<T> | ReadonlyArray<DeepPartial<T>>,
+  opts: FastInsertOptions & { returning: false },
+): Promise<void>;
 export async function fastInsert<T extends ObjectLiteral>(
   target: FastInsertTarget<T>,
   rowOrRows: DeepPartial<T> | ReadonlyArray<DeepPartial<T>>,
   opts: FastInsertOptions = {},
-): Promise<FastInsertResult> {
+): Promise<T | T[] | undefined> {
+  const rows = (Array.isArray(rowOrRows) ? rowOrRows : [rowOrRows]) as ObjectLiteral[];
+  await insertEntities(target, rows, opts);
+  if (opts.returning === false) return undefined;
+  return (Array.isArray(rowOrRows) ? rows : rows[0]) as T | T[];
+}
+
+/** Writes the rows and sets what was generated on them, once every statement has succeeded. */
+async function insertEntities<T extends ObjectLiteral>(
+  target: FastInsertTarget<T>,
+  rows: ObjectLiteral[],
+  opts: FastInsertOptions,
+): Promise<void> {
   const { dataSource, entity, metadata, queryRunner } = resolveTarget(target);
   const plan = planFor(dataSource, entity as EntityTarget<ObjectLiteral>, metadata);
   checkSubscribers(plan, opts);
-  const rows = (Array.isArray(rowOrRows) ? rowOrRows : [rowOrRows]) as ObjectLiteral[];
-  const result: FastInsertResult = { identifiers: [], generatedMaps: [] };
-  if (rows.length === 0) return result;
+  if (rows.length === 0) return;
 
   const md = plan.metadata;
   if (md.beforeInsertListeners.length) await runListeners(md.beforeInsertListeners, rows);
@@ -298,12 +314,10 @@ export async function fastInsert<T extends ObjectLiteral>(
     const out = outs[b]!;
     for (let j = 0; j < part.length; j++) {
       const i = part[j]!;
-      result.generatedMaps[i] = applyGenerated(plan, rows[i]!, prepared[i]!, out.rows[j], out.insertId ? out.insertId + j : 0);
+      applyGenerated(plan, rows[i]!, prepared[i]!, out.rows[j], out.insertId ? out.insertId + j : 0);
     }
   }
-  for (const r of rows) result.identifiers.push(identify(plan, r));
   if (md.afterInsertListeners.length) await runListeners(md.afterInsertListeners, rows);
-  return result;
 }
 
 const SINGLE: number[][] = [[0]];
@@ -367,12 +381,6 @@ function sendRows(plan: EntityPlan, run: InsertStatement, rows: PreparedRow[], r
   return run(statement(plan, first, rows.length, returning), values);
 }
 
-function identify(plan: EntityPlan, row: ObjectLiteral): ObjectLiteral {
-  const k = plan.simpleKey;
-  if (k) return { [k.propertyName]: row[k.propertyName] };
-  return plan.metadata.getEntityIdMap(row) ?? {};
-}
-
 async function runListeners(listeners: EntityMetadata['beforeInsertListeners'], rows: ObjectLiteral[]): Promise<void> {
   const pending: Promise<unknown>[] = [];
   for (const row of rows) {
@@ -392,25 +400,13 @@ function applyGenerated(
   row: PreparedRow,
   returned: Record<string, unknown> | undefined,
   insertId: number,
-): ObjectLiteral {
-  const map: ObjectLiteral = {};
+): void {
   if (returned) {
     for (const c of plan.returning) {
-      if (!(c.databaseName in returned)) continue;
-      c.setEntityValue(map, returned[c.databaseName]);
-      c.setEntityValue(entity, returned[c.databaseName]);
+      if (c.databaseName in returned) c.setEntityValue(entity, returned[c.databaseName]);
     }
   }
-  if (row.local) {
-    for (const [c, v] of row.local) {
-      c.setEntityValue(map, v);
-      c.setEntityValue(entity, v);
-    }
-  }
+  if (row.local) for (const [c, v] of row.local) c.setEntityValue(entity, v);
   const inc = plan.increment;
-  if (insertId && inc && !row.columns.includes(inc)) {
-    inc.setEntityValue(map, insertId);
-    inc.setEntityValue(entity, insertId);
-  }
-  return map;
+  if (insertId && inc && !row.columns.includes(inc)) inc.setEntityValue(entity, insertId);
 }

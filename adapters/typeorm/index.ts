@@ -12,5 +12,5 @@ export {
   type TypeormTemplateOptions,
 } from './test-db.js';
 export type { TemplateSource } from '../../src/adapter-kit.js';
-export { fastInsert, type FastInsertOptions, type FastInsertResult, type FastInsertTarget } from './fast-insert.js';
+export { fastInsert, type FastInsertOptions, type FastInsertTarget } from './fast-insert.js';
 export type { SchemaSource } from './fingerprint.js';

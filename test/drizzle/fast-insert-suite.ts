@@ -92,6 +92,15 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
 
       const selectAll = async (c: ZooCase) => sortBy(await db().select().from(c.table), c.orderBy);
 
+      /**
+       * MySQL: fastInsert's record carries the values sent beside the generated keys; its keys
+       * are compared with $returningId()'s, the rest with the stored rows.
+       */
+      function keysOf(fast: Array<Record<string, unknown>>, drizzle: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+        if (setup.engine === 'postgres') return fast;
+        return fast.map((r, i) => Object.fromEntries(Object.keys(drizzle[i] ?? {}).map((k) => [k, r[k]])));
+      }
+
       for (const c of setup.cases) {
         it(`array: ${c.name}`, async () => {
           await empty(c);
@@ -102,7 +111,7 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
           const storedByFast = await selectAll(c);
 
           expect(viaFast).toHaveLength(c.rows.length);
-          expect(normalize(viaFast, c.rows, c.volatile)).toEqual(normalize(viaDrizzle, c.rows, c.volatile));
+          expect(normalize(keysOf(viaFast, viaDrizzle), c.rows, c.volatile)).toEqual(normalize(viaDrizzle, c.rows, c.volatile));
           expect(storedByFast).toHaveLength(c.rows.length);
           expect(normalize(storedByFast, c.rows, c.volatile)).toEqual(normalize(storedByDrizzle, c.rows, c.volatile));
         });
@@ -119,7 +128,9 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
             expect(Array.isArray(one)).toBe(false);
             viaFast.push(one);
           }
-          expect(normalize(viaFast as any, c.rows, c.volatile)).toEqual(normalize(viaDrizzle as any, c.rows, c.volatile));
+          expect(normalize(keysOf(viaFast as any, viaDrizzle as any), c.rows, c.volatile)).toEqual(
+            normalize(viaDrizzle as any, c.rows, c.volatile),
+          );
           expect(normalize(await selectAll(c), c.rows, c.volatile)).toEqual(normalize(storedByDrizzle, c.rows, c.volatile));
         });
       }
@@ -140,7 +151,7 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         resetCounters();
         const out = (await fastInsert(db(), zoo.people as any, rows)) as Array<{ id: number; fullName?: string }>;
         expect(out.map((r) => r.id)).toEqual(rows.map((_, i) => i + 1));
-        if (setup.engine === 'postgres') expect(out.map((r) => r.fullName)).toEqual(rows.map((r) => r.fullName));
+        expect(out.map((r) => r.fullName)).toEqual(rows.map((r) => r.fullName));
         const byFast = normalize(sortBy(await db().select().from(zoo.people), ['id']), rows, ['createdAt', 'token', 'stampedAt']);
         expect(byFast).toEqual(byDrizzle);
       });
@@ -238,8 +249,8 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
       it('returns the row count only when asked for no returning', async () => {
         const zoo = setup.engine === 'postgres' ? pgZoo : myZoo;
         await t.database.reset();
-        expect(await fastInsert(db(), zoo.bare as any, [{}, {}], { returning: false })).toBe(2);
-        expect(await fastInsert(db(), zoo.people as any, { fullName: 'x' }, { returning: false })).toBe(1);
+        expect(await fastInsert(db(), zoo.bare as any, [{}, {}], { returning: false })).toBeUndefined();
+        expect(await fastInsert(db(), zoo.people as any, { fullName: 'x' }, { returning: false })).toBeUndefined();
       });
 
       it('runs inside a transaction on the transaction connection', async () => {

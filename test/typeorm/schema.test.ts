@@ -95,7 +95,7 @@ for (const engine of engines) {
       expect(changed.database.template.built).toBe(true);
       expect(changed.database.template.name).not.toBe(first.database.template.name);
       const res = await fastInsert(changed.dataSource.getRepository(GizmoV2), { name: 'heavy', weight: 5 });
-      expect(res.identifiers).toEqual([{ id: 1 }]);
+      expect(res).toEqual({ id: 1, name: 'heavy', weight: 5 });
       await expect(first.dataSource.query(`INSERT INTO gizmo (name, weight) VALUES ('x', 1)`)).rejects.toThrow(/weight/);
       // The worker DataSource must not synchronize on its own: the schema came from the template.
       expect(changed.dataSource.options.synchronize).toBe(false);
@@ -137,11 +137,11 @@ for (const engine of engines) {
         { type, entities: [Team, Person, Leaf] },
         { worker: 'cyc', unlogged: engine === 'postgres' ? true : undefined },
       );
-      const [t] = (await fastInsert(dataSource.getRepository(Team), { name: 'reds' })).identifiers;
-      const [boss] = (await fastInsert(dataSource.getRepository(Person), { name: 'boss', team: t!.id })).identifiers;
-      await fastInsert(dataSource.getRepository(Person), { name: 'kid', team: t!.id, mentor: { id: boss!.id } as never });
-      await dataSource.getRepository(Team).update(t!.id, { captain: { id: boss!.id } as never });
-      await fastInsert(dataSource.getRepository(Leaf), { owner: boss!.id });
+      const t = await fastInsert(dataSource.getRepository(Team), { name: 'reds' });
+      const boss = await fastInsert(dataSource.getRepository(Person), { name: 'boss', team: t.id as never });
+      await fastInsert(dataSource.getRepository(Person), { name: 'kid', team: t.id as never, mentor: { id: boss.id } as never });
+      await dataSource.getRepository(Team).update(t.id, { captain: { id: boss.id } as never });
+      await fastInsert(dataSource.getRepository(Leaf), { owner: boss.id as never });
       const captain = quoteIdent(engine, 'captainId');
       const rows = await dataSource.query(`SELECT p.name, t.name AS team FROM cyc_person p JOIN cyc_team t ON t.${captain} = p.id`);
       expect(rows).toEqual([{ name: 'boss', team: 'reds' }]);
