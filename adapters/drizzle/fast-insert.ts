@@ -278,7 +278,12 @@ type Returning = FastInsertOptions & { returning?: true };
  * One row in: its record; an array in: the records in input order. PostgreSQL: every column, as
  * `.returning()` gives it. MySQL: see MySqlInserted. `{ returning: false }`: nothing.
  */
-export function fastInsert<T extends PgTable>(db: AnyPgDb, table: T, row: T['$inferInsert'], options?: Returning): Promise<T['$inferSelect']>;
+export function fastInsert<T extends PgTable>(
+  db: AnyPgDb,
+  table: T,
+  row: T['$inferInsert'],
+  options?: Returning,
+): Promise<T['$inferSelect']>;
 export function fastInsert<T extends PgTable>(
   db: AnyPgDb,
   table: T,

@@ -55,7 +55,9 @@ async function typeormSubject(engine: ZooEngine): Promise<Subject> {
 
 async function prismaSubject(engine: ZooEngine): Promise<Subject> {
   const schema = `test/prisma/zoo/${engine}/schema.prisma`;
-  const mod = (await import(/* @vite-ignore */ `${ensureGenerated(schema)}/client.ts`)) as { PrismaClient: new (o: never) => any };
+  const mod = (await import(/* @vite-ignore */ `${ensureGenerated(schema)}/client.ts`)) as {
+    PrismaClient: new (o: { adapter: never }) => any;
+  };
   const t = await prisma.prismaTestDb({
     client: mod.PrismaClient,
     schema,
@@ -68,10 +70,12 @@ async function prismaSubject(engine: ZooEngine): Promise<Subject> {
     key: 'id',
     insert: (rows, o) => prisma.fastInsert(client.account, rows as never, o as never),
     stored: async (like) =>
-      (
-        await client.account.findMany({ where: { email: { startsWith: like.replace('%', '') } }, orderBy: { id: 'asc' } })
-      ).map((r: Row) => r.email),
-    close: () => t[Symbol.asyncDispose](),
+      (await client.account.findMany({ where: { email: { startsWith: like.replace('%', '') } }, orderBy: { id: 'asc' } })).map(
+        (r: Row) => r.email,
+      ),
+    close: async () => {
+      await t[Symbol.asyncDispose]();
+    },
   };
 }
 
@@ -90,15 +94,12 @@ async function drizzleSubject(engine: ZooEngine): Promise<Subject> {
     key: 'id',
     insert: (rows, o) => drizzle.fastInsert(db, zoo.people as any, rows as never, o as never),
     stored: async (like) =>
-      (
-        await db
-          .select()
-          .from(zoo.people)
-          .orderBy(zoo.people.id)
-      )
+      (await db.select().from(zoo.people).orderBy(zoo.people.id))
         .map((r: Row) => r.fullName as string)
         .filter((n: string) => n.startsWith(like.replace('%', ''))),
-    close: () => t[Symbol.asyncDispose](),
+    close: async () => {
+      await t[Symbol.asyncDispose]();
+    },
   };
 }
 

@@ -93,8 +93,8 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
       const selectAll = async (c: ZooCase) => sortBy(await db().select().from(c.table), c.orderBy);
 
       /**
-       * MySQL: fastInsert's record carries the values sent beside the generated keys; its keys
-       * are compared with $returningId()'s, the rest with the stored rows.
+       * MySQL: fastInsert's record carries the values sent beside the generated keys; here its
+       * keys are compared with $returningId()'s (the stored rows are compared on their own).
        */
       function keysOf(fast: Array<Record<string, unknown>>, drizzle: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
         if (setup.engine === 'postgres') return fast;

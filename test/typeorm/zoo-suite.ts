@@ -98,7 +98,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           // fastInsert resolves to the objects passed in: one for one, the array's objects for an array.
           expect(singleB).toBe(rowsB[0]);
           expect(manyB).toHaveLength(rowsB.length - 1);
-          manyB.forEach((r, i) => expect(r).toBe(rowsB[i + 1]));
+          for (const [i, r] of manyB.entries()) expect(r).toBe(rowsB[i + 1]);
           const idsB = [singleB, ...manyB].map((r) => md.getEntityIdMap(r)!);
           if (keyed) expect(idsB).toEqual(ids([singleA, manyA]));
           else for (const id of idsB) expect(Object.values(id).every((v) => v != null)).toBe(true);

@@ -4,8 +4,7 @@ import { draft, feed, publish, SlugTakenError } from '../src/blog.js';
 import { prisma } from './setup.js';
 
 async function author(email = 'author@example.com') {
-  const [u] = await fastInsert(prisma.user, [{ email, name: 'Author', role: 'AUTHOR' }]);
-  return u!;
+  return fastInsert(prisma.user, { email, name: 'Author', role: 'AUTHOR' });
 }
 
 describe('posts', () => {

@@ -17,8 +17,8 @@ describe('users', () => {
 
   it('deleting a user deletes their posts and comments', async () => {
     const [author, reader] = await fastInsert(prisma.user, [{ email: 'a@example.com', role: 'AUTHOR' }, { email: 'r@example.com' }]);
-    const [post] = await fastInsert(prisma.post, [{ slug: 'hello', title: 'Hello', authorId: author!.id }]);
-    await fastInsert(prisma.comment, [{ body: 'first', postId: post!.id, authorId: reader!.id }]);
+    const post = await fastInsert(prisma.post, { slug: 'hello', title: 'Hello', authorId: author!.id });
+    await fastInsert(prisma.comment, { body: 'first', postId: post.id, authorId: reader!.id });
     await deleteUser(prisma, author!.id);
     expect(await prisma.post.count()).toBe(0);
     expect(await prisma.comment.count()).toBe(0);
