@@ -3,8 +3,10 @@
  * record out, an array in gives an array of records in input order, each carrying the values
  * given and the generated key; `{ returning: false }` resolves to nothing and still writes.
  */
-import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MySql2Database } from 'drizzle-orm/mysql2';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { DataSource, Repository } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as drizzle from '../../adapters/drizzle/index.js';
 import * as prisma from '../../adapters/prisma/index.js';
 import * as typeorm from '../../adapters/typeorm/index.js';
@@ -164,3 +166,36 @@ describe('what a record carries beyond the key', () => {
     }
   });
 });
+
+describe('the signatures', () => {
+  it('say one in, one out; an array in, an array out; returning: false, nothing (checked by tsc)', () => {
+    // Never called: the assertions are on the types, which the project's type check compiles.
+    const check = (pg: NodePgDatabase, my: MySql2Database, repo: Repository<Point>) => {
+      type PgPerson = typeof pgZoo.people.$inferSelect;
+      expectTypeOf(drizzle.fastInsert(pg, pgZoo.people, { fullName: 'x' })).resolves.toEqualTypeOf<PgPerson>();
+      expectTypeOf(drizzle.fastInsert(pg, pgZoo.people, [{ fullName: 'x' }])).resolves.toEqualTypeOf<PgPerson[]>();
+      expectTypeOf(drizzle.fastInsert(pg, pgZoo.people, { fullName: 'x' }, { returning: false })).resolves.toBeVoid();
+      expectTypeOf(drizzle.fastInsert(my, myZoo.people, { fullName: 'x' }))
+        .resolves.toHaveProperty('id')
+        .toEqualTypeOf<number>();
+      expectTypeOf(drizzle.fastInsert(my, myZoo.people, [{ fullName: 'x' }])).resolves.toBeArray();
+      expectTypeOf(typeorm.fastInsert(repo, { x: 1 })).resolves.toEqualTypeOf<Point>();
+      expectTypeOf(typeorm.fastInsert(repo, [{ x: 1 }])).resolves.toEqualTypeOf<Point[]>();
+      expectTypeOf(typeorm.fastInsert(repo, [{ x: 1 }], { returning: false })).resolves.toBeVoid();
+      type Delegate = {
+        create(a: { data: { email: string } }): unknown;
+        findFirstOrThrow(a?: never): Promise<{ id: number; email: string }>;
+      };
+      const user = {} as Delegate;
+      expectTypeOf(prisma.fastInsert(user, { email: 'x' })).resolves.toEqualTypeOf<{ id: number; email: string }>();
+      expectTypeOf(prisma.fastInsert(user, [{ email: 'x' }])).resolves.toEqualTypeOf<Array<{ id: number; email: string }>>();
+      expectTypeOf(prisma.fastInsert(user, [{ email: 'x' }], { returning: false })).resolves.toBeVoid();
+    };
+    expect(check).toBeTypeOf('function');
+  });
+});
+
+class Point {
+  id!: number;
+  x!: number;
+}
