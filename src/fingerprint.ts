@@ -36,6 +36,13 @@ export function unverifiable(options: { migrate?: unknown; cacheKey?: string; mi
   return Boolean(options.migrate) && options.cacheKey === undefined && options.migrationFiles === undefined;
 }
 
+/**
+ * What a run whose template is scoped to it prints, every run (not only the first: the cost recurs),
+ * where its status line goes: the template is never reused, and nothing else would say so.
+ */
+export const RUN_SCOPED_NOTE =
+  "fast-test-db: the template is built again on every run: migrate alone does not say what it reads. Add migrationFiles: 'migrations/**' (the files migrate reads) or a cacheKey to reuse it across runs.";
+
 export function sourceHash(fn: (...args: never[]) => unknown): string {
   return createHash('sha256').update(fn.toString()).digest('hex').slice(0, 16);
 }

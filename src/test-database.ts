@@ -3,7 +3,7 @@ import type { Dialect, SqlClient } from './dialect/dialect.js';
 import { newMarker, ownerGone } from './dialect/dialect.js';
 import { dialectFor } from './dialect/index.js';
 import { driverErrorKind, FastTestDbError, messageOf } from './errors.js';
-import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
+import { fingerprint, RUN_SCOPED_NOTE, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from './log.js';
 import { databaseName } from './quote.js';
 import { pidAlive } from './server/lock.js';
@@ -78,6 +78,8 @@ export interface PreparedTemplate {
   template: TestDatabase['template'];
   /** Tables with rows in the template; reset() leaves them alone. */
   seeded: string[];
+  /** Built from migrate alone, so scoped to this run: the next run builds its own (RUN_SCOPED_NOTE). */
+  runScoped: boolean;
 }
 
 /**
@@ -144,9 +146,8 @@ async function templateOn(
     run: names.run,
     scope,
   });
-  if (scope && built && (!server.owned || resolveOptions(options).reuse)) warnUnverifiable();
   const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
-  return { server, template: { name, fingerprint: fp, built }, seeded };
+  return { server, template: { name, fingerprint: fp, built }, seeded, runScoped: scope !== undefined };
 }
 
 /** The runners' envVar option as names (the runners check them; a migrate command only receives them). */
@@ -155,16 +156,17 @@ function envVarNames(value: string | string[] | undefined): string[] {
   return list.map((v) => v.trim()).filter((v) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(v));
 }
 
-let warned = false;
+let noted = false;
 
-/** Once per process: a server that outlives the run gets a template per run, and how to share one. */
-function warnUnverifiable(): void {
-  if (warned) return;
-  warned = true;
-  process.emitWarning(
-    'fast-test-db: the template was built from `migrate` alone; it cannot tell when the code migrate calls changes, so each run builds its own. Pass migrationFiles (a glob of what migrate reads) or a cacheKey to share the template across runs.',
-    { code: 'FAST_TEST_DB_UNVERIFIABLE_TEMPLATE' },
-  );
+/**
+ * Once per process: a run-scoped template and how to share it across runs. A runner's global setup
+ * says it for the runner's template (prepareTemplate prints nothing); a worker gets here only for a
+ * template of its own (another schema than the runner's, see runners/compose.ts).
+ */
+function noteRunScoped(options: TestDatabaseOptions): void {
+  if (noted || resolveOptions(options).quiet) return;
+  noted = true;
+  process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
 }
 
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
@@ -172,7 +174,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const dialect = await dialectFor(names.engine);
   const server = await resolveServer(options, names.engine);
   // One admin connection serves the template check (and build) and the clone.
-  const { template, seeded, name } = await withClient(dialect, server, async (admin) => {
+  const { template, seeded, name, runScoped } = await withClient(dialect, server, async (admin) => {
     const name = await nameOfOurOwn(dialect, admin, names, options.suffix);
     try {
       let prepared = await templateOn(admin, dialect, server, names, options);
@@ -188,6 +190,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       throw e;
     }
   });
+  if (runScoped) noteRunScoped(options);
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
 }

@@ -10,6 +10,7 @@ import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '
 import type { Dialect } from '../dialect/dialect.js';
 import { dialectFor } from '../dialect/index.js';
 import { explainEngineMismatch } from '../engine-mismatch.js';
+import { RUN_SCOPED_NOTE } from '../fingerprint.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../log.js';
 import { ON_PLANNED, releaseOwnedServer, serversRoot, type PlannedListener } from '../server/registry.js';
@@ -121,14 +122,14 @@ export async function prepareHandoff(
   options: FastTestDbConfig,
   run: string,
   dir: string,
-): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean }> {
+): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean; runScoped: boolean }> {
   const names = resolveNames({ ...options, runId: run });
   const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
     throw explainEngineMismatch(e, names.engine);
   });
   const dialect = await dialectFor(names.engine);
   const handoff = handoffFor(options, run, dir, dialect, prepared.server, prepared.template, prepared.seeded);
-  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built };
+  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
 }
 
 function handoffFor(
@@ -185,6 +186,10 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   const source = serverSource(merged, handed);
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
     runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
+  // After the status line, every run: a template from migrate alone is never reused (fingerprint.ts).
+  const noteScoped = (p: Awaited<ReturnType<typeof prepareHandoff>>) => {
+    if (!quiet && p.runScoped) process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
+  };
   const readyFile = readyFileOf(dir);
   clearReady(readyFile);
 
@@ -209,6 +214,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
         await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
         writeReady(readyFile, { handoff: p.handoff });
         if (!quiet) process.stderr.write(banner(p) + '\n');
+        noteScoped(p);
         log(
           'run %s: template %s%s ready in %d ms (handed out early); isolation %s',
           run,
@@ -226,6 +232,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
       });
   } else {
     const p = await withStatus(quiet, 'fast-test-db: starting the server and the template', () => work, banner);
+    noteScoped(p);
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
     await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
     handoff = p.handoff;

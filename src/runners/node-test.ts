@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { loadConfigFile, resolveAdapter } from '../config.js';
 import { dialectFor } from '../dialect/index.js';
 import { FastTestDbError } from '../errors.js';
+import { RUN_SCOPED_NOTE } from '../fingerprint.js';
 import { takeLease } from '../server/registry.js';
 import { SERVER_ENV } from '../server/resolve.js';
 import { detectWorker } from '../workers.js';
@@ -49,6 +50,7 @@ async function nodeTestHooks() {
 
 /** The mark (beside the run directory) that a file's process printed the run's banner. */
 const BANNER_MARK = '.banner-printed-';
+const SCOPED_MARK = '.run-scoped-noted-';
 
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
@@ -58,11 +60,12 @@ async function standaloneChild(): Promise<Handoff> {
   const dir = runDir(runId, config);
   mkdirSync(dir, { recursive: true });
   if (!resolveOptions(config).quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, process.cwd()));
-  const { handoff, built } = await prepareHandoff(config, runId, dir);
+  const { handoff, built, runScoped } = await prepareHandoff(config, runId, dir);
   const server = handoff.server;
   // The line every runner prints once per run: here the first file's process to get this far does.
   if (!resolveOptions(config).quiet)
     noteOnce(dir, process.ppid, runBanner(server, { source: serverSource(config, false), template: handoff.template, built }), BANNER_MARK);
+  if (runScoped && !resolveOptions(config).quiet) noteOnce(dir, process.ppid, RUN_SCOPED_NOTE, SCOPED_MARK);
   if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
     // Keep the server for the whole `node --test` run, not just this file's process.
     takeLease(server.stateDir, process.ppid);
