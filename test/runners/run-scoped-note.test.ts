@@ -9,7 +9,10 @@ import { RUN_SCOPED_NOTE } from '../../src/fingerprint.js';
 import { expectPassed } from './expect.js';
 import { jest, sandbox, vitest, type RunResult } from './harness.js';
 
-const notes = (r: RunResult) => stripVTControlCharacters(r.output).split('\n').filter((l) => l === RUN_SCOPED_NOTE).length;
+const notes = (r: RunResult) =>
+  stripVTControlCharacters(r.output)
+    .split('\n')
+    .filter((l) => l === RUN_SCOPED_NOTE).length;
 
 const runners = {
   vitest: (sb: ReturnType<typeof sandbox>, env: Record<string, string>) => vitest(sb, 'forks', env),
