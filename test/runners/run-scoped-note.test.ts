@@ -1,26 +1,28 @@
 /**
- * A template built from migrate alone is scoped to its run and built again by the next: real Vitest
- * and Jest say so on every run, in the main process beside the status line, and say nothing once
+ * A template built from migrate alone is scoped to its run and built again by the next: real Vitest,
+ * Jest and node --test say so once on every run, beside the status line, and say nothing once
  * migrationFiles vouches for what migrate reads.
  */
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { RUN_SCOPED_NOTE } from '../../src/fingerprint.js';
 import { expectPassed } from './expect.js';
-import { jest, sandbox, vitest, type RunResult } from './harness.js';
+import { jest, nodeTest, sandbox, vitest, type RunResult } from './harness.js';
 
 const notes = (r: RunResult) =>
   stripVTControlCharacters(r.output)
     .split('\n')
-    .filter((l) => l === RUN_SCOPED_NOTE).length;
+    // node --test shows a file's stderr as TAP comments.
+    .filter((l) => l.replace(/^# /, '') === RUN_SCOPED_NOTE).length;
 
 const runners = {
   vitest: (sb: ReturnType<typeof sandbox>, env: Record<string, string>) => vitest(sb, 'forks', env),
   jest: (sb: ReturnType<typeof sandbox>, env: Record<string, string>) => jest(sb, env),
+  'node:test': (sb: ReturnType<typeof sandbox>, env: Record<string, string>) => nodeTest(sb, env),
 };
 
 describe.each(Object.entries(runners))('%s', (name, runTests) => {
-  const sb = sandbox(`scoped-${name}`);
+  const sb = sandbox(`scoped-${name.replace(':', '')}`);
   afterAll(() => sb.cleanup());
   // A server that outlives each run: what the second run could reuse, it is told it did not.
   const env = { FAST_TEST_DB_REUSE: '1' };
