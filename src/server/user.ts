@@ -3,8 +3,8 @@
  * when we are root, servers run as an unprivileged account (FAST_TEST_DB_RUN_AS, else nobody).
  * That account must be able to reach what the server needs: its data, and its own binaries.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { needsUnprivilegedUser } from './platform.js';
 import { resolveOptions } from '../options.js';
@@ -38,14 +38,30 @@ export function maySearch(st: { mode: number; uid: number; gid: number }, user: 
   return (st.mode & 0o001) !== 0;
 }
 
-/** The first directory on the way down to `path` that `user` cannot enter, or undefined if none. */
-export function firstBlockedDir(path: string, user: Pick<ServerUser, 'uid' | 'gid'>): string | undefined {
-  const chain: string[] = [];
-  for (let d = dirname(resolve(path)); ; d = dirname(d)) {
-    chain.unshift(d);
-    if (d === dirname(d)) break;
+/** `path` with its links resolved, as far down as it exists (the rest may not be made yet). */
+function realPath(path: string): string {
+  const abs = resolve(path);
+  if (abs === dirname(abs)) return abs;
+  try {
+    return realpathSync(abs);
+  } catch {
+    return join(realPath(dirname(abs)), basename(abs));
   }
-  return chain.find((d) => !maySearch(statSync(d), user));
+}
+
+/**
+ * The first directory on the way down to `path` that `user` cannot enter, or undefined if none. The
+ * way the kernel takes counts too: a project's node_modules linked into a 0700 folder is reached
+ * through that folder.
+ */
+export function firstBlockedDir(path: string, user: Pick<ServerUser, 'uid' | 'gid'>): string | undefined {
+  const chain = new Set<string>();
+  for (const p of [resolve(path), realPath(path)])
+    for (let d = dirname(p); ; d = dirname(d)) {
+      chain.add(d);
+      if (d === dirname(d)) break;
+    }
+  return [...chain].sort((a, b) => a.length - b.length).find((d) => !maySearch(statSync(d), user));
 }
 
 /** The unprivileged server must be able to walk down to its data directory. */

@@ -3,6 +3,9 @@
  * functions take the platform as a parameter (src/server/platform.ts). docs/platforms.md says
  * which of these also ran for real, and where.
  */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   defaultDataRoot,
@@ -18,7 +21,7 @@ import {
   stopMethod,
 } from '../../src/server/platform.js';
 import { installLine } from '../../src/server/postgres-versions.js';
-import { maySearch } from '../../src/server/user.js';
+import { firstBlockedDir, maySearch } from '../../src/server/user.js';
 import { startFailureReason } from '../../src/server/launch.js';
 import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/tuning.js';
 
@@ -119,6 +122,21 @@ describe('reachability and start-failure reasons', () => {
     expect(maySearch({ mode: 0o40755, uid: 0, gid: 0 }, nobody)).toBe(true);
     expect(maySearch({ mode: 0o40710, uid: 0, gid: 65534 }, nobody)).toBe(true);
     expect(maySearch({ mode: 0o40071, uid: 65534, gid: 0 }, nobody)).toBe(false); // owner bits decide for the owner
+  });
+
+  it('finds a blocked folder on the way a link leads, not only on the path as written', () => {
+    const closed = mkdtempSync(join(tmpdir(), 'ftdb-closed-')); // 0700, as /root or a mktemp -d project
+    const open = mkdtempSync(join('/dev/shm', 'ftdb-open-'));
+    try {
+      chmodSync(open, 0o755);
+      mkdirSync(join(closed, 'bin'));
+      symlinkSync(join(closed, 'bin'), join(open, 'bin'));
+      expect(firstBlockedDir(join(open, 'bin', 'postgres'), nobody)).toBe(closed);
+      expect(firstBlockedDir(join(open, 'postgres'), nobody)).toBeUndefined();
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 
   it('never gives an empty reason', () => {
