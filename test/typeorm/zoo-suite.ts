@@ -209,8 +209,10 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
 
       it('sends single-row calls started together as one statement, each settling as if alone', async () => {
         const own = await appDataSource();
-        // The INSERTs that reach the driver's pool: pg's query, mysql2's execute.
-        const inserts = countInserts(poolOf(own) as object, engine === 'postgres' ? 'query' : 'execute');
+        // The INSERTs that reach the driver's pool: pg's query, mysql2's execute, mysqljs's query.
+        // TypeORM loads mysqljs (`mysql`) when the project has it, as this one does, and mysql2 otherwise.
+        const pool = poolOf(own) as { execute?: unknown };
+        const inserts = countInserts(pool, typeof pool.execute === 'function' ? 'execute' : 'query');
         const repo = own.getRepository(zoo.Author);
         const names = async (like: string) =>
           (await own.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${like}' ORDER BY id`)) as Array<{ id: number; name: string }>;
