@@ -212,13 +212,7 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
 
     // Reset: 3 of the 30 tables hold a row; reset() empties them and restarts their sequences.
     const db = await createTestDatabase({ cacheKey: `${key}-clone`, migrate: migrate30, worker: 'benchreset' });
-    const c = new pg.Client({
-      host: db.connection.host,
-      port: db.connection.port,
-      user: db.connection.user,
-      password: db.connection.password,
-      database: db.name,
-    });
+    const c = new pg.Client({ connectionString: db.url }); // the URL carries the server's password
     await c.connect();
     const reset: number[] = [];
     const resetServer: number[] = [];

@@ -20,13 +20,7 @@ const db = await createTestDatabase({
     await c.end();
   },
 });
-const c = new pg.Client({
-  host: db.connection.host,
-  port: db.connection.port,
-  user: db.connection.user,
-  password: db.connection.password,
-  database: db.name,
-});
+const c = new pg.Client({ connectionString: db.url }); // the URL carries the server's password
 await c.connect();
 await c.query('SELECT 1');
 const firstQueryMs = performance.now() - started;

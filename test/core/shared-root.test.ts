@@ -198,10 +198,6 @@ describe('state files', () => {
   });
 });
 
-describe.skipIf(isRoot)('shared-root attacks', () => {
-  it.skip('need root: a second local user is made for them (useradd), which only root may do', () => undefined);
-});
-
 describe('a dataRoot of the user’s choosing', () => {
   it('that does not exist yet is made with its parents; the folders of ours below it are made private', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ftdb-root-'));
