@@ -6,8 +6,7 @@
  */
 import { FastTestDbError, isFastTestDbError, messageOf } from './errors.js';
 import type { Engine } from './types.js';
-
-const LABEL: Record<Engine, string> = { postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' };
+import { ENGINE_LABEL } from './dialect/labels.js';
 
 /** What a client of the other engine says when it reaches a server of `engine`. */
 const FOREIGN_CLIENT: Record<Engine, RegExp> = {
@@ -30,8 +29,8 @@ export function explainEngineMismatch(e: unknown, engine: Engine): unknown {
   const other: Engine = engine === 'postgres' ? 'mysql' : 'postgres';
   return new FastTestDbError(
     'MIGRATION_FAILED',
-    `the engine and the migrate disagree: the server is ${LABEL[engine]}, and migrate failed the way a ${LABEL[other]} client does when it reaches one (${messageOf((e as { cause?: unknown }).cause ?? e)})`,
-    `use the engine the migrate is written for (--engine ${other}, engine: '${other}' in the config, or FAST_TEST_DB_ENGINE=${other}), or give a migrate for ${LABEL[engine]}`,
+    `the engine and the migrate disagree: the server is ${ENGINE_LABEL[engine]}, and migrate failed the way a ${ENGINE_LABEL[other]} client does when it reaches one (${messageOf((e as { cause?: unknown }).cause ?? e)})`,
+    `use the engine the migrate is written for (--engine ${other}, engine: '${other}' in the config, or FAST_TEST_DB_ENGINE=${other}), or give a migrate for ${ENGINE_LABEL[engine]}`,
     { cause: e },
   );
 }

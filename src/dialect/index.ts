@@ -3,6 +3,7 @@ import { resolveOptions } from '../options.js';
 import { loadPeer } from '../peer.js';
 import type { Engine } from '../types.js';
 import type { Dialect } from './dialect.js';
+import { ENGINE_LABEL } from './labels.js';
 
 const built = new Map<Engine, Promise<Dialect>>();
 
@@ -22,7 +23,7 @@ export function dialectFor(engine: Engine): Promise<Dialect> {
  * could never be reached, and kept running).
  */
 async function create(engine: Engine): Promise<Dialect> {
-  await loadPeer(engine === 'postgres' ? 'pg' : 'mysql2/promise', engine === 'postgres' ? 'PostgreSQL support' : 'MySQL/MariaDB support');
+  await loadPeer(engine === 'postgres' ? 'pg' : 'mysql2/promise', `${ENGINE_LABEL[engine]} support`);
   if (engine === 'postgres') {
     const { createPostgresDialect } = await import('./postgres/dialect.js');
     return createPostgresDialect({ cloneStrategy: resolveOptions().cloneStrategy });
