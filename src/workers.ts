@@ -46,3 +46,20 @@ export function detectRun(env: NodeJS.ProcessEnv = process.env): string | undefi
 export function detectShard(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.FAST_TEST_DB_SHARD || env.CI_NODE_INDEX || env.CIRCLE_NODE_INDEX || env.BUILDKITE_PARALLEL_JOB || undefined;
 }
+
+export type RunnerName = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'playwright';
+
+/** Env vars only a runner's processes carry, for processes whose script says nothing (threads, loaders). */
+const RUNNER_ENV_VARS: [RunnerName, string][] = [
+  ['node-test', 'NODE_TEST_CONTEXT'],
+  ['jest', 'JEST_WORKER_ID'],
+  ['vitest', 'VITEST_POOL_ID'],
+  ['vitest', 'VITEST_WORKER_ID'],
+  ['playwright', 'TEST_WORKER_INDEX'],
+  ['mocha', 'MOCHA_WORKER_ID'],
+];
+
+/** The runner whose env vars this process carries, or undefined. */
+export function runnerFromEnv(env: NodeJS.ProcessEnv = process.env): RunnerName | undefined {
+  return RUNNER_ENV_VARS.find(([runner, name]) => env[name] !== undefined && (env[name] !== '' || runner === 'node-test'))?.[0];
+}

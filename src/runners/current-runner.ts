@@ -4,8 +4,9 @@
  * runner it is really in, instead of advice for a runner the user does not run.
  */
 import { FastTestDbError } from '../errors.js';
+import { runnerFromEnv, type RunnerName } from '../workers.js';
 
-export type RunnerName = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'playwright';
+export type { RunnerName };
 
 export const RUNNER_LABEL: Record<RunnerName, string> = {
   jest: 'Jest',
@@ -38,26 +39,17 @@ const SCRIPT: [RunnerName, RegExp][] = [
   ['playwright', /node_modules[\\/](\.bin[\\/]playwright$|playwright(-core)?[\\/]|@playwright[\\/]test[\\/])/],
 ];
 
-/** Env vars only a runner's workers carry, for processes whose script says nothing (threads, loaders). */
-const WORKER_VAR: [RunnerName, string][] = [
-  ['jest', 'JEST_WORKER_ID'],
-  ['vitest', 'VITEST_POOL_ID'],
-  ['vitest', 'VITEST_WORKER_ID'],
-  ['playwright', 'TEST_WORKER_INDEX'],
-  ['mocha', 'MOCHA_WORKER_ID'],
-];
-
 /** The runner this process runs under, or undefined when none is recognised. */
 export function currentRunner(
-  env: NodeJS.ProcessEnv = process.env,
+  env?: NodeJS.ProcessEnv,
   script: string | undefined = process.argv[1],
   execArgv: readonly string[] = process.execArgv,
 ): RunnerName | undefined {
   const own = script ? SCRIPT.find(([, re]) => re.test(script)) : undefined;
   if (own) return own[0];
   // node --test runs each file as the process's own script, so no script pattern can say it.
-  if (env.NODE_TEST_CONTEXT !== undefined || execArgv.some((a) => a === '--test' || a.startsWith('--test='))) return 'node-test';
-  return WORKER_VAR.find(([, name]) => env[name] !== undefined && env[name] !== '')?.[0];
+  if (execArgv.some((a) => a === '--test' || a.startsWith('--test='))) return 'node-test';
+  return runnerFromEnv(env);
 }
 
 /**
