@@ -9,22 +9,22 @@ const dual = {
   typeorm: 'adapters/typeorm/index.ts',
   prisma: 'adapters/prisma/index.ts',
   drizzle: 'adapters/drizzle/index.ts',
-  jest: 'src/runners/jest.ts',
-  vitest: 'src/runners/vitest.ts',
-  mocha: 'src/runners/mocha.ts',
-  playwright: 'src/runners/playwright.ts',
+  jest: 'src/runners/jest/index.ts',
+  vitest: 'src/runners/vitest/index.ts',
+  mocha: 'src/runners/mocha/index.ts',
+  playwright: 'src/runners/playwright/index.ts',
   'reporters/jest': 'src/reporters/jest.ts',
   'reporters/vitest': 'src/reporters/vitest.ts',
   'reporters/jest-setup': 'src/reporters/record-jest.ts',
   'reporters/vitest-setup': 'src/reporters/record-vitest.ts',
   // Loaded by path, not imported: the keeper process and the files runners load (Jest's setup
   // files run in a CommonJS sandbox, hence the .cjs builds).
-  keeper: 'src/server/keeper.ts',
-  'runners/jest-setup': 'src/runners/jest-setup.ts',
-  'runners/jest-global-setup': 'src/runners/jest-global-setup.ts',
-  'runners/jest-global-teardown': 'src/runners/jest-global-teardown.ts',
-  'runners/jest-sequencer': 'src/runners/jest-sequencer.ts',
-  'runners/vitest-global-setup': 'src/runners/vitest-global-setup.ts',
+  keeper: 'src/server/keeper/keeper.ts',
+  'runners/jest-setup': 'src/runners/jest/setup.ts',
+  'runners/jest-global-setup': 'src/runners/jest/global-setup.ts',
+  'runners/jest-global-teardown': 'src/runners/jest/global-teardown.ts',
+  'runners/jest-sequencer': 'src/runners/jest/sequencer.ts',
+  'runners/vitest-global-setup': 'src/runners/vitest/global-setup.ts',
 };
 
 /**
@@ -32,8 +32,8 @@ const dual = {
  * database exists before test files load), and the CLI is a bin.
  */
 const esmOnly = {
-  'node-test': 'src/runners/node-test.ts',
-  'runners/vitest-setup': 'src/runners/vitest-setup.ts',
+  'node-test': 'src/runners/node-test/index.ts',
+  'runners/vitest-setup': 'src/runners/vitest/setup.ts',
   cli: 'src/cli/index.ts',
 };
 

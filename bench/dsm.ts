@@ -6,8 +6,8 @@
  *   node --import tsx bench/dsm.ts [rounds]
  */
 import pg from 'pg';
-import { findPostgresBinaries } from '../src/server/embedded-postgres.js';
-import { postgresSettings } from '../src/tuning.js';
+import { findPostgresBinaries } from '../src/engines/postgres/embedded.js';
+import { postgresSettings } from '../src/engines/tuning.js';
 import { startPlainPostgres } from '../test/helpers/plain-postgres.js';
 
 const rounds = Number(process.argv[2] ?? 5);

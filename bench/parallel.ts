@@ -8,9 +8,9 @@
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { keeperFiles, readJson, type KeeperStatus } from '../src/server/keeper-files.js';
+import { keeperFiles, readJson, type KeeperStatus } from '../src/server/keeper/files.js';
 import { stopOwnedServer } from '../src/server/registry.js';
-import { resolveServer, SERVER_ENV } from '../src/server/resolve.js';
+import { resolveServer, SERVER_ENV } from '../src/server/providers/resolve.js';
 import { benchDirs } from './lib/dirs.js';
 import { reapedChildrenCpuMs, selfCpuMs, treeCpuMs } from './lib/cpu.js';
 import { median, row, withSpeedups, type Section } from './lib/stats.js';

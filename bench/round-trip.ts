@@ -1,5 +1,5 @@
 /**
- * What CPU pairing (src/cpu-pairing.ts) rests on: one prepared round trip, client and server
+ * What CPU pairing (src/runners/shared/cpu-pairing.ts) rests on: one prepared round trip, client and server
  * process placed three ways. `free`: where the scheduler puts them; `one CPU`: both pinned to the
  * first CPU; `two CPUs`: client on the first, server on the second. On the library's own
  * PostgreSQL (its Unix socket) and MariaDB (its socket), SELECT 1 and a one-row INSERT. Rounds go
@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { allowedList } from '../src/cpu-pairing.js';
+import { allowedList } from '../src/runners/shared/cpu-pairing.js';
 import { quick, writeBenchResult } from './lib/args.js';
 import { ensureBuilt, fromDist } from './lib/dist.js';
 

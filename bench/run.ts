@@ -27,7 +27,7 @@ import { runTypeormJest } from './typeorm-jest/steps.js';
 import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
 import { runSmallSuite } from './small-suite/steps.js';
 import { runParallel } from './parallel.js';
-import { WORKER_ENV_VARS } from '../src/workers.js';
+import { WORKER_ENV_VARS } from '../src/options/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

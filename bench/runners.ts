@@ -2,7 +2,7 @@
  * Runner bench: one whole run of a 40-file suite, as a user starts it, timed from spawn to exit,
  * with 1 vs 2 workers and per-worker vs per-file isolation. The server is started (and the template
  * built) by a warm-up run and reused, so the figures are the suite's, not the server start's.
- * `--pairing both` runs every case with CPU pairing on and off (src/cpu-pairing.ts).
+ * `--pairing both` runs every case with CPU pairing on and off (src/runners/shared/cpu-pairing.ts).
  *
  *   npx tsx bench/runners.ts [--runner vitest|jest|both] [--files 40] [--inserts 200] [--repeat 3] [--pairing on|both] [--quick]
  *

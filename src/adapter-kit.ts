@@ -3,19 +3,19 @@
  * module, so that the core can move its files without touching them, and a reader sees in one
  * place what an adapter depends on.
  */
-import { logger } from './log.js';
+import { logger } from './util/log.js';
 import { messageOf } from './errors.js';
-import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from './cpu-pairing.js';
-import { readHandoff } from './runners/handoff.js';
+import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from './runners/shared/cpu-pairing.js';
+import { readHandoff } from './runners/shared/handoff.js';
 import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 export { FastTestDbError, classifyDriverError, driverSaid, messageOf } from './errors.js';
-export { logger } from './log.js';
-export { loadPeer } from './peer.js';
-export { quoteIdent, quoteQualified, type SqlFamily } from './quote.js';
-export { adapterDatabase } from './runners/compose.js';
-export type { TemplateSource } from './config.js';
-export type { PoolEvents } from './cpu-pairing.js';
+export { logger } from './util/log.js';
+export { loadPeer } from './util/peer.js';
+export { quoteIdent, quoteQualified, type SqlFamily } from './util/quote.js';
+export { adapterDatabase } from './runners/shared/compose.js';
+export type { TemplateSource } from './options/config.js';
+export type { PoolEvents } from './runners/shared/cpu-pairing.js';
 export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */

@@ -2,8 +2,8 @@
  * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
  * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
  */
-import { readHandoff } from './runners/handoff.js';
-import { createTestDatabase as coreTestDatabase } from './test-database.js';
+import { readHandoff } from './runners/shared/handoff.js';
+import { createTestDatabase as coreTestDatabase } from './core/database.js';
 import type { TestDatabase, TestDatabaseOptions } from './types.js';
 
 /**
@@ -14,7 +14,7 @@ import type { TestDatabase, TestDatabaseOptions } from './types.js';
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (!readHandoff()) return coreTestDatabase(options);
-  const { adapterDatabase } = await import('./runners/compose.js');
+  const { adapterDatabase } = await import('./runners/shared/compose.js');
   return adapterDatabase(options);
 }
 
@@ -24,12 +24,12 @@ export {
   resolveNames,
   workerDatabaseName,
   type PreparedTemplate,
-} from './test-database.js';
+} from './core/database.js';
 export { stopOwnedServer } from './server/registry.js';
-export { defineConfig, type FastTestDbConfig, type TemplateSource } from './config.js';
+export { defineConfig, type FastTestDbConfig, type TemplateSource } from './options/config.js';
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';
-export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './quote.js';
-export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './workers.js';
-export { SERVER_ENV } from './server/resolve.js';
-export { VERSION } from './version.js';
+export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './util/quote.js';
+export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './options/workers.js';
+export { SERVER_ENV } from './server/providers/resolve.js';
+export { VERSION } from './util/version.js';
 export type * from './types.js';

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { statFields } from '../../src/server/proc-stat.js';
+import { statFields } from '../../src/server/os/proc-stat.js';
 
 let ticks: number | undefined;
 

@@ -6,11 +6,11 @@
  */
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findMysqlBinary, planEmbeddedMysql } from '../../src/server/embedded-mysql.js';
-import type { LaunchPlan, PlanContext } from '../../src/server/launch.js';
+import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embedded.js';
+import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
-import { unprivilegedUser } from '../../src/server/user.js';
-import { mysqlServerFlags } from '../../src/tuning.js';
+import { unprivilegedUser } from '../../src/server/os/user.js';
+import { mysqlServerFlags } from '../../src/engines/tuning.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';
 

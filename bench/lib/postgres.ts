@@ -7,8 +7,8 @@
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { planEmbeddedPostgres } from '../../src/server/embedded-postgres.js';
-import type { LaunchPlan, PlanContext } from '../../src/server/launch.js';
+import { planEmbeddedPostgres } from '../../src/engines/postgres/embedded.js';
+import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';

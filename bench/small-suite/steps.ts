@@ -16,7 +16,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { WORKER_ENV_VARS } from '../../src/workers.js';
+import { WORKER_ENV_VARS } from '../../src/options/workers.js';
 import { benchDirs } from '../lib/dirs.js';
 import { startBenchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { row, withSpeedups, type Section } from '../lib/stats.js';

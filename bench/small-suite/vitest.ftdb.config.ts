@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 import { fromDist } from '../lib/dist.js';
 import { SCHEMA } from './app/store.js';
 
-const { withFastTestDb } = await fromDist<typeof import('../../src/runners/vitest.js')>('vitest.js');
+const { withFastTestDb } = await fromDist<typeof import('../../src/runners/vitest/index.js')>('vitest.js');
 
 export default defineConfig(
   withFastTestDb(

@@ -1,5 +1,5 @@
 /** Short words for a server's tuning, shared by the commands that print one. */
-import { MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../tuning.js';
+import { MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../engines/tuning.js';
 import type { DescribeReport } from '../types.js';
 
 export function describeTuning(report: DescribeReport): string {

@@ -3,11 +3,11 @@
  * never a system one, optionally with the fixed login an app already uses (a drop-in for the
  * database service of a docker-compose file: `--port 5432 --user test --password test --database test`).
  */
-import type { Dialect, SqlClient } from '../dialect/dialect.js';
-import { newMarker } from '../dialect/dialect.js';
+import type { Dialect, SqlClient } from '../engines/dialect.js';
+import { newMarker } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine, ServerInfo } from '../types.js';
-import { loginPassword } from '../server/password.js';
+import { loginPassword } from '../server/os/password.js';
 
 /** What apps and the server itself keep in these databases: never handed out, never created by us. */
 const SYSTEM_DATABASES: Record<Engine, readonly string[]> = {

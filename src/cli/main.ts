@@ -1,8 +1,8 @@
 /** Parses the command line, runs one command, and turns every failure into a message and an exit code. */
 import { parseArgs } from 'node:util';
-import { CONFIG_PATTERN } from '../config.js';
+import { CONFIG_PATTERN } from '../options/config.js';
 import { FastTestDbError, messageOf } from '../errors.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 import type { Command } from './command.js';
 import { cleanCommand } from './commands/clean.js';
 import { doctorCommand } from './commands/doctor.js';

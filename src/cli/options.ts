@@ -1,9 +1,9 @@
 /** Server options shared by the commands: the project's config file, then the command line on top. */
-import { loadConfig, mergeConfig, type FastTestDbConfig } from '../config.js';
+import { loadConfig, mergeConfig, type FastTestDbConfig } from '../options/config.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine } from '../types.js';
 import { str, type OptionSpec } from './command.js';
-import { checkEntry, resolveOptions } from '../options.js';
+import { checkEntry, resolveOptions } from '../options/resolve.js';
 
 export const SERVER_OPTIONS: OptionSpec = {
   engine: { type: 'string', short: 'e' },

@@ -3,9 +3,9 @@
  * the server a test run in this directory joins (the request comes from server/resolve.ts),
  * optionally on a port of the user's choosing.
  */
-import { dialectFor } from '../dialect/index.js';
+import { dialectFor } from '../engines/index.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
-import { embeddedRequest } from '../server/resolve.js';
+import { embeddedRequest } from '../server/providers/resolve.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from './output.js';
 

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { types } from 'node:util';
-import { logger } from '../log.js';
+import { logger } from '../util/log.js';
 import { isUntimed } from './untimed.js';
 
 const log = logger('reporter');

@@ -9,21 +9,21 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, stat
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { pauseHere } from '../debug-pause.js';
+import { pauseHere } from '../util/debug-pause.js';
 import { here } from '../here.js';
 import { FastTestDbError, isFastTestDbError } from '../errors.js';
-import { logger } from '../log.js';
+import { logger } from '../util/log.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper-files.js';
-import type { LaunchPlan, PlanContext } from './launch.js';
-import { pidAlive, withFileLock } from './lock.js';
-import { releaseSegment, segmentsOf } from './leftovers.js';
-import { defaultDataRoot } from './platform.js';
-import { assertPrivate, ensurePrivateDir } from './private-dir.js';
-import { removeDeadWritersCopies } from './stray-copies.js';
-import { isKeeperOf, processesIn, signal, stopProcesses } from './processes.js';
-import { sleep } from '../sleep.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, resolveOptions } from '../options.js';
+import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper/files.js';
+import type { LaunchPlan, PlanContext } from './os/launch.js';
+import { pidAlive, withFileLock } from './os/lock.js';
+import { releaseSegment, segmentsOf } from '../core/leftovers.js';
+import { defaultDataRoot } from './os/platform.js';
+import { assertPrivate, ensurePrivateDir } from './os/private-dir.js';
+import { removeDeadWritersCopies } from './keeper/stray-copies.js';
+import { isKeeperOf, processesIn, signal, stopProcesses } from './os/processes.js';
+import { sleep } from '../util/sleep.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, resolveOptions } from '../options/resolve.js';
 
 const log = logger('server');
 
@@ -61,7 +61,7 @@ function keeperCommand(): string[] {
     const p = join(dir, file);
     if (existsSync(p)) return [p];
   }
-  const src = join(dir, 'server', 'keeper.ts');
+  const src = join(dir, 'server', 'keeper', 'keeper.ts');
   if (existsSync(src)) return ['--import', 'tsx', src];
   throw new FastTestDbError('PACKAGE_BROKEN', `the keeper script is missing next to ${dir}`, 'reinstall fast-test-db');
 }

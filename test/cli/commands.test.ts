@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CONFIG_PATTERN } from '../../src/config.js';
+import { CONFIG_PATTERN } from '../../src/options/config.js';
 import { hasPostgresBinaries, startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { exited, isolatedEnv, jsonLines, REPO, runCli, runFixture, spawnCli, waitForOutput } from './cli.js';
 

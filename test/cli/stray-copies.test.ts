@@ -2,7 +2,7 @@
  * What a killed save or copy leaves on disk: `doctor` mentions it, `clean --dry-run` lists it with
  * its size and changes nothing, `clean` removes it once its writer is gone and keeps it while the
  * writer runs. The savers are killed for real, stopped at the named point by the
- * test-only pause hook (src/debug-pause.ts); what a kill is impractical for (a binaries copy needs
+ * test-only pause hook (src/util/debug-pause.ts); what a kill is impractical for (a binaries copy needs
  * root and a project out of the server's reach) is made under the names the code writes, with the
  * pid of a process that has exited. Nothing that is not ours by name and place is touched.
  */
@@ -23,8 +23,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { WARM_SAVE_NAME } from '../../src/server/copy-names.js';
-import { pidAlive } from '../../src/server/lock.js';
+import { WARM_SAVE_NAME } from '../../src/server/keeper/copy-names.js';
+import { pidAlive } from '../../src/server/os/lock.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { waitFor } from '../core/helpers.js';
 import { isolatedEnv, jsonLines, runCli, runFixture } from './cli.js';

@@ -7,9 +7,9 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
-import type { Dialect } from '../../src/dialect/dialect.js';
-import { dialectFor } from '../../src/dialect/index.js';
-import { MAX_NAME_BYTES, quoteIdent, quoteLiteral } from '../../src/quote.js';
+import type { Dialect } from '../../src/engines/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
+import { MAX_NAME_BYTES, quoteIdent, quoteLiteral } from '../../src/util/quote.js';
 import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 

@@ -9,15 +9,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/test-database.js';
+import { startServer } from '../../src/core/database.js';
 import {
   dockerLikelyAvailable,
   ownedContainerCount,
   startDefinedContainer,
   stopOwnedContainers,
   type ContainerRunner,
-} from '../../src/server/container.js';
-import { postgresContainerDefinition } from '../../src/server/container-postgres.js';
+} from '../../src/server/providers/container.js';
+import { postgresContainerDefinition } from '../../src/engines/postgres/container.js';
 import { freePort } from '../../src/server/registry.js';
 import type { ServerInfo } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot, ROOT } from './helpers.js';

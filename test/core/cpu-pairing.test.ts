@@ -1,5 +1,5 @@
 /**
- * CPU pairing (src/cpu-pairing.ts), read back from /proc: which CPUs the worker's thread and the
+ * CPU pairing (src/runners/shared/cpu-pairing.ts), read back from /proc: which CPUs the worker's thread and the
  * server's sessions may run on, on servers the library started (both engines) and on one it did not.
  */
 import 'reflect-metadata';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntitySchema } from 'typeorm';
 import { typeormTestDb } from '../../adapters/typeorm/index.js';
 import { drizzleTestDb } from '../../adapters/drizzle/index.js';
-import { allowedList, pairableCpus, pairingCpu, parseCpuList, threadId } from '../../src/cpu-pairing.js';
+import { allowedList, pairableCpus, pairingCpu, parseCpuList, threadId } from '../../src/runners/shared/cpu-pairing.js';
 import type { ServerInfo } from '../../src/types.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 

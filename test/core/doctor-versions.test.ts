@@ -1,8 +1,8 @@
 /** `doctor` names the PostgreSQL major in use and the exact line that installs each other one (issue 12 section 4). */
 import { describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/tools/doctor.js';
-import { findPostgresBinaries } from '../../src/server/embedded-postgres.js';
-import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../src/server/postgres-versions.js';
+import { findPostgresBinaries } from '../../src/engines/postgres/embedded.js';
+import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../src/engines/postgres/versions.js';
 
 describe('doctor and PostgreSQL majors', () => {
   it('lists an exact prerelease version for every major 14-18', () => {

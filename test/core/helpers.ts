@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { listDir } from '../../src/server/keeper-files.js';
-import { argsOf, otherPids } from '../../src/server/processes.js';
+import { listDir } from '../../src/server/keeper/files.js';
+import { argsOf, otherPids } from '../../src/server/os/processes.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../src/config.js';
+import { loadConfigFile } from '../../src/options/config.js';
 import type { FastTestDbError } from '../../src/errors.js';
-import { ENV_VARS, optionTableMarkdown, resolveOptions } from '../../src/options.js';
-import { startServer } from '../../src/test-database.js';
+import { ENV_VARS, optionTableMarkdown, resolveOptions } from '../../src/options/resolve.js';
+import { startServer } from '../../src/core/database.js';
 import { isolatedEnv, runCli } from '../cli/cli.js';
 import type { TestDatabaseOptions } from '../../src/types.js';
 
@@ -70,9 +70,9 @@ describe('options', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('no file but src/options.ts reads an option from the environment', () => {
+  it('no file but src/options/resolve.ts reads an option from the environment', () => {
     const readers = sources(join(ROOT, 'src'))
-      .filter((f) => relative(ROOT, f) !== 'src/options.ts')
+      .filter((f) => relative(ROOT, f) !== 'src/options/resolve.ts')
       .flatMap((f) =>
         /process\.env\.(FAST_TEST_DB_\w+|TEST_DATABASE_URL)\b(?!\s*=[^=])|env\.TEST_DATABASE_URL/.test(readFileSync(f, 'utf8'))
           ? [relative(ROOT, f)]

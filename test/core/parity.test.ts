@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
-import { availableLocales } from '../../src/server/embedded-postgres.js';
+import { availableLocales } from '../../src/engines/postgres/embedded.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { privateDataRoot, removeDataRoot } from './helpers.js';
 

@@ -1,6 +1,6 @@
 /** A missing optional package is named as npm installs it: the package, never a subpath. */
 import { describe, expect, it } from 'vitest';
-import { loadPeer, packageOf } from '../../src/peer.js';
+import { loadPeer, packageOf } from '../../src/util/peer.js';
 
 describe('packageOf', () => {
   it('strips subpaths and keeps scopes', () => {

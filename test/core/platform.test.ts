@@ -1,6 +1,6 @@
 /**
  * Every platform decision for linux, darwin and win32, on whatever machine runs the suite: the
- * functions take the platform as a parameter (src/server/platform.ts). docs/platforms.md says
+ * functions take the platform as a parameter (src/server/os/platform.ts). docs/platforms.md says
  * which of these also ran for real, and where.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -19,11 +19,11 @@ import {
   socketDirFor,
   socketPathLimit,
   stopMethod,
-} from '../../src/server/platform.js';
-import { installLine } from '../../src/server/postgres-versions.js';
-import { firstBlockedDir, maySearch } from '../../src/server/user.js';
-import { startFailureReason } from '../../src/server/launch.js';
-import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/tuning.js';
+} from '../../src/server/os/platform.js';
+import { installLine } from '../../src/engines/postgres/versions.js';
+import { firstBlockedDir, maySearch } from '../../src/server/os/user.js';
+import { startFailureReason } from '../../src/server/os/launch.js';
+import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/engines/tuning.js';
 
 const MAC_TMPDIR = '/var/folders/7x/k3v9q2bd5xl0m8j1r4t6y0zh0000gn/T';
 

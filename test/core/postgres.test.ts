@@ -2,12 +2,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
-import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
-import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/dialect/dialect.js';
-import { dropOurDatabases } from '../../src/client.js';
-import { ensureTemplate } from '../../src/template.js';
-import { settleRecreate, spareName } from '../../src/recreate.js';
-import { quoteLiteral } from '../../src/quote.js';
+import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
+import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/engines/dialect.js';
+import { dropOurDatabases } from '../../src/core/client.js';
+import { ensureTemplate } from '../../src/core/template.js';
+import { settleRecreate, spareName } from '../../src/core/recreate.js';
+import { quoteLiteral } from '../../src/util/quote.js';
 import { sql } from './helpers.js';
 
 const postgresDialect = createPostgresDialect();

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { releaseOwnedServer } from '../../src/server/registry.js';
-import { startServer } from '../../src/test-database.js';
+import { startServer } from '../../src/core/database.js';
 import { privateDataRoot, removeDataRoot } from './helpers.js';
 
 describe('giving a server back at the end of a run', () => {

@@ -4,7 +4,7 @@
  * and migrationFiles or a cacheKey need no note.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RUN_SCOPED_NOTE } from '../../src/fingerprint.js';
+import { RUN_SCOPED_NOTE } from '../../src/core/fingerprint.js';
 import { createTestDatabase } from '../../src/index.js';
 import { sql } from './helpers.js';
 

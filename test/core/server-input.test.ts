@@ -2,10 +2,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { classifyDriverError, FastTestDbError } from '../../src/errors.js';
-import { DEFAULT_GRACE_MS } from '../../src/options.js';
+import { DEFAULT_GRACE_MS } from '../../src/options/resolve.js';
 import { resolveGraceMs } from '../../src/server/registry.js';
-import { handedServers, parseServerUrl, resolveServer } from '../../src/server/resolve.js';
-import { mysqlServerFlags } from '../../src/tuning.js';
+import { handedServers, parseServerUrl, resolveServer } from '../../src/server/providers/resolve.js';
+import { mysqlServerFlags } from '../../src/engines/tuning.js';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -20,8 +20,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keeperFiles } from '../../src/server/keeper-files.js';
-import { ensurePrivateDir } from '../../src/server/private-dir.js';
+import { keeperFiles } from '../../src/server/keeper/files.js';
+import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { removeDataRoot, ROOT, waitFor } from './helpers.js';
 
@@ -141,7 +141,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
     };
     writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
     chownSync(keeperFiles(dir).plan, other.uid, other.gid);
-    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper.ts'), dir], {
+    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -174,7 +174,10 @@ describe('state files', () => {
       project: ROOT,
     };
     writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
-    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper.ts'), dir], { cwd: ROOT, stdio: 'ignore' });
+    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     const exited = new Promise((r) => keeper.once('exit', r));
     // The file each phase was read from: one written in place keeps its inode from phase to phase.
     const inodes: Record<string, number> = {};

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
+import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
 import { createTestDatabase, FastTestDbError, prepareTemplate } from '../../src/index.js';
 import { sql } from './helpers.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { prepareTemplate, startServer } from '../../src/index.js';
-import { dialectFor } from '../../src/dialect/index.js';
+import { dialectFor } from '../../src/engines/index.js';
 import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot, startWorker } from './helpers.js';
 

@@ -3,16 +3,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/fingerprint.js';
-import { databaseName, quoteIdent, quoteLiteral } from '../../src/quote.js';
-import { parseServerUrl } from '../../src/server/resolve.js';
-import { postgresContainerDefinition } from '../../src/server/container-postgres.js';
-import { postgresSettings } from '../../src/tuning.js';
-import { detectRun, detectWorker } from '../../src/workers.js';
-import { decodeMarker, encodeMarker, newMarker } from '../../src/dialect/dialect.js';
+import { fingerprint } from '../../src/core/fingerprint.js';
+import { databaseName, quoteIdent, quoteLiteral } from '../../src/util/quote.js';
+import { parseServerUrl } from '../../src/server/providers/resolve.js';
+import { postgresContainerDefinition } from '../../src/engines/postgres/container.js';
+import { postgresSettings } from '../../src/engines/tuning.js';
+import { detectRun, detectWorker } from '../../src/options/workers.js';
+import { decodeMarker, encodeMarker, newMarker } from '../../src/engines/dialect.js';
 import { classifyDriverError, driverErrorKind, isFastTestDbError, type DriverErrorKind } from '../../src/errors.js';
-import { runnerFile } from '../../src/runners/paths.js';
-import { VERSION } from '../../src/version.js';
+import { runnerFile } from '../../src/runners/shared/paths.js';
+import { VERSION } from '../../src/util/version.js';
 
 describe('quoting', () => {
   it('doubles the quote character of each family', () => {

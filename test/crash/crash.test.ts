@@ -9,11 +9,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
-import type { Dialect, SqlClient } from '../../src/dialect/dialect.js';
-import { stagingName } from '../../src/dialect/dialect.js';
-import { dialectFor } from '../../src/dialect/index.js';
+import type { Dialect, SqlClient } from '../../src/engines/dialect.js';
+import { stagingName } from '../../src/engines/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
 import { createTestDatabase, startServer, type Engine, type ServerInfo } from '../../src/index.js';
-import { quoteIdent } from '../../src/quote.js';
+import { quoteIdent } from '../../src/util/quote.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
 interface Outcome {

@@ -1,7 +1,7 @@
 /**
  * Crash safety of the servers we start: a test process or a keeper killed with SIGKILL at each step
  * of a server's life, stopped there deterministically by the test-only pause hook
- * (FAST_TEST_DB_TEST_PAUSE, src/debug-pause.ts). After each kill the next run must succeed in the same
+ * (FAST_TEST_DB_TEST_PAUSE, src/util/debug-pause.ts). After each kill the next run must succeed in the same
  * folder, never with two servers on one data directory, and `clean` must leave nothing of ours:
  * no process, no folder under the data root, no PostgreSQL shared memory segment in /dev/shm.
  */
@@ -10,12 +10,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
-import { processesIn, running, signal } from '../../src/server/processes.js';
-import { postgresSegment } from '../../src/server/leftovers.js';
+import { processesIn, running, signal } from '../../src/server/os/processes.js';
+import { postgresSegment } from '../../src/core/leftovers.js';
 import { serversRoot } from '../../src/server/registry.js';
-import { listDir } from '../../src/server/keeper-files.js';
-import { BINARIES_COPY_NAME } from '../../src/server/copy-names.js';
-import { statFields } from '../../src/server/proc-stat.js';
+import { listDir } from '../../src/server/keeper/files.js';
+import { BINARIES_COPY_NAME } from '../../src/server/keeper/copy-names.js';
+import { statFields } from '../../src/server/os/proc-stat.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');

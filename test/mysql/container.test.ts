@@ -1,8 +1,8 @@
 /** A real MySQL container, only where a Docker engine answers; the definition itself is unit-tested in flags.test.ts. */
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { dockerLikelyAvailable } from '../../src/server/container.js';
-import { startMysqlContainer } from '../../src/server/container-mysql.js';
+import { dockerLikelyAvailable } from '../../src/server/providers/container.js';
+import { startMysqlContainer } from '../../src/engines/mysql/container.js';
 
 const dockerAvailable = dockerLikelyAvailable();
 if (!dockerAvailable)

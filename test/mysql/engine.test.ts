@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
-import { newMarker } from '../../src/dialect/dialect.js';
-import { createMysqlDialect } from '../../src/dialect/mysql/dialect.js';
+import { newMarker } from '../../src/engines/dialect.js';
+import { createMysqlDialect } from '../../src/engines/mysql/dialect.js';
 import { monitor, type Sample } from '../../src/cli/tools/monitor/index.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 

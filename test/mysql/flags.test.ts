@@ -2,10 +2,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/dialect/mysql/capture.js';
-import { imageFlavor, mysqlContainerDefinition } from '../../src/server/container-mysql.js';
-import { parseVersionLine } from '../../src/server/embedded-mysql.js';
-import { mysqlServerFlags, parseSize } from '../../src/tuning.js';
+import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/engines/mysql/capture.js';
+import { imageFlavor, mysqlContainerDefinition } from '../../src/engines/mysql/container.js';
+import { parseVersionLine } from '../../src/engines/mysql/embedded.js';
+import { mysqlServerFlags, parseSize } from '../../src/engines/tuning.js';
 
 const flagNames = (flags: string[]) => flags.map((f) => f.split('=')[0]);
 

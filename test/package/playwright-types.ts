@@ -3,7 +3,7 @@
  * Playwright's `test.extend`, as a TypeScript user writes it.
  */
 import { test as base } from '@playwright/test';
-import { fixtures, type TestDatabase } from '../../src/runners/playwright.js';
+import { fixtures, type TestDatabase } from '../../src/runners/playwright/index.js';
 
 // biome-ignore lint/suspicious/noExportsInTest: not a test file; a type check of the fixtures as a user exports them.
 // biome-ignore lint/suspicious/noConfusingVoidType: Playwright's own type for a fixture with no value.

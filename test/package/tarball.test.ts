@@ -18,8 +18,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coldJestCache, emptyJestCache, LEAKY, ROOT, sandbox, waitNoProcesses, type Sandbox } from '../runners/harness.js';
-import { allowedList, parseCpuList } from '../../src/cpu-pairing.js';
-import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
+import { allowedList, parseCpuList } from '../../src/runners/shared/cpu-pairing.js';
+import { fileTimesPath } from '../../src/runners/jest/base-sequencer.js';
 import { freePort } from '../../src/server/registry.js';
 
 const exec = promisify(execFile);

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { runBanner, withStatus } from '../../src/runners/banner.js';
-import { startRun } from '../../src/runners/global.js';
+import { runBanner, withStatus } from '../../src/runners/shared/banner.js';
+import { startRun } from '../../src/runners/shared/global.js';
 import type { ServerInfo } from '../../src/types.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { findConfigFile, loadConfig, loadConfigFile, mergeConfig, resolveAdapter } from '../../src/config.js';
+import { findConfigFile, loadConfig, loadConfigFile, mergeConfig, resolveAdapter } from '../../src/options/config.js';
 import { isFastTestDbError } from '../../src/errors.js';
 import type { MigrateFn } from '../../src/types.js';
 

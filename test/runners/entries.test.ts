@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { currentRunner } from '../../src/runners/current-runner.js';
+import { currentRunner } from '../../src/runners/shared/current-runner.js';
 import { BIN, LEAKY, ROOT } from './harness.js';
 
 const DIR = join(ROOT, 'test/fixtures/runners/entries');
@@ -39,7 +39,7 @@ async function load(runner: 'node-test' | 'mocha', entry: string, call?: string)
 
 describe('runner entries under the wrong runner', () => {
   it("the Jest setup file under node:test names fast-test-db/node-test, not Jest's wrapper", async () => {
-    const r = await load('node-test', 'src/runners/jest-setup.ts');
+    const r = await load('node-test', 'src/runners/jest/setup.ts');
     expect(r).toMatchObject({ name: 'FastTestDbError', code: 'BAD_OPTION' });
     expect(r.message).toContain("fast-test-db/jest's setup file is for Jest, and this process runs under node:test");
     expect(r.message).toContain('fix: use the node:test entry instead: run node --import fast-test-db/node-test --test');
@@ -47,14 +47,14 @@ describe('runner entries under the wrong runner', () => {
   });
 
   it('testDatabase() of fast-test-db/vitest under node:test is a FastTestDbError naming fast-test-db/node-test', async () => {
-    const r = await load('node-test', 'src/runners/vitest.ts', 'testDatabase');
+    const r = await load('node-test', 'src/runners/vitest/index.ts', 'testDatabase');
     expect(r).toMatchObject({ name: 'FastTestDbError', code: 'BAD_OPTION' });
     expect(r.message).toContain("testDatabase() from 'fast-test-db/vitest' is for Vitest, and this process runs under node:test");
     expect(r.message).toContain("take testDatabase from 'fast-test-db/node-test'");
   });
 
   it('the Mocha entry without its global setup names mocha --require, which is what it exports', async () => {
-    const r = await load('mocha', 'src/runners/mocha.ts', 'testDatabase');
+    const r = await load('mocha', 'src/runners/mocha/index.ts', 'testDatabase');
     expect(r).toMatchObject({ name: 'FastTestDbError', code: 'BAD_OPTION' });
     expect(r.message).toContain('fast-test-db/mocha found no handoff from its global setup');
     expect(r.message).toContain('mocha --require fast-test-db/mocha');
@@ -62,7 +62,7 @@ describe('runner entries under the wrong runner', () => {
   });
 
   it("fast-test-db/jest's testDatabase() under Mocha names the Mocha entry", async () => {
-    const r = await load('mocha', 'src/runners/jest.ts', 'testDatabase');
+    const r = await load('mocha', 'src/runners/jest/index.ts', 'testDatabase');
     expect(r).toMatchObject({ code: 'BAD_OPTION' });
     expect(r.message).toContain('fast-test-db/jest is for Jest, and this process runs under Mocha');
     expect(r.message).toContain('mocha --require fast-test-db/mocha');

@@ -55,7 +55,7 @@ export function expectPerTest(records: ProbeRecord[]): void {
 }
 
 /**
- * CPU pairing of the app's own connections (src/cpu-pairing.ts): from a file's second test on (its
+ * CPU pairing of the app's own connections (src/runners/shared/cpu-pairing.ts): from a file's second test on (its
  * first opened the app's pool), worker 1's thread and its session share one CPU, and a worker 2
  * that was paired has another.
  */

@@ -8,8 +8,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { removeDataRoot } from '../core/helpers.js';
 import type { ProbeRecord } from '../fixtures/runners/probe.js';
-import { fileTimesPath } from '../../src/runners/jest-base-sequencer.js';
-import { argsOf, otherPids } from '../../src/server/processes.js';
+import { fileTimesPath } from '../../src/runners/jest/base-sequencer.js';
+import { argsOf, otherPids } from '../../src/server/os/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE = join(ROOT, 'test/fixtures/runners');
@@ -144,7 +144,7 @@ export const nodeTest = (sb: Sandbox, env: Record<string, string> = {}) =>
       '--import',
       'tsx',
       '--import',
-      join(ROOT, 'src/runners/node-test.ts'),
+      join(ROOT, 'src/runners/node-test/index.ts'),
       '--test',
       '--test-concurrency=2',
       ...['a', 'b', 'c', 'd'].map((f) => `node/${f}.test.ts`),

@@ -26,7 +26,7 @@ test('a run without fast-test-db.config.* says once that the workers get empty d
         '--import',
         join(ROOT, 'node_modules/tsx/dist/loader.mjs'),
         '--import',
-        join(ROOT, 'src/runners/node-test.ts'),
+        join(ROOT, 'src/runners/node-test/index.ts'),
         '--test',
         '--test-concurrency=2',
         'a.test.mjs',

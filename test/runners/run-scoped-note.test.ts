@@ -5,7 +5,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-import { RUN_SCOPED_NOTE } from '../../src/fingerprint.js';
+import { RUN_SCOPED_NOTE } from '../../src/core/fingerprint.js';
 import { expectPassed } from './expect.js';
 import { jest, nodeTest, sandbox, vitest, type RunResult } from './harness.js';
 

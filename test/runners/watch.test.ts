@@ -3,12 +3,12 @@
  * stay up, the template must not be rebuilt, and each re-run must start from fresh clones.
  */
 import { afterAll, expect, test } from 'vitest';
-import globalSetup from '../../src/runners/jest-global-setup.js';
-import globalTeardown from '../../src/runners/jest-global-teardown.js';
-import { currentRun } from '../../src/runners/global.js';
-import { readHandoff, workerTarget } from '../../src/runners/handoff.js';
-import { settled } from '../../src/runners/ready.js';
-import { alreadyCloned, ensureCloned } from '../../src/runners/worker.js';
+import globalSetup from '../../src/runners/jest/global-setup.js';
+import globalTeardown from '../../src/runners/jest/global-teardown.js';
+import { currentRun } from '../../src/runners/shared/global.js';
+import { readHandoff, workerTarget } from '../../src/runners/shared/handoff.js';
+import { settled } from '../../src/runners/shared/ready.js';
+import { alreadyCloned, ensureCloned } from '../../src/runners/shared/worker.js';
 import { FIXTURE, processesUnder, sandbox } from './harness.js';
 
 const sb = sandbox('watch');

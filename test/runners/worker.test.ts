@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
 import type { TestDatabase } from '../../src/types.js';
-import { createPostgresDialect } from '../../src/dialect/postgres/dialect.js';
-import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/handoff.js';
-import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/worker.js';
+import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
+import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/shared/handoff.js';
+import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/shared/worker.js';
 
 const postgresDialect = createPostgresDialect();
 

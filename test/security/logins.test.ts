@@ -15,11 +15,11 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
-import { dialectFor } from '../../src/dialect/index.js';
-import { withClient } from '../../src/client.js';
+import { dialectFor } from '../../src/engines/index.js';
+import { withClient } from '../../src/core/client.js';
 import { handOutDatabase } from '../../src/cli/hand-out.js';
-import { passwordFile } from '../../src/server/password.js';
-import { keeperFiles } from '../../src/server/keeper-files.js';
+import { passwordFile } from '../../src/server/os/password.js';
+import { keeperFiles } from '../../src/server/keeper/files.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 
 const asRoot = process.getuid?.() === 0;

@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Column, Entity, ManyToOne, PrimaryGeneratedColumn, type DataSource } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
-import { quoteIdent } from '../../src/quote.js';
-import { SERVER_ENV } from '../../src/server/resolve.js';
+import { quoteIdent } from '../../src/util/quote.js';
+import { SERVER_ENV } from '../../src/server/providers/resolve.js';
 import type { TestDatabase } from '../../src/types.js';
 
 const run = promisify(execFile);

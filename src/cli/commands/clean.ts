@@ -4,7 +4,7 @@ import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../output.js';
-import { strayLabel } from '../../server/stray-copies.js';
+import { strayLabel } from '../../server/keeper/stray-copies.js';
 import { formatBytes } from '../bytes.js';
 
 export const cleanCommand: Command = {

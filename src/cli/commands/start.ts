@@ -1,18 +1,18 @@
 /** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
-import { dialectFor } from '../../dialect/index.js';
+import { dialectFor } from '../../engines/index.js';
 import { describeTuning } from '../describe.js';
 import { serverState, stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../duration.js';
-import { resolveAdapter } from '../../config.js';
-import { explainEngineMismatch } from '../../engine-mismatch.js';
+import { resolveAdapter } from '../../options/config.js';
+import { explainEngineMismatch } from '../../core/engine-mismatch.js';
 import { FastTestDbError } from '../../errors.js';
-import { prepareTemplate } from '../../test-database.js';
+import { prepareTemplate } from '../../core/database.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
 import { acquire, isRunning, ownedRequest, type OwnedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
-import { dropOurDatabases, withClient } from '../../client.js';
+import { dropOurDatabases, withClient } from '../../core/client.js';
 
 export const startCommand: Command = {
   name: 'start',

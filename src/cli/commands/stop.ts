@@ -1,5 +1,5 @@
 /** `fast-test-db stop`: stops this project's servers (or every one of ours), refusing while clients use them unless --force. */
-import { ENGINE_LABEL, SESSION_ID_NAME } from '../../dialect/labels.js';
+import { ENGINE_LABEL, SESSION_ID_NAME } from '../../engines/labels.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, type Command } from '../command.js';
 import { serverOptions, SERVER_OPTIONS } from '../options.js';

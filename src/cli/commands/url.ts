@@ -1,6 +1,6 @@
 /** `fast-test-db url`: the URL of the project's reused server, started if needed. */
 import { parseDuration } from '../duration.js';
-import { dialectFor } from '../../dialect/index.js';
+import { dialectFor } from '../../engines/index.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, ownedRequest } from '../owned.js';
 import { SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';

@@ -5,18 +5,18 @@
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
-import type { Dialect, Marker, SqlClient } from '../../dialect/dialect.js';
-import { dialectFor } from '../../dialect/index.js';
+import type { Dialect, Marker, SqlClient } from '../../engines/dialect.js';
+import { dialectFor } from '../../engines/index.js';
 import { classifyDriverError, messageOf } from '../../errors.js';
-import { logger } from '../../log.js';
+import { logger } from '../../util/log.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
-import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/stray-copies.js';
-import { isLoopback, serverAt } from '../../server/resolve.js';
-import { sleep } from '../../sleep.js';
+import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/keeper/stray-copies.js';
+import { isLoopback, serverAt } from '../../server/providers/resolve.js';
+import { sleep } from '../../util/sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
-import { resolveOptions } from '../../options.js';
-import { liveOtherOwner, templateInUse, templateUsers } from '../../users.js';
+import { resolveOptions } from '../../options/resolve.js';
+import { liveOtherOwner, templateInUse, templateUsers } from '../../core/users.js';
 
 const log = logger('clean');
 

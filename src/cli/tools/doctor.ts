@@ -7,18 +7,18 @@ import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { dialectFor } from '../../dialect/index.js';
+import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { dataRoot, listOwnedServers } from '../../server/registry.js';
-import { serverAt } from '../../server/resolve.js';
-import { firstBlockedDir, unprivilegedUser } from '../../server/user.js';
-import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../server/postgres-versions.js';
-import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../tuning.js';
+import { serverAt } from '../../server/providers/resolve.js';
+import { firstBlockedDir, unprivilegedUser } from '../../server/os/user.js';
+import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../engines/postgres/versions.js';
+import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../engines/tuning.js';
 import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { resolveOptions } from '../../options.js';
+import { resolveOptions } from '../../options/resolve.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
-import { strayCopies, type StrayKind } from '../../server/stray-copies.js';
+import { strayCopies, type StrayKind } from '../../server/keeper/stray-copies.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
 
@@ -81,7 +81,7 @@ const GB = 1024 ** 3;
 
 async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
-    const { findPostgresBinaries } = await import('../../server/embedded-postgres.js');
+    const { findPostgresBinaries } = await import('../../engines/postgres/embedded.js');
     const b = findPostgresBinaries(options);
     const user = unprivilegedUser();
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
@@ -114,7 +114,7 @@ function otherMajors(inUse: number): string {
  * unlike the official image's en_US.utf8.
  */
 async function checkLocale(): Promise<Check> {
-  const { availableLocales } = await import('../../server/embedded-postgres.js');
+  const { availableLocales } = await import('../../engines/postgres/embedded.js');
   const chosen = resolveOptions().locale;
   const locale = chosen ?? defaultPostgresLocale(availableLocales());
   if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
@@ -134,7 +134,7 @@ async function checkLocale(): Promise<Check> {
 
 async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
   try {
-    const { findMysqlBinary } = await import('../../server/embedded-mysql.js');
+    const { findMysqlBinary } = await import('../../engines/mysql/embedded.js');
     const b = findMysqlBinary(options);
     return {
       id: 'mysql-binaries',

@@ -3,9 +3,9 @@
  * after saying who still uses them. Only directories of the registry whose keeper is verified
  * through /proc are touched: a server we did not start is never in that list.
  */
-import { withClient } from '../../client.js';
-import type { OpenSession } from '../../dialect/dialect.js';
-import { dialectFor } from '../../dialect/index.js';
+import { withClient } from '../../core/client.js';
+import type { OpenSession } from '../../engines/dialect.js';
+import { dialectFor } from '../../engines/index.js';
 import { messageOf } from '../../errors.js';
 import {
   listOwnedServers,
@@ -15,8 +15,8 @@ import {
   stopOwnedServer,
   type OwnedServerEntry,
 } from '../../server/registry.js';
-import { argsOf, running, signal } from '../../server/processes.js';
-import { sleep } from '../../sleep.js';
+import { argsOf, running, signal } from '../../server/os/processes.js';
+import { sleep } from '../../util/sleep.js';
 import type { TestDatabaseOptions } from '../../types.js';
 
 /** A process holding a lease on the server: a test run, a `url`'s shell no longer (it exits), a `start`. */

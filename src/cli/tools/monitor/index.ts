@@ -4,11 +4,11 @@
  * mysql.ts) knows which counters to read, on a connection of its own: one round trip per sample on
  * PostgreSQL, up to three on MySQL before 8.0.30 (the redo log capacity is read again each time).
  */
-import { dialectFor } from '../../../dialect/index.js';
-import { sleep } from '../../../sleep.js';
+import { dialectFor } from '../../../engines/index.js';
+import { sleep } from '../../../util/sleep.js';
 import type { ServerInfo } from '../../../types.js';
-import { formatMysqlLine, mysqlSampler, type MysqlLine } from './mysql.js';
-import { formatPostgresLine, postgresSampler, type PostgresLine } from './postgres.js';
+import { formatMysqlLine, mysqlSampler, type MysqlLine } from '../../../engines/mysql/monitor.js';
+import { formatPostgresLine, postgresSampler, type PostgresLine } from '../../../engines/postgres/monitor.js';
 import type { Sampler } from './sampler.js';
 
 export type Sample = PostgresLine | MysqlLine;

@@ -1,0 +1,63 @@
+/**
+ * A connection for the length of one job: opened, used, closed whatever happens. Every
+ * connect-then-finally-close in the library goes through here.
+ */
+import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
+import type { DescribeReport, ServerInfo } from '../types.js';
+
+/** Runs `fn` on a connection to `database` (default: the server's admin database), closed afterwards. */
+export function withClient<T>(dialect: Dialect, server: ServerInfo, fn: (client: SqlClient) => Promise<T>): Promise<T>;
+export function withClient<T>(
+  dialect: Dialect,
+  server: ServerInfo,
+  database: string | undefined,
+  fn: (client: SqlClient) => Promise<T>,
+): Promise<T>;
+export async function withClient<T>(
+  dialect: Dialect,
+  server: ServerInfo,
+  dbOrFn: string | undefined | ((client: SqlClient) => Promise<T>),
+  maybeFn?: (client: SqlClient) => Promise<T>,
+): Promise<T> {
+  const fn = typeof dbOrFn === 'function' ? dbOrFn : maybeFn!;
+  const database = typeof dbOrFn === 'function' ? undefined : dbOrFn;
+  const client = await dialect.connect(server, database);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** What the server is and how it is tuned, over a connection of its own. */
+export function describeServer(dialect: Dialect, server: ServerInfo): Promise<DescribeReport> {
+  return withClient(dialect, server, (admin) => dialect.describe(admin, server));
+}
+
+/**
+ * Drops our test databases (never templates) whose names start with `prefix` and whose marker
+ * `which` selects, and returns their names. A database without our marker is never a candidate.
+ * The list is read again, up to three times in all, while a read finds something new: a clone
+ * still being made when the list was read (a test file's spare, made in the background) is
+ * renamed into place meanwhile, and is ours under its final name only on the next read. A
+ * database gone by the time of its drop counts as dropped, and its name is among those returned.
+ */
+export async function dropOurDatabases(
+  dialect: Dialect,
+  admin: SqlClient,
+  prefix: string,
+  which: (marker: Marker) => boolean = () => true,
+): Promise<string[]> {
+  const dropped = new Set<string>();
+  for (let round = 0; round < 3; round++) {
+    const ours = (await dialect.listOurs(admin, prefix)).filter(
+      (d) => d.marker.kind === 'database' && which(d.marker) && !dropped.has(d.name),
+    );
+    if (!ours.length) break;
+    for (const d of ours) {
+      await dialect.drop(admin, d.name, { force: true });
+      dropped.add(d.name);
+    }
+  }
+  return [...dropped];
+}

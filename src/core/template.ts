@@ -1,0 +1,183 @@
+/**
+ * The template cache: the schema after migrations, built once per fingerprint under a server-wide
+ * lock, marked complete only after `migrate` succeeded, cloned for every worker.
+ */
+import type { Dialect, SqlClient } from '../engines/dialect.js';
+import { newMarker, ownerGone } from '../engines/dialect.js';
+import { pausePoint } from '../util/debug-pause.js';
+import { FastTestDbError, messageOf } from '../errors.js';
+import { logger } from '../util/log.js';
+import { pidAlive } from '../server/os/lock.js';
+import { clearStaging } from './staging.js';
+import { markWorthSaving } from '../server/keeper/warm-cache.js';
+import type { MigrateFn, ServerInfo } from '../types.js';
+import { hostname } from 'node:os';
+import { withClient } from './client.js';
+import { templateInUse } from './users.js';
+import { runMigrate } from './migrate-run.js';
+import { closeLeftOpen, noteClients } from './left-open.js';
+import { DEFAULT_MIGRATE_TIMEOUT_MS } from '../options/resolve.js';
+
+const log = logger('template');
+
+export interface TemplateRequest {
+  dialect: Dialect;
+  server: ServerInfo;
+  name: string;
+  fingerprint: string;
+  prefix: string;
+  /** The run an unverifiable template (migrate alone) is scoped to, recorded in its marker. */
+  scope?: string;
+  migrate?: MigrateFn | string;
+  /** How long `migrate` may take before MIGRATION_TIMEOUT. Default DEFAULT_MIGRATE_TIMEOUT_MS. */
+  migrateTimeoutMs?: number;
+  /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
+  envVars?: readonly string[];
+  unlogged: boolean;
+  keepTemplates: number;
+  run?: string;
+}
+
+/** Returns whether this call built the template. */
+export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Promise<boolean> {
+  const { dialect, server, name } = req;
+  if ((await dialect.templateState(admin, name)) === 'complete') return false;
+  // A second connection holds the lock, so that `admin` stays free for the build's own statements.
+  const built = await withClient(dialect, server, (lockClient) =>
+    withBuildLock(admin, lockClient, req, async () => {
+      const state = await dialect.templateState(admin, name);
+      if (state === 'complete') return false; // another process built it while we waited
+      // Builders write the marker before they release the lock, so here an unmarked database is foreign.
+      if (state === 'unmarked')
+        throw new FastTestDbError(
+          'NOT_OURS',
+          `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`,
+          'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)',
+        );
+      if (state === 'incomplete') await dropIncomplete(admin, req);
+      await clearStaging(dialect, admin, name);
+      const started = performance.now();
+      await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
+      if (req.migrate) {
+        const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
+        const job = { migrate: req.migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
+        let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
+        try {
+          await pausePoint('template:migrate');
+          ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] })));
+        } catch (e) {
+          // Without force: ending the connections a failed migrate left open would make its driver emit
+          // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
+          // A template that cannot be dropped stays marked incomplete; the next build drops it.
+          const left = await dialect.drop(admin, name, {}).then(
+            () => '',
+            (dropError) => (
+              log('kept failed template %s: %s', name, messageOf(dropError)),
+              ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`
+            ),
+          );
+          // An adapter's own error (a missing CLI, a bad option) already says what to do.
+          if (e instanceof FastTestDbError) throw e;
+          throw new FastTestDbError(
+            'MIGRATION_FAILED',
+            `migrate failed while building template ${name}: ${messageOf(e)}${left}`,
+            'fix the migration; nothing was cached, the next run builds the template again',
+            { cause: e },
+          );
+        }
+        await closeLeftOpen(dialect, admin, name, noted);
+      }
+      await pausePoint('template:migrated');
+      await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
+      log('built template %s in %d ms', name, Math.round(performance.now() - started));
+      // A migrated template the next run can use (its inputs are known): save the data directory
+      // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
+      if (req.migrate && !req.scope && server.owned) markWorthSaving(server.stateDir);
+      return true;
+    }),
+  );
+  // Outside the build lock: collecting takes each old template's lock, and two builds holding
+  // their own while waiting for the other's would deadlock.
+  if (built) await collectOldTemplates(admin, req);
+  return built;
+}
+
+const timeoutOf = (req: TemplateRequest) => req.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS;
+
+/** How often a process waiting for another's build says so again. */
+const WAIT_NOTICE_EVERY_MS = 30_000;
+
+/**
+ * Runs `fn` under the template's build lock. A process that finds the lock held says on stderr that
+ * it waits, and for whom (the builder's marker, once it wrote one), then again every 30 s: a build
+ * that hangs is visible from every process waiting on it, and ends with the builder's migrate timeout.
+ */
+async function withBuildLock<T>(admin: SqlClient, lockClient: SqlClient, req: TemplateRequest, fn: () => Promise<T>): Promise<T> {
+  const { dialect, name } = req;
+  const free = await dialect.withFreeLock(lockClient, name, async () => ({ value: await fn() }));
+  if (free) return free.value;
+  const since = Date.now();
+  const notice = async () => {
+    const marker = await dialect.readMarker(admin, name).catch(() => undefined);
+    const who = marker
+      ? `process ${marker.pid}${marker.host && marker.host !== hostname() ? ` on ${marker.host}` : ''} has been building it since ${marker.created}`
+      : 'another process holds its build lock';
+    const waited = Math.round((Date.now() - since) / 1000);
+    process.stderr.write(
+      `fast-test-db: ${waited ? `still waiting (${waited} s)` : 'waiting'} for template ${name}: ${who} (its migrate times out after ${Math.round(timeoutOf(req) / 1000)} s)\n`,
+    );
+  };
+  await notice();
+  const timer = setInterval(() => void notice(), WAIT_NOTICE_EVERY_MS).unref();
+  try {
+    return await dialect.withLock(lockClient, name, fn);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * An earlier build failed or was killed. Connections to it are ended only when the builder is gone:
+ * a live process (a watch run whose migrate threw without closing its client) would die of it.
+ */
+async function dropIncomplete(admin: SqlClient, req: TemplateRequest): Promise<void> {
+  const marker = await req.dialect.readMarker(admin, req.name);
+  const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
+  log('dropping incomplete template %s (an earlier build failed or was killed)', req.name);
+  await req.dialect.drop(admin, req.name, { force }).catch((e) => {
+    throw new FastTestDbError(
+      'DATABASE_IN_USE',
+      `the incomplete template ${req.name} of an earlier failed build is still in use: ${messageOf(e)}`,
+      'close the connections your migrate opened (client.end() in a finally block), or restart the test run',
+      { cause: e },
+    );
+  });
+}
+
+/** Templates younger than this are never collected: a run that just built one is likely still cloning it. */
+const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
+
+/**
+ * Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses
+ * them: no live lease or clone (src/users.ts), looked at under the template's own lock, which a run
+ * leasing it takes too. One whose lock is held (being leased or rebuilt right now) is left for later.
+ */
+async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
+  const { dialect } = req;
+  const templates = (await dialect.listOurs(admin, req.prefix))
+    .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
+    .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
+  const cutoff = Date.now() - MIN_TEMPLATE_AGE_MS;
+  const clonesPrefix = `${req.prefix.split('_')[0]}_`;
+  for (const old of templates.slice(Math.max(0, req.keepTemplates - 1)).filter((t) => Date.parse(t.marker.created) < cutoff)) {
+    const outcome = await dialect
+      .withFreeLock(admin, old.name, async () => {
+        const inUse = await templateInUse(dialect, admin, old.name, clonesPrefix);
+        if (inUse) return inUse;
+        await dialect.drop(admin, old.name, {});
+        return 'dropped';
+      })
+      .catch((e: unknown) => messageOf(e));
+    log('old template %s: %s', old.name, outcome ?? 'its lock is held by another process');
+  }
+}

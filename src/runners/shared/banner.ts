@@ -1,0 +1,61 @@
+/**
+ * The one line a runner's global setup prints per run: which server the tests use and whether it is
+ * tuned. A TEST_DATABASE_URL that a project set for its own Docker database quietly takes the place
+ * of the tuned embedded server, and leaves templates there: this line is how a user notices.
+ */
+import { Output, type Io, type Status } from '../../cli/output.js';
+import type { ServerInfo } from '../../types.js';
+import { resolveOptions } from '../../options/resolve.js';
+
+const FLAVOR = { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' } as const;
+
+export interface BannerContext {
+  /** Where the server came from when it is not ours: an option, TEST_DATABASE_URL, or a parent run. */
+  source: 'option' | 'env' | 'handed' | 'started';
+  template: string;
+  built: boolean;
+}
+
+/** Where a run's server comes from, for the banner: handed by a parent run, the url option, TEST_DATABASE_URL, or started by us. */
+export function serverSource(options: { url?: string }, handed: boolean): BannerContext['source'] {
+  return handed ? 'handed' : options.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
+}
+
+export function runBanner(server: ServerInfo, ctx: BannerContext): string {
+  const name = `${FLAVOR[server.flavor] ?? server.engine} ${server.version.replace(/-.*$/, '')}`;
+  const where = server.owned
+    ? `${server.provider}, ours`
+    : `${server.host}:${server.port}${ctx.source === 'env' ? ' from TEST_DATABASE_URL' : ctx.source === 'option' ? ' from the url option' : ''}, not ours`;
+  const template = `template ${ctx.template}${ctx.built ? ' built' : ''}`;
+  if (server.tuned) return `fast-test-db: ${name} (${where}), tuned; ${template}`;
+  const fix = server.owned
+    ? 'fast-test-db doctor says why'
+    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${ctx.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
+  return `fast-test-db: ${name} (${where}), NOT tuned: ${fix}; ${template}`;
+}
+
+/**
+ * Shows `label` with a spinner and the time while `work` runs, then the line `done` returns in its
+ * place; without a terminal, only that line. Nothing at all when quiet.
+ */
+export async function withStatus<T>(
+  quiet: boolean,
+  label: string,
+  work: () => Promise<T>,
+  done: (value: T) => string,
+  stderr: Io['stderr'] = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<T> {
+  // On a terminal the CLI's status line; it is redrawn in place unless CI is set (a CI log keeps lines).
+  const status: Status | undefined = !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env }).status(label) : undefined;
+  let value: T;
+  try {
+    value = await work();
+  } catch (e) {
+    status?.fail(`${label}: failed`);
+    throw e;
+  }
+  if (status) status.succeed(done(value));
+  else if (!quiet) stderr.write(done(value) + '\n');
+  return value;
+}

@@ -1,0 +1,309 @@
+/**
+ * The global-setup half shared by every runner: once per run, in the runner's main process, start
+ * or join the server, build the template, and hand both to the workers; at the end, drop the run's
+ * databases and stop the server if this run started it.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pairableCpus } from './cpu-pairing.js';
+import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../../options/config.js';
+import type { Dialect } from '../../engines/dialect.js';
+import { dialectFor } from '../../engines/index.js';
+import { explainEngineMismatch } from '../../core/engine-mismatch.js';
+import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
+import { FastTestDbError, messageOf } from '../../errors.js';
+import { logger } from '../../util/log.js';
+import { ON_PLANNED, releaseOwnedServer, serversRoot, type PlannedListener } from '../../server/registry.js';
+import { SERVER_ENV } from '../../server/providers/resolve.js';
+import { prepareTemplate, resolveNames } from '../../core/database.js';
+import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { detectRun } from '../../options/workers.js';
+import { runBanner, serverSource, withStatus } from './banner.js';
+import { ISOLATIONS, NAME_SLOT, RUNNER_ENV, type Handoff, type Isolation } from './handoff.js';
+import { dropOurDatabases, withClient } from '../../core/client.js';
+import { checkEntry, DEFAULT_ENV_VAR, resolveOptions } from '../../options/resolve.js';
+import { readJson } from '../../server/keeper/files.js';
+import { pidAlive } from '../../server/os/lock.js';
+import { liveOtherOwner } from '../../core/users.js';
+import { clearReady, errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
+
+const log = logger('runner');
+
+const STASH = Symbol.for('fast-test-db.runner-options');
+const HANDLE = Symbol.for('fast-test-db.run-handle');
+type Stash = { [STASH]?: FastTestDbConfig; [HANDLE]?: RunHandle };
+
+/**
+ * Options given in a runner config (withFastTestDb) reach the global setup through the process's
+ * global object: both run in the runner's main process, and functions such as `migrate` cannot
+ * travel through the runner's serialized config.
+ */
+export function stashOptions(options: FastTestDbConfig): void {
+  (globalThis as Stash)[STASH] = options;
+}
+
+export function stashedOptions(): FastTestDbConfig {
+  return (globalThis as Stash)[STASH] ?? {};
+}
+
+/** The handle of the run this process's global setup started, for a teardown loaded as another module. */
+export function currentRun(): RunHandle | undefined {
+  return (globalThis as Stash)[HANDLE];
+}
+
+export interface RunHandle {
+  readonly handoff: Handoff;
+  /** Drops this run's databases and, unless kept, stops the server this run started. */
+  teardown(opts?: { keepServer?: boolean }): Promise<void>;
+  /** Drops this run's worker databases so that a watch-mode re-run starts from the template. */
+  resetRun(): Promise<void>;
+}
+
+export interface StartRunContext {
+  /** Where to look for fast-test-db.config.*; default cwd. */
+  cwd?: string;
+  /**
+   * Return as soon as the server's address is known, while it starts and the template is checked
+   * (ready.ts): for runners whose workers wait for the outcome before their first clone.
+   */
+  early?: boolean;
+}
+
+function newRunId(): string {
+  // Short: it is part of every worker database name, which engines cap at 63/64 bytes.
+  return `r${Date.now().toString(36)}${(process.pid % 1296).toString(36)}`;
+}
+
+/** Beside the run's directory (which a watch re-run empties): the pid of the process whose run it is. */
+const runOwnerFile = (dir: string) => `${dir}.owner`;
+
+/**
+ * `run`, unless another live process on this machine runs under it (two runs in one CI job, a run
+ * id set by hand): then a run id of this invocation's own, so that neither touches the other's databases.
+ */
+function runOfOurOwn(run: string, options: FastTestDbConfig): string {
+  const owner = Number(readJson<number>(runOwnerFile(runDir(run, options))));
+  if (!owner || owner === process.pid || !pidAlive(owner)) return run;
+  const own = `${run}${newRunId()}`;
+  log('run %s belongs to process %d, which is still running: this run is %s', run, owner, own);
+  return own;
+}
+
+function parseIsolation(value: string | undefined): Isolation {
+  const v = value ?? 'worker';
+  if ((ISOLATIONS as readonly string[]).includes(v)) return v as Isolation;
+  throw new FastTestDbError('BAD_OPTION', `unknown isolation "${v}"`, `use one of ${ISOLATIONS.map((i) => `'${i}'`).join(', ')}`);
+}
+
+function parseEnvVars(value: string | string[] | undefined): string[] {
+  const list = value === undefined ? [DEFAULT_ENV_VAR] : Array.isArray(value) ? value : value.split(',').map((s) => s.trim());
+  for (const v of list)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v))
+      throw new FastTestDbError(
+        'BAD_OPTION',
+        `envVar "${v}" is not an environment variable name`,
+        "use letters, digits and underscores, e.g. 'DATABASE_URL'",
+      );
+  if (list.length === 0)
+    throw new FastTestDbError('BAD_OPTION', 'envVar is an empty list', "name at least one variable, e.g. 'DATABASE_URL'");
+  return list;
+}
+
+/** Directory for one run's bookkeeping (which workers already cloned), next to this user's servers. */
+export function runDir(run: string, options: TestDatabaseOptions = {}): string {
+  return join(serversRoot(options), 'runs', run);
+}
+
+/**
+ * The template for `options` (built if no process has yet) and what workers of run `run` need:
+ * the handoff both the runners' global setups and node:test's standalone children give out.
+ */
+export async function prepareHandoff(
+  options: FastTestDbConfig,
+  run: string,
+  dir: string,
+): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean; runScoped: boolean }> {
+  const names = resolveNames({ ...options, runId: run });
+  const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
+    throw explainEngineMismatch(e, names.engine);
+  });
+  const dialect = await dialectFor(names.engine);
+  const handoff = handoffFor(options, run, dir, dialect, prepared.server, prepared.template, prepared.seeded);
+  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
+}
+
+function handoffFor(
+  options: FastTestDbConfig,
+  run: string,
+  dir: string,
+  dialect: Dialect,
+  server: ServerInfo,
+  template: { name: string; fingerprint: string },
+  seeded: string[],
+): Handoff {
+  const names = resolveNames({ ...options, runId: run });
+  return {
+    v: 1,
+    run,
+    engine: names.engine,
+    prefix: names.prefix,
+    shard: names.shard,
+    server,
+    template: template.name,
+    fingerprint: template.fingerprint,
+    seeded,
+    isolation: parseIsolation(resolveOptions(options).isolation),
+    envVars: parseEnvVars(resolveOptions(options).envVar),
+    urlPattern: dialect.url(server, NAME_SLOT),
+    main: process.pid,
+    dir,
+    cpus: pairableCpus(options),
+  };
+}
+
+/** Only a server this run may start itself can be announced before it answers; FAST_TEST_DB_EARLY=0 turns it off. */
+function mayStartEarly(options: FastTestDbConfig, handed: boolean): boolean {
+  const resolved = resolveOptions(options);
+  if (handed || resolved.url || !resolved.early) return false;
+  return resolved.server === 'auto' || resolved.server === 'embedded';
+}
+
+export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
+  const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
+  checkEntry(merged, 'the runner options');
+  // Fixed for the life of this process, so that watch-mode re-runs keep their names.
+  const run = runOfOurOwn(resolveOptions(merged).runId ?? detectRun() ?? newRunId(), merged);
+  process.env.FAST_TEST_DB_RUN_ID = run;
+  const options = { ...merged, runId: run };
+  const handed = Boolean(process.env[SERVER_ENV]);
+
+  const started = performance.now();
+  const dir = runDir(run, options);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(runOwnerFile(dir), String(process.pid));
+  const quiet = resolveOptions(options).quiet;
+  const source = serverSource(merged, handed);
+  const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
+    runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
+  // After the status line, every run: a template from migrate alone is never reused (fingerprint.ts).
+  const noteScoped = (p: Awaited<ReturnType<typeof prepareHandoff>>) => {
+    if (!quiet && p.runScoped) process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
+  };
+  const readyFile = readyFileOf(dir);
+  clearReady(readyFile);
+
+  let announce: PlannedListener | undefined;
+  const planned = ctx.early && mayStartEarly(options, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
+  const work = prepareHandoff(announce ? ({ ...options, [ON_PLANNED]: announce } as FastTestDbConfig) : options, run, dir);
+  // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.
+  const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
+
+  let handoff: Handoff;
+  /** The finished handoff, or the failure that the workers were told about. */
+  let outcome: Promise<{ handoff: Handoff; dialect: Dialect; prefix: string } | { error: unknown }>;
+  if (expected) {
+    const dialect = await dialectFor(expected.engine);
+    handoff = {
+      ...handoffFor(options, run, dir, dialect, expected, { name: '', fingerprint: '' }, []),
+      pending: readyFile,
+      owner: process.pid,
+    };
+    outcome = work
+      .then(async (p) => {
+        await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+        writeReady(readyFile, { handoff: p.handoff });
+        if (!quiet) process.stderr.write(banner(p) + '\n');
+        noteScoped(p);
+        log(
+          'run %s: template %s%s ready in %d ms (handed out early); isolation %s',
+          run,
+          p.handoff.template,
+          p.built ? ' (built)' : '',
+          Math.round(performance.now() - started),
+          p.handoff.isolation,
+        );
+        return p;
+      })
+      .catch((e: unknown) => {
+        writeReady(readyFile, errorRecord(e));
+        log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
+        return { error: e };
+      });
+  } else {
+    const p = await withStatus(quiet, 'fast-test-db: starting the server and the template', () => work, banner);
+    noteScoped(p);
+    // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
+    await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+    handoff = p.handoff;
+    outcome = Promise.resolve(p);
+    log(
+      'run %s: template %s%s ready in %d ms; isolation %s',
+      run,
+      handoff.template,
+      p.built ? ' (built)' : '',
+      Math.round(performance.now() - started),
+      handoff.isolation,
+    );
+  }
+  const { server } = handoff;
+  process.env[RUNNER_ENV] = JSON.stringify(handoff);
+  process.env[SERVER_ENV] = JSON.stringify([server]);
+
+  // We stop only a server that this process started or joined through the registry.
+  const stoppable = !handed && server.owned && server.stateDir !== undefined;
+  const reuse = resolveOptions(options).reuse;
+  const handle: RunHandle = {
+    handoff,
+    resetRun: async () => {
+      const done = await outcome;
+      if ('error' in done) return;
+      await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+    },
+    teardown: async ({ keepServer = false } = {}) => {
+      let failure: unknown;
+      const done = await outcome;
+      if ('error' in done) {
+        // Workers that needed the database showed it; a run where none did still fails, once, here.
+        if (!failureReported(readyFile)) failure = done.error;
+      } else {
+        try {
+          await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
+        } catch (e) {
+          failure = e;
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(runOwnerFile(dir), { force: true });
+      clearReady(readyFile);
+      if ((globalThis as Stash)[HANDLE] === handle) delete (globalThis as Stash)[HANDLE];
+      if (!keepServer) {
+        delete process.env[RUNNER_ENV];
+        if (stoppable) delete process.env[SERVER_ENV];
+        if (stoppable && !reuse) await releaseServer(server.stateDir!);
+      }
+      if (failure) throw failure;
+    },
+  };
+  (globalThis as Stash)[HANDLE] = handle;
+  return handle;
+}
+
+/** Every database this run created (marker says so), whatever worker or file it belonged to. */
+export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
+  const dropped = await withClient(dialect, server, (admin) =>
+    dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined),
+  );
+  if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
+  return dropped;
+}
+
+async function releaseServer(stateDir: string): Promise<void> {
+  try {
+    log('server in %s: %s', stateDir, await releaseOwnedServer(stateDir));
+  } catch (e) {
+    log('could not stop the server in %s: %s (the keeper stops it when this process exits)', stateDir, messageOf(e));
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * Vitest `globalSetup`: runs once in Vitest's main process, also across watch-mode re-runs. Hands
+ * the server and template to the workers both by `provide` (read with `inject`) and by env var.
+ */
+import type { TestProject } from 'vitest/node';
+import { PROVIDE_KEY, type Handoff } from '../shared/handoff.js';
+import { startRun } from '../shared/global.js';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = await startRun({}, { cwd: project.config.root, early: true });
+  (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
+  // A re-run starts from the template again; server and template stay.
+  project.onTestsRerun(() => run.resetRun());
+  return () => run.teardown();
+}

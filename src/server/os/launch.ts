@@ -1,0 +1,77 @@
+/**
+ * How an engine describes the server it wants started. The registry hands a LaunchPlan to the
+ * keeper process, which runs `init`, then `server`, and stops and cleans up when no client is left.
+ * Engines never spawn long-lived processes themselves: the keeper owns them, so that a client
+ * killed with SIGKILL still leaves no server behind.
+ */
+import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { keeperFiles, readJson, type KeeperStatus } from '../keeper/files.js';
+
+export interface Command {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Run as this user (we are root and the server refuses root). */
+  uid?: number;
+  gid?: number;
+}
+
+export interface LaunchPlan {
+  /** Commands run once, in order, before the server (initdb, mariadb-install-db). Each must exit 0. */
+  init: Command[];
+  server: Command;
+  /** Signal for a fast, clean shutdown (PostgreSQL: SIGINT; mysqld: SIGTERM). */
+  stopSignal: 'SIGINT' | 'SIGTERM';
+  /** Paths the keeper removes once the server has exited. */
+  cleanup: string[];
+  /**
+   * After a clean shutdown, copy `from` (the data directory) to `to` before cleanup, so that the next
+   * cold start can begin from it: no initdb, and every template already built. Unless `always`,
+   * only when a template worth keeping was built meanwhile (warm-cache.ts): an unchanged copy is
+   * not written again on every run.
+   */
+  snapshot?: { from: string; to: string; always?: boolean };
+  /** After `init` succeeded, copy `from` to `to`: the next cold start copies it instead of running init. */
+  initCache?: { from: string; to: string };
+  /** How the server will be reached once it answers (its version and tuning are read back then). */
+  expected?: ServerInfo;
+  /** The copy this start began from, instead of running init; discarded if the server fails to start. */
+  restoredFrom?: string;
+  /**
+   * Runs in the client once the keeper has started the server: wait until it answers queries,
+   * read its settings back, and return how to reach it.
+   */
+  ready(signal: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo>;
+}
+
+export interface PlanContext {
+  /** This server's own directory (on tmpfs); the plan puts data and sockets below it. */
+  dir: string;
+  /** A port that was free a moment ago. */
+  port: number;
+  options: TestDatabaseOptions;
+  /** Told where the server will listen as soon as the plan knows it, before any slow step. */
+  announce?(expected: ServerInfo): void;
+}
+
+/**
+ * Why a server did not start, never empty: the server's log when it wrote one, else what the
+ * keeper recorded (a command that could not be executed, an exit code), else that the keeper
+ * itself ended without a word.
+ */
+export function startFailureReason(logText: string, keeperStatus: { phase?: string; error?: string } | undefined): string {
+  const log = logText.trim();
+  const status = keeperStatus?.error
+    ? `${keeperStatus.error}`
+    : keeperStatus?.phase
+      ? `the keeper stopped in phase "${keeperStatus.phase}"`
+      : 'the keeper process ended without recording a status';
+  if (log) return keeperStatus?.error ? `${log}\n(${status})` : log;
+  return `${status}; the server wrote nothing to its log`;
+}
+
+/** startFailureReason for the server whose keeper works in `dir`. */
+export function whyNotStarted(dir: string, logText: string): string {
+  return startFailureReason(logText, readJson<KeeperStatus>(keeperFiles(dir).status));
+}

@@ -1,0 +1,31 @@
+import { FastTestDbError } from '../errors.js';
+
+/**
+ * The npm package a module specifier comes from: `mysql2/promise` is in `mysql2`,
+ * `@prisma/client/runtime/client` in `@prisma/client`. npm reads `a/b` as a GitHub repository,
+ * so an install line must name the package alone.
+ */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * Loads an optional peer dependency (a driver, an ORM, testcontainers) only when a code path
+ * needs it, so that importing the core never loads one. A missing package gets one clear error.
+ */
+export async function loadPeer<T = any>(name: string, why: string): Promise<T> {
+  try {
+    return (await import(name)) as T;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      const pkg = packageOf(name);
+      const which = pkg === name ? `the package "${pkg}"` : `"${name}" from the package "${pkg}"`;
+      throw new FastTestDbError('PEER_MISSING', `${why} needs ${which}, which is not installed`, `npm install --save-dev ${pkg}`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
