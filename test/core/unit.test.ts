@@ -167,7 +167,7 @@ describe('driver errors', () => {
   it('a file missing from the installed package says to reinstall, not that a server binary is missing', () => {
     let error: unknown;
     try {
-      runnerFile('no-such-runner-file');
+      runnerFile('no-such-runner-file', 'no-such/runner-file');
     } catch (e) {
       error = e;
     }
