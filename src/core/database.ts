@@ -19,6 +19,7 @@ import { sleep } from '../util/sleep.js';
 import { withClient } from './client.js';
 import { heldByOther, leaseTemplate, liveOtherOwner } from './users.js';
 import { checkEntry, resolveOptions } from '../options/resolve.js';
+import { heldNames, runScopedNote } from '../state.js';
 
 const log = logger('database');
 
@@ -156,16 +157,14 @@ function envVarNames(value: string | string[] | undefined): string[] {
   return list.map((v) => v.trim()).filter((v) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(v));
 }
 
-let noted = false;
-
 /**
  * Once per process: a run-scoped template and how to share it across runs. A runner's global setup
  * says it for the runner's template (prepareTemplate prints nothing); a worker gets here only for a
  * template of its own (another schema than the runner's, see runners/compose.ts).
  */
 function noteRunScoped(options: TestDatabaseOptions): void {
-  if (noted || resolveOptions(options).quiet) return;
-  noted = true;
+  if (runScopedNote.shown || resolveOptions(options).quiet) return;
+  runScopedNote.shown = true;
   process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
 }
 
@@ -186,7 +185,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       });
       return { ...prepared, name };
     } catch (e) {
-      held.delete(name);
+      heldNames.delete(name);
       throw e;
     }
   });
@@ -196,40 +195,37 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
 }
 
 /**
- * Names this process's open handles hold. Without a runner every handle of a process defaults to
- * the same worker name (`…_wp<pid>`): a second handle (typeormTestDb beside drizzleTestDb) would
- * drop the first's database to make its own. It takes the next free `h<n>` suffix instead.
- */
-const held = new Set<string>();
-
-/** The first name of `names` (plain, then with `h2`, `h3`, …) no open handle of this process holds; reserved for the caller. */
+ * Without a runner every handle of a process defaults to the same worker name (`…_wp<pid>`): a
+ * second handle (typeormTestDb beside drizzleTestDb) takes the next free `h<n>` suffix instead of
+ * dropping the first's database (state.ts, heldNames).
+ * The first name of `names` (plain, then with `h2`, `h3`, …) no open handle of this process holds; reserved for the caller. */
 function unheldName(dialect: Dialect, names: ResolvedNames, suffix?: string): string {
   let name = workerDatabaseName(dialect, names, suffix);
-  for (let n = 2; held.has(name); n++) name = workerDatabaseName(dialect, names, `${suffix ?? ''}h${n}`);
-  held.add(name);
+  for (let n = 2; heldNames.has(name); n++) name = workerDatabaseName(dialect, names, `${suffix ?? ''}h${n}`);
+  heldNames.add(name);
   return name;
 }
 
 /**
  * This worker's name, or, while another live run holds it (a second terminal running the same
  * suite without a runner, or with the same CI run id), a name of this process's own. Reserved in
- * `held` until the handle closes (the caller releases it if no handle is made).
+ * `heldNames` until the handle closes (the caller releases it if no handle is made).
  */
 async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedNames, suffix?: string): Promise<string> {
   const name = unheldName(dialect, names, suffix);
   const marker = await dialect.readMarker(admin, name).catch((e: unknown) => {
-    held.delete(name);
+    heldNames.delete(name);
     throw e;
   });
   const owner = marker ? liveOtherOwner(marker) : undefined;
   if (owner === undefined) return name;
-  held.delete(name);
+  heldNames.delete(name);
   const own = unheldName(dialect, { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` }, suffix);
   log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
   // Names of a process's own are never taken again by name: what killed processes left under
   // them (same run, its process gone from this machine) is dropped here instead.
   const leftovers = await dialect.listOurs(admin, `${names.prefix}_`).catch((e: unknown) => {
-    held.delete(own);
+    heldNames.delete(own);
     throw e;
   });
   for (const left of leftovers) {
@@ -365,7 +361,7 @@ export class Database implements TestDatabase {
 
   /** A closed handle of our own gives its name back: the process's next handle may replace that database. */
   private release(): void {
-    if (this.spec.owner === 'self') held.delete(this.name);
+    if (this.spec.owner === 'self') heldNames.delete(this.name);
   }
 
   private async closeReset(): Promise<void> {

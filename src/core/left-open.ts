@@ -12,6 +12,7 @@ import type { Dialect, OpenSession, SqlClient } from '../engines/dialect.js';
 import { logger } from '../util/log.js';
 import { loadPeer } from '../util/peer.js';
 import { sleep } from '../util/sleep.js';
+import { type ConnectProto, pgConnectWatch } from '../state.js';
 
 const log = logger('template');
 
@@ -33,38 +34,35 @@ interface Noted {
   stack: string;
 }
 
-type Proto = { connect: (...args: unknown[]) => unknown };
-const watchers = new Set<Noted[]>();
-let installed: { proto: Proto; original: Proto['connect']; wrapper: Proto['connect'] } | undefined;
-
-async function pgClientProto(): Promise<Proto | undefined> {
+async function pgClientProto(): Promise<ConnectProto | undefined> {
   const pg = await loadPeer<any>('pg', 'PostgreSQL support').catch(() => undefined);
-  return (pg?.Client ?? pg?.default?.Client)?.prototype as Proto | undefined;
+  return (pg?.Client ?? pg?.default?.Client)?.prototype as ConnectProto | undefined;
 }
 
 /** Runs `fn` noting every node-postgres client connected meanwhile in this process. */
 export async function noteClients<T>(fn: () => Promise<T>): Promise<{ value: T; noted: Noted[] }> {
   const noted: Noted[] = [];
   const proto = await pgClientProto();
-  if (proto && !installed) {
+  if (proto && !pgConnectWatch.installed) {
     const original = proto.connect;
     const wrapper = function (this: PgClientLike, ...args: unknown[]) {
       const stack = new Error('connected here').stack ?? '';
-      for (const w of watchers) w.push({ client: this, stack });
+      for (const w of pgConnectWatch.watchers) w.push({ client: this, stack });
       return original.apply(this, args);
     };
     proto.connect = wrapper;
-    installed = { proto, original, wrapper };
+    pgConnectWatch.installed = { proto, original, wrapper };
   }
-  watchers.add(noted);
+  pgConnectWatch.watchers.add(noted);
   try {
     return { value: await fn(), noted };
   } finally {
-    watchers.delete(noted);
+    pgConnectWatch.watchers.delete(noted);
     // Put back only our own wrapper: whatever else replaced it since is left as it is.
-    if (watchers.size === 0 && installed) {
+    const { installed } = pgConnectWatch;
+    if (pgConnectWatch.watchers.size === 0 && installed) {
       if (installed.proto.connect === installed.wrapper) installed.proto.connect = installed.original;
-      installed = undefined;
+      pgConnectWatch.installed = undefined;
     }
   }
 }

@@ -21,6 +21,7 @@ import { cloneInto } from './database.js';
 import { withClient } from './client.js';
 import { heldByOther, liveOtherOwner } from './users.js';
 import type { ServerInfo } from '../types.js';
+import { leftoversSwept, recreateWork } from '../state.js';
 
 const log = logger('recreate');
 
@@ -43,14 +44,12 @@ export function isAsideName(name: string): boolean {
   return /^[a-z][a-z0-9]{0,15}__(old|spare)_[0-9a-f]{20}$/.test(name);
 }
 
-/** Background work per server and database name; not awaited by the recreate that started it. */
-const pending = new Map<string, Promise<void>>();
-const swept = new Set<string>();
+/** Background work per server and database name (state.ts); not awaited by the recreate that started it. */
 const keyOf = (server: ServerInfo, name: string) => `${server.host}:${server.port}/${name}`;
 
 /** Waits for the background work a recreate of `name` left (the old database's drop, the next spare). */
 export async function settleRecreate(server: ServerInfo, name: string): Promise<void> {
-  await pending.get(keyOf(server, name));
+  await recreateWork.get(keyOf(server, name));
 }
 
 /**
@@ -69,7 +68,7 @@ export async function recreateDatabase(
   if (!dialect.renameDatabases) return cloneInto(dialect, admin, server, template, name, run, force);
   const key = keyOf(server, name);
   const started = performance.now();
-  await pending.get(key);
+  await recreateWork.get(key);
   const waited = performance.now() - started;
   const existing = await dialect.readMarker(admin, name);
   // Missing (a first clone: no spare yet, a database cloned once needs none), or not ours
@@ -128,17 +127,17 @@ function background(dialect: Dialect, server: ServerInfo, template: string, name
     }
   }).catch((e: unknown) => log('background work for %s: %s', name, (e as Error).message));
   const tracked = work.finally(() => {
-    if (pending.get(key) === tracked) pending.delete(key);
+    if (recreateWork.get(key) === tracked) recreateWork.delete(key);
   });
-  pending.set(key, tracked);
+  recreateWork.set(key, tracked);
 }
 
 /** Once per process and prefix: what killed processes set aside or made ahead is dropped. */
 async function sweep(dialect: Dialect, admin: SqlClient, server: ServerInfo, name: string): Promise<void> {
   const prefix = prefixOf(name);
   const key = `${server.host}:${server.port}/${prefix}`;
-  if (swept.has(key)) return;
-  swept.add(key);
+  if (leftoversSwept.has(key)) return;
+  leftoversSwept.add(key);
   for (const { name: leftover, marker } of await dialect.listOurs(admin, `${prefix}__`)) {
     if (!isAsideName(leftover) || !ownerGone(marker, pidAlive)) continue;
     log('dropping %s, left by process %d', leftover, marker.pid);

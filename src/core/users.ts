@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import { pidAlive } from '../server/os/lock.js';
+import { invocation } from '../state.js';
 
 export interface Lease {
   pid: number;
@@ -24,16 +25,14 @@ export interface Lease {
 /** A lease written on another machine cannot be checked: it holds this long, as a run rarely lasts longer. */
 const LEASE_REMOTE_MS = 24 * 3_600_000;
 
-let joined: number | undefined;
-
 /** A runner's worker: its databases belong to the run of the runner's main process `pid`. */
 export function joinInvocation(pid: number | undefined): void {
-  joined = pid;
+  invocation.joined = pid;
 }
 
 /** The process this process's databases belong to. */
 export function invocationPid(): number {
-  return joined ?? process.pid;
+  return invocation.joined ?? process.pid;
 }
 
 /** The live invocation other than ours that holds `marker`'s database on this machine, if any. */

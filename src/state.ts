@@ -1,0 +1,64 @@
+/**
+ * Everything the library keeps in memory between calls, declared in one place: a process that
+ * imports fast-test-db carries this state and nothing else module-level that changes. Each entry
+ * says what it holds, why it belongs to the process (not to one handle or one call), and who
+ * resets it. The bindings never change; their contents do.
+ *
+ * Other layers add theirs here, below the core's, one block per layer (lowest first), each entry
+ * with the same three things said. A module that needs memory across calls keeps it here, never
+ * in a `let` of its own: a newcomer finds what a process remembers by reading this file.
+ */
+
+// ---- core (src/core) ----
+
+/**
+ * Database names the open handles of this process hold (the core picks one none holds). Per
+ * process: two handles of one process (typeormTestDb beside drizzleTestDb) would otherwise both
+ * take the worker's name, and the second would drop the first's database. A name is added when a
+ * handle is being made and removed when that fails, or when the handle closes or is destroyed.
+ */
+export const heldNames = new Set<string>();
+
+/**
+ * Whether this process already printed the note that its template is scoped to the run. Per
+ * process: the note says it once, however many handles the process opens. Never reset.
+ */
+export const runScopedNote = { shown: false };
+
+/**
+ * The runner main process whose run this worker's databases belong to (core/users.ts,
+ * joinInvocation). Per process: a worker joins its runner's invocation once, at its start, and
+ * every database it creates is marked with it. Set by the runner's worker set-up; never reset.
+ */
+export const invocation: { joined?: number } = {};
+
+/**
+ * recreate()'s background work (the used database's drop, the next spare clone) per
+ * `host:port/name`. Per process: the next recreate() or destroy() of the same name, from any handle
+ * of this process, waits for it. An entry is removed by the work itself when it ends.
+ */
+export const recreateWork = new Map<string, Promise<void>>();
+
+/**
+ * The `host:port/prefix` pairs whose leftovers (databases that killed processes set aside or made
+ * ahead) this process has already looked for and dropped. Per process: one look per server and
+ * prefix is enough, as a live process's own never become leftovers while it runs. Never reset.
+ */
+export const leftoversSwept = new Set<string>();
+
+/** The part of node-postgres' Client.prototype that the connect watch replaces. */
+export interface ConnectProto {
+  connect: (...args: unknown[]) => unknown;
+}
+
+/**
+ * The watch on node-postgres clients that migrate connects (core/left-open.ts): the lists of the
+ * builds running now, each noting every client connected meanwhile, and the wrapper installed on
+ * `Client.prototype.connect` while any such list exists. Per process: the prototype is shared by
+ * every caller in the process. Each build removes its list when it ends; the last one puts the
+ * original `connect` back and clears `installed`.
+ */
+export const pgConnectWatch: {
+  watchers: Set<Array<{ client: unknown; stack: string }>>;
+  installed?: { proto: ConnectProto; original: ConnectProto['connect']; wrapper: ConnectProto['connect'] };
+} = { watchers: new Set() };
