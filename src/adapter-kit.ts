@@ -3,10 +3,11 @@
  * module, so that the core can move its files without touching them, and a reader sees in one
  * place what an adapter depends on.
  */
+import { readHandoff } from './options/handoff.js';
 import { logger } from './util/log.js';
 import { messageOf } from './errors.js';
 import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from './runners/shared/cpu-pairing.js';
-import { readHandoff } from './runners/shared/handoff.js';
+
 import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 export { FastTestDbError, classifyDriverError, driverSaid, messageOf } from './errors.js';
@@ -20,7 +21,7 @@ export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestData
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
 export function runnerServer(): ServerInfo | undefined {
-  return readHandoff()?.server;
+  return readHandoff(process.env)?.server;
 }
 
 /**

@@ -2,7 +2,8 @@
  * fast-test-db: real PostgreSQL and MySQL/MariaDB for integration tests, fast.
  * Importing this module loads no driver and no ORM; each is loaded when a code path needs it.
  */
-import { readHandoff } from './runners/shared/handoff.js';
+
+import { readHandoff } from './options/handoff.js';
 import { createTestDatabase as coreTestDatabase } from './core/database.js';
 import type { TestDatabase, TestDatabaseOptions } from './types.js';
 
@@ -13,7 +14,7 @@ import type { TestDatabase, TestDatabaseOptions } from './types.js';
  * then, so that importing the package stays cheap (it added ~20 ms to every import).
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  if (!readHandoff()) return coreTestDatabase(options);
+  if (!readHandoff(process.env)) return coreTestDatabase(options);
   const { adapterDatabase } = await import('./runners/shared/compose.js');
   return adapterDatabase(options);
 }
@@ -30,6 +31,6 @@ export { defineConfig, type FastTestDbConfig, type TemplateSource } from './opti
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';
 export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './util/quote.js';
 export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './options/workers.js';
-export { SERVER_ENV } from './server/providers/resolve.js';
+export { SERVER_ENV } from './options/handoff.js';
 export { VERSION } from './util/version.js';
 export type * from './types.js';

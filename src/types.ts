@@ -4,6 +4,13 @@ export type Engine = 'postgres' | 'mysql';
 export type Flavor = 'postgres' | 'mysql' | 'mariadb';
 export type ServerMode = 'auto' | 'embedded' | 'external' | 'container';
 
+/**
+ * - `worker` (default): one clone per worker, kept for every file that worker runs.
+ * - `file`: a fresh clone for each test file (cheap on PostgreSQL: a file copy).
+ * - `test`: one clone per worker, emptied before each test (reset()).
+ */
+export type Isolation = 'worker' | 'file' | 'test';
+
 /** A running server and how to reach it as admin. Serializable: it travels to worker processes in an env var. */
 export interface ServerInfo {
   engine: Engine;
@@ -171,4 +178,45 @@ export interface TestDatabaseOptions {
    * one CPU, the worker's own (src/cpu-pairing.ts). Default on (Linux). Env: FAST_TEST_DB_CPU_PAIRING=0.
    */
   cpuPairing?: boolean;
+}
+
+/**
+ * What a runner's global setup hands to its workers (src/runners/shared/global.ts): the run, the
+ * server, the template, and what a worker derives its database from. Serializable: it travels to
+ * worker processes in an env var (src/options/handoff.ts).
+ */
+export interface Handoff {
+  v: 1;
+  run: string;
+  engine: Engine;
+  prefix: string;
+  shard?: string;
+  server: ServerInfo;
+  template: string;
+  /** The template's fingerprint (what its name is made from), for TestDatabase.template. */
+  fingerprint: string;
+  /** Tables with rows in the template; reset() keeps them. */
+  seeded: string[];
+  isolation: Isolation;
+  /** Env vars that receive the worker's URL (DATABASE_URL by default). */
+  envVars: string[];
+  /** The URL of a database named NAME_SLOT (src/runners/shared/handoff.ts); workers substitute their own name. */
+  urlPattern: string;
+  /** The runner's main process: the workers' databases belong to its run while it lives (src/core/users.ts). */
+  main?: number;
+  /** A directory private to this run, for the workers' "already cloned" notes. */
+  dir: string;
+  /**
+   * CPU pairing (src/runners/shared/cpu-pairing.ts): the CPUs the runner's process could use, worker
+   * N's being the Nth; absent when pairing is off for this run.
+   */
+  cpus?: number[];
+  /**
+   * Set while the server is still starting (src/runners/shared/ready.ts): the file the global setup
+   * writes the finished handoff to. Until then `server` holds only how to reach it, and `template`
+   * and `seeded` are empty.
+   */
+  pending?: string;
+  /** The pid of the process that writes `pending`. */
+  owner?: number;
 }

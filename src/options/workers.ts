@@ -2,6 +2,8 @@
  * Which worker, run and shard this process is, from the test runners' and CI systems' env vars.
  * These values end up in database names, always through databaseName() and the quoting helper.
  */
+import { readHandoff } from './handoff.js';
+
 export const WORKER_ENV_VARS = [
   'FAST_TEST_DB_WORKER',
   'JEST_WORKER_ID',
@@ -33,8 +35,14 @@ export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string
   return { id: `p${process.pid}`, source: 'pid' };
 }
 
-/** A CI job's identity, so that many jobs sharing one external server never collide. */
+/**
+ * The run this process belongs to: in a runner's worker (or its main process, once the run
+ * started) the runner's run, which the worker sees in the handoff; else FAST_TEST_DB_RUN_ID, else
+ * a CI job's identity, so that many jobs sharing one external server never collide.
+ */
 export function detectRun(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const handed = readHandoff(env)?.run;
+  if (handed) return handed;
   if (env.FAST_TEST_DB_RUN_ID) return env.FAST_TEST_DB_RUN_ID;
   if (env.GITHUB_RUN_ID) return `gh${env.GITHUB_RUN_ID}a${env.GITHUB_RUN_ATTEMPT ?? '1'}`;
   if (env.CI_JOB_ID) return `gl${env.CI_JOB_ID}`;

@@ -5,10 +5,11 @@
  *   import { withFastTestDb } from 'fast-test-db/jest';
  *   export default withFastTestDb({ testEnvironment: 'node' }, { migrate, envVar: 'DATABASE_URL' });
  */
+import { readHandoff } from '../../options/handoff.js';
 import type { FastTestDbConfig } from '../../options/config.js';
 import { FastTestDbError } from '../../errors.js';
 import { stashOptions } from '../shared/global.js';
-import { readHandoff, requireHandoff } from '../shared/handoff.js';
+import { requireHandoff } from '../shared/handoff.js';
 import { jestBaseSequencer } from './base-sequencer.js';
 import { runnerFile } from '../shared/paths.js';
 import type { TestDatabase } from '../../types.js';
@@ -70,5 +71,5 @@ export async function testDatabase(): Promise<TestDatabase> {
 
 /** True inside a Jest run wired with fast-test-db. */
 export function isActive(): boolean {
-  return readHandoff() !== undefined;
+  return readHandoff(process.env) !== undefined;
 }

@@ -12,8 +12,9 @@
  *   isolation 'file' clones afresh before the first test of each next file (connections still
  *   open on the old clone are ended: close the app's pool in the file's `after`).
  */
+import { readHandoff } from '../../options/handoff.js';
 import { currentRun, startRun } from '../shared/global.js';
-import { exportUrl, readHandoff, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from '../shared/handoff.js';
+import { exportUrl, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase, workerPairing } from '../shared/worker.js';
 
@@ -28,7 +29,7 @@ let lastFile: string | undefined;
 let pairing: ReturnType<typeof workerPairing> | undefined;
 
 function prepare(): Handoff | undefined {
-  const h = readHandoff();
+  const h = readHandoff(process.env);
   if (!h) return undefined;
   target ??= workerTarget(h);
   exportUrl(h, target.url);

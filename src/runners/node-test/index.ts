@@ -12,6 +12,7 @@
  *   up between files and stops when the whole run ends (unless `reuse`).
  * With isolation 'test', every test starts from an emptied database (a root `beforeEach`).
  */
+import { readHandoff } from '../../options/handoff.js';
 import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfigFile, resolveAdapter } from '../../options/config.js';
@@ -25,7 +26,7 @@ import { expectRunner } from '../shared/current-runner.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';
 import { runBanner, serverSource } from '../shared/banner.js';
 import { currentRun, prepareHandoff, runDir, startRun } from '../shared/global.js';
-import { readHandoff, workerTarget, type Handoff } from '../shared/handoff.js';
+import { workerTarget, type Handoff } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase } from '../shared/worker.js';
 
@@ -89,13 +90,13 @@ if (isRunner) {
   process.once('beforeExit', () => void run.teardown());
 }
 if (isRunner && inProcess) {
-  const handoff = readHandoff()!;
+  const handoff = readHandoff(process.env)!;
   const target = workerTarget(handoff);
   db = await workerDatabase(handoff, target);
   await cloneFresh(handoff, target.name);
   installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, await nodeTestHooks(), target);
 } else if (!isRunner) {
-  const handed = readHandoff();
+  const handed = readHandoff(process.env);
   const handoff = handed ?? (await standaloneChild());
   // Without a parent's global setup, this process (one test file) names its own database.
   const target = workerTarget(handoff, handed ? detectWorker().id : `p${process.pid}`);

@@ -10,10 +10,11 @@
  *   runner's teardown drops it if the test does not.
  * Outside a runner, or on another server, nothing changes.
  */
+import { readHandoff } from '../../options/handoff.js';
 import { logger } from '../../util/log.js';
 import { createTestDatabase, prepareTemplate } from '../../core/database.js';
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../../types.js';
-import { readHandoff, workerTarget, type Handoff } from './handoff.js';
+import { workerTarget, type Handoff } from './handoff.js';
 import { settled } from './ready.js';
 import { readyForFile, workerDatabase } from './worker.js';
 
@@ -33,7 +34,7 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
  * a test file that calls it directly composes with the runner exactly as an adapter does.
  */
 export async function adapterDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const pending = readHandoff();
+  const pending = readHandoff(process.env);
   if (!pending) return createTestDatabase(options);
   const h = await settled(pending);
   const withRun = { ...options, runId: options.runId ?? h.run };

@@ -20,11 +20,12 @@
  * its thread, for the worker's life (workerPairing in runners/worker.ts): a suite of light tests
  * pays no `taskset` (a process of its own per task). Processes a paired thread starts inherit its CPU.
  */
+import { readHandoff } from '../../options/handoff.js';
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { logger } from '../../util/log.js';
 import { resolveOptions } from '../../options/resolve.js';
-import { readHandoff } from './handoff.js';
+
 import { canPinCpus } from '../../server/os/platform.js';
 import { statFields } from '../../server/os/proc-stat.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
@@ -162,7 +163,7 @@ export async function pairCpu(
 ): Promise<CpuPairing | undefined> {
   // Inside a runner integration, its global setup decided for the run and read the CPUs before any
   // worker was paired; this handle's own option can still turn pairing off.
-  const handoff = readHandoff();
+  const handoff = readHandoff(process.env);
   const cpus = !handoff ? pairableCpus(options) : resolveOptions(options).cpuPairing ? handoff.cpus : undefined;
   const decision = pairingCpu(server, cpus, options);
   if ('off' in decision) {

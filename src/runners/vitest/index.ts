@@ -12,9 +12,10 @@
  * (not in code evaluated by vitest.config), and prefer `testDatabase()` or `inject('fastTestDb')`
  * over env vars in code that is shared across threads (globalThis state with isolate: false).
  */
+import { readHandoff } from '../../options/handoff.js';
 import type { FastTestDbConfig } from '../../options/config.js';
 import { stashOptions } from '../shared/global.js';
-import { readHandoff, type Handoff } from '../shared/handoff.js';
+import type { Handoff } from '../shared/handoff.js';
 import { runnerFile } from '../shared/paths.js';
 import type { TestDatabase } from '../../types.js';
 import { workerDatabase } from '../shared/worker.js';
@@ -71,7 +72,7 @@ export async function testDatabase(): Promise<TestDatabase> {
   // Outside Vitest, loading it fails (not installed, or its internal state missing) in words that name neither runner.
   expectRunner('vitest', "testDatabase() from 'fast-test-db/vitest'");
   const { inject } = await import('vitest');
-  const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff();
+  const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff(process.env);
   if (!handoff)
     throw new FastTestDbError(
       'BAD_OPTION',
