@@ -73,7 +73,7 @@ function userFrame(stack: string): string {
     .split('\n')
     .slice(1)
     .map((l) => l.trim().replace(/^at /, ''));
-  const own = /node_modules[\\/](pg|pg-pool)[\\/]|[\\/]fast-test-db[\\/](dist|src)[\\/]|[\\/]src[\\/]left-open\.|node:internal/;
+  const own = /node_modules[\\/](pg|pg-pool)[\\/]|[\\/]fast-test-db[\\/](dist|src)[\\/]|[\\/]src[\\/]core[\\/]left-open\.|node:internal/;
   return frames.find((f) => !own.test(f)) ?? frames[0] ?? 'an unknown place';
 }
 
