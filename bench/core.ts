@@ -14,7 +14,7 @@ import { cloneInto } from '../src/core/database.js';
 import { quoteIdent } from '../src/util/quote.js';
 import { sleep } from '../src/util/sleep.js';
 import { stopOwnedServer } from '../src/server/registry.js';
-import { resolveServer } from '../src/server/providers/resolve.js';
+import { resolveServer } from '../src/server/providers/index.js';
 import type { ServerInfo } from '../src/types.js';
 import { benchDirs } from './lib/dirs.js';
 import { startBenchPostgres } from './lib/postgres.js';

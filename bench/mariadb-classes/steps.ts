@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import { bundledScript } from '../lib/bundle.js';
 import { join, resolve } from 'node:path';
-import { resolveServer } from '../../src/server/providers/resolve.js';
+import { resolveServer } from '../../src/server/providers/index.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
-import { SERVER_ENV } from '../../src/server/providers/resolve.js';
+import { SERVER_ENV } from '../../src/options/handoff.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from '../lib/dirs.js';
 import { startBenchMariadb, type BenchMariadb, type MariaVariant } from '../lib/mariadb.js';

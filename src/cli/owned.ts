@@ -1,11 +1,11 @@
 /**
  * The project's own server, as the library would start it, so that `start` and `url` run exactly
- * the server a test run in this directory joins (the request comes from server/resolve.ts),
+ * the server a test run in this directory joins (the request comes from server/providers/embedded.ts),
  * optionally on a port of the user's choosing.
  */
 import { dialectFor } from '../engines/index.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
-import { embeddedRequest } from '../server/providers/resolve.js';
+import { embeddedRequest } from '../server/providers/embedded.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from './output.js';
 

@@ -4,7 +4,7 @@
  * (test/core/options.test.ts), so a new env var is documented or the suite fails.
  *
  * Not here, because they are not options but the runners' own protocol between processes:
- * FAST_TEST_DB_RUNNER (runners/handoff.ts), FAST_TEST_DB_SERVER (server/resolve.ts),
+ * FAST_TEST_DB_RUNNER (runners/handoff.ts), FAST_TEST_DB_SERVER (server/providers/handed-over.ts),
  * FAST_TEST_DB_NAME__* (runners/handoff.ts), FAST_TEST_DB_REPORT_DIR (reporters/records.ts),
  * FAST_TEST_DB_KEEPER (server/registry.ts), the test-only FAST_TEST_DB_TEST_PAUSE(_FILE)
  * (debug-pause.ts), and the runners' and CI systems' own worker, run and shard variables read by

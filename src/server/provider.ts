@@ -9,12 +9,19 @@
  * process started for this run), embedded (a server of ours, shared through the registry) and
  * container. What stop() does differs, and it says what it did: only what we started is stopped.
  */
-import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { Context } from '../options/context.js';
+import type { Engine, ServerInfo } from '../types.js';
 
-/** What was asked of a provider: the engine and the options of the entry that wants a server. */
+/**
+ * The part of an entry's context (src/options/context.ts) that providers read: resolved once at
+ * the entry and passed down, so that no provider reads the environment or resolves options itself.
+ */
+export type ServerContext = Pick<Context, 'options' | 'resolved' | 'env' | 'credentials' | 'handedServers' | 'cwd'>;
+
+/** What was asked of a provider: the engine, and the context of the entry that wants a server. */
 export interface ServerRequest {
   engine: Engine;
-  options: TestDatabaseOptions;
+  context: ServerContext;
 }
 
 /** Which of the four providers a server came from; `handed-over` servers were started by a parent. */

@@ -4,7 +4,9 @@ import { clean } from '../../src/cli/tools/clean.js';
 import { classifyDriverError, FastTestDbError } from '../../src/errors.js';
 import { DEFAULT_GRACE_MS } from '../../src/options/resolve.js';
 import { resolveGraceMs } from '../../src/server/registry.js';
-import { handedServers, parseServerUrl, resolveServer } from '../../src/server/providers/resolve.js';
+import { readHandedServers } from '../../src/options/handoff.js';
+import { resolveServer } from '../../src/server/providers/index.js';
+import { parseServerUrl } from '../../src/server/providers/url.js';
 import { mysqlServerFlags } from '../../src/engines/tuning.js';
 
 const saved = { ...process.env };
@@ -48,7 +50,7 @@ describe('a host hidden in the URL parameters', () => {
 describe('errors a user can provoke', () => {
   it('FAST_TEST_DB_SERVER that is not a server list', async () => {
     for (const raw of ['not json', '{"engine":"postgres"}', '[1,2]'])
-      expect(() => handedServers(raw)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+      expect(() => readHandedServers({ FAST_TEST_DB_SERVER: raw })).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
     process.env.FAST_TEST_DB_SERVER = 'not json';
     const e = await resolveServer({}, 'postgres').catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FastTestDbError);

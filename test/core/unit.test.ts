@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/core/fingerprint.js';
 import { databaseName, quoteIdent, quoteLiteral } from '../../src/util/quote.js';
-import { parseServerUrl } from '../../src/server/providers/resolve.js';
+import { parseServerUrl } from '../../src/server/providers/url.js';
 import { postgresContainerDefinition } from '../../src/engines/postgres/container.js';
 import { postgresSettings } from '../../src/engines/tuning.js';
 import { detectRun, detectWorker } from '../../src/options/workers.js';

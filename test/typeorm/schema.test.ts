@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Column, Entity, ManyToOne, PrimaryGeneratedColumn, type DataSource } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
 import { quoteIdent } from '../../src/util/quote.js';
-import { SERVER_ENV } from '../../src/server/providers/resolve.js';
+import { SERVER_ENV } from '../../src/options/handoff.js';
 import type { TestDatabase } from '../../src/types.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 /** `fast-test-db monitor`: one line per second of what makes a test server stall. */
 import { FastTestDbError } from '../../errors.js';
 import { listOwnedServers } from '../../server/registry.js';
-import { serverAt } from '../../server/providers/resolve.js';
+import { serverAt } from '../../server/providers/url.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import { parseDuration } from '../duration.js';

@@ -11,7 +11,7 @@ import { classifyDriverError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
 import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/keeper/stray-copies.js';
-import { isLoopback, serverAt } from '../../server/providers/resolve.js';
+import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { dataRoot, listOwnedServers } from '../../server/registry.js';
-import { serverAt } from '../../server/providers/resolve.js';
+import { serverAt } from '../../server/providers/url.js';
 import { firstBlockedDir, unprivilegedUser } from '../../server/os/user.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../engines/postgres/versions.js';
 import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../engines/tuning.js';

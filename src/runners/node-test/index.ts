@@ -20,7 +20,7 @@ import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { takeLease } from '../../server/registry.js';
-import { SERVER_ENV } from '../../server/providers/resolve.js';
+import { SERVER_ENV } from '../../options/handoff.js';
 import { detectWorker } from '../../options/workers.js';
 import { expectRunner } from '../shared/current-runner.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';

@@ -14,7 +14,7 @@ import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import { ON_PLANNED, releaseOwnedServer, serversRoot, type PlannedListener } from '../../server/registry.js';
-import { SERVER_ENV } from '../../server/providers/resolve.js';
+import { SERVER_ENV } from '../../options/handoff.js';
 import { prepareTemplate, resolveNames } from '../../core/database.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { detectRun } from '../../options/workers.js';

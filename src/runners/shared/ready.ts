@@ -10,9 +10,8 @@ import { FastTestDbError, messageOf, type ErrorCode } from '../../errors.js';
 import { readJson, writeJson } from '../../server/keeper/files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { sleep } from '../../util/sleep.js';
-import { SERVER_ENV } from '../../server/providers/resolve.js';
 import type { Handoff } from './handoff.js';
-import { RUNNER_ENV } from '../../options/handoff.js';
+import { RUNNER_ENV, SERVER_ENV } from '../../options/handoff.js';
 
 export type ReadyRecord = { handoff: Handoff } | { error: { code: ErrorCode; what: string; fix?: string } };
 

@@ -56,6 +56,18 @@ export interface PlanContext {
 }
 
 /**
+ * What an engine's embedded provisioning (src/engines/<engine>/embedded.ts) gives the registry for
+ * the options of a request: the binaries are found when this is built, nothing is started.
+ */
+export interface EmbeddedServer {
+  /** The server's name and version for messages, e.g. "PostgreSQL 18.4". */
+  label: string;
+  /** Anything that must differ for servers not to be shared (binaries, options). */
+  identity: unknown[];
+  plan(ctx: PlanContext): Promise<LaunchPlan>;
+}
+
+/**
  * Why a server did not start, never empty: the server's log when it wrote one, else what the
  * keeper recorded (a command that could not be executed, an exit code), else that the keeper
  * itself ended without a word.

@@ -1,0 +1,49 @@
+/**
+ * A server of ours, started from the engine's binaries on this machine and shared by every process
+ * of the project through the registry: the first one starts it (its keeper owns the processes),
+ * the others join. Its started server's stop() gives up this process's lease, and stops the server
+ * when no other process holds one.
+ */
+import { dialectFor } from '../../engines/index.js';
+import type { Engine, TestDatabaseOptions } from '../../types.js';
+import type { EmbeddedServer } from '../os/launch.js';
+import { type ProviderFactory, startedServer } from '../provider.js';
+import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from '../registry.js';
+
+/** Each engine's embedded provisioning, loaded only when that engine's server is wanted. */
+const PROVISIONING: Record<Engine, () => Promise<{ embeddedServer(options: TestDatabaseOptions): EmbeddedServer }>> = {
+  postgres: () => import('../../engines/postgres/embedded.js'),
+  mysql: () => import('../../engines/mysql/embedded.js'),
+};
+
+/**
+ * The embedded server this project's processes share for `engine` and `options`: tests, the
+ * runners and the CLI's `start` all build their request here, so that they meet on one server.
+ * `port`: the CLI's `start --port`, instead of a free one.
+ */
+export async function embeddedRequest(
+  engine: Engine,
+  options: TestDatabaseOptions,
+  port?: number,
+): Promise<{ request: OwnedServerRequest; label: string }> {
+  const server = (await PROVISIONING[engine]()).embeddedServer(options);
+  return {
+    label: server.label,
+    request: {
+      engine,
+      identity: server.identity,
+      options,
+      plan: (ctx) => server.plan(port ? { ...ctx, port } : ctx),
+    },
+  };
+}
+
+export const embeddedProvider: ProviderFactory = ({ engine, context }) => ({
+  kind: 'embedded',
+  async start() {
+    const { request } = await embeddedRequest(engine, context.options);
+    const info = await acquireOwnedServer(request);
+    const dialect = await dialectFor(engine);
+    return startedServer('embedded', info, dialect.url, async () => (info.stateDir ? releaseOwnedServer(info.stateDir) : 'not-running'));
+  },
+});

@@ -1,0 +1,52 @@
+/**
+ * Which provider gives the server a request wants: `server:` (FAST_TEST_DB_SERVER_MODE) names
+ * the mode, and each mode picks its provider from the table below. 'auto' takes the URL when one
+ * is given, else the server a runner handed down for this engine, else an embedded one.
+ */
+import { FastTestDbError } from '../../errors.js';
+import { type Context, contextOf } from '../../options/context.js';
+import type { Engine, ServerInfo, ServerMode, TestDatabaseOptions } from '../../types.js';
+import { type ProviderFactory, type ProviderKind, type ServerProvider, type ServerRequest, startedServer } from '../provider.js';
+import { embeddedProvider } from './embedded.js';
+import { externalProvider } from './external.js';
+import { handedOverProvider, handedServerFor } from './handed-over.js';
+
+/** Containers stop all at once today (the process's own, at its end or by stopOwnedContainers). */
+const containerProvider: ProviderFactory = ({ engine, context }) => ({
+  kind: 'container',
+  async start() {
+    const [{ startContainer, stopOwnedContainers }, { dialectFor }] = await Promise.all([
+      import('./container.js'),
+      import('../../engines/index.js'),
+    ]);
+    const info = await startContainer(engine, context.options as TestDatabaseOptions);
+    const dialect = await dialectFor(engine);
+    return startedServer('container', info, dialect.url, async () => ((await stopOwnedContainers()) > 0 ? 'stopped' : 'not-running'));
+  },
+});
+
+const PROVIDERS: Record<ProviderKind, ProviderFactory> = {
+  external: externalProvider,
+  'handed-over': handedOverProvider,
+  embedded: embeddedProvider,
+  container: containerProvider,
+};
+
+const MODES: Record<ServerMode, (request: ServerRequest) => ProviderKind> = {
+  auto: (request) => (request.context.resolved.url ? 'external' : handedServerFor(request) ? 'handed-over' : 'embedded'),
+  external: () => 'external',
+  embedded: () => 'embedded',
+  container: () => 'container',
+};
+
+export function serverProvider(request: ServerRequest): ServerProvider {
+  const mode = request.context.resolved.server;
+  const kind = Object.hasOwn(MODES, mode) ? MODES[mode](request) : undefined;
+  if (!kind) throw new FastTestDbError('BAD_OPTION', `unknown server mode "${mode}"`, "use 'auto', 'embedded', 'external' or 'container'");
+  return PROVIDERS[kind](request);
+}
+
+/** Starts (or joins, or reaches) the server that `options` (or an entry's context) describe for `engine`. */
+export async function resolveServer(options: TestDatabaseOptions | Context, engine: Engine): Promise<ServerInfo> {
+  return (await serverProvider({ engine, context: contextOf(options) }).start()).info;
+}
