@@ -1,41 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig, type Options } from 'tsup';
+import { defineConfig, type Format, type Options } from 'tsup';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
-/** Public entry points, built for both ESM and CommonJS ("exports" in package.json). */
-const dual = {
-  index: 'src/index.ts',
-  typeorm: 'adapters/typeorm/index.ts',
-  prisma: 'adapters/prisma/index.ts',
-  drizzle: 'adapters/drizzle/index.ts',
-  jest: 'src/runners/jest/index.ts',
-  vitest: 'src/runners/vitest/index.ts',
-  mocha: 'src/runners/mocha/index.ts',
-  playwright: 'src/runners/playwright/index.ts',
-  'reporters/jest': 'src/reporters/jest.ts',
-  'reporters/vitest': 'src/reporters/vitest.ts',
-  'reporters/jest-setup': 'src/reporters/record-jest.ts',
-  'reporters/vitest-setup': 'src/reporters/record-vitest.ts',
-  // Loaded by path, not imported: the keeper process and the files runners load (Jest's setup
-  // files run in a CommonJS sandbox, hence the .cjs builds).
-  keeper: 'src/server/keeper/keeper.ts',
-  'runners/jest-setup': 'src/runners/jest/setup.ts',
-  'runners/jest-global-setup': 'src/runners/jest/global-setup.ts',
-  'runners/jest-global-teardown': 'src/runners/jest/global-teardown.ts',
-  'runners/jest-sequencer': 'src/runners/jest/sequencer.ts',
-  'runners/vitest-global-setup': 'src/runners/vitest/global-setup.ts',
-};
+interface Entry {
+  name: string;
+  source: string;
+  formats: Format[];
+}
 
 /**
- * ES modules only: node:test's preload and Vitest's setup file finish with top-level await (the
- * database exists before test files load), and the CLI is a bin.
+ * What to build, from the list package.json's entry fields are written from (scripts/entries.json,
+ * which says why each entry has its formats): one build per set of formats, each entry named by its
+ * file under dist/.
  */
-const esmOnly = {
-  'node-test': 'src/runners/node-test/index.ts',
-  'runners/vitest-setup': 'src/runners/vitest/setup.ts',
-  cli: 'src/cli/index.ts',
-};
+const { entries } = JSON.parse(readFileSync('scripts/entries.json', 'utf8')) as { entries: Entry[] };
+const builds = new Map<string, { format: Format[]; entry: Record<string, string> }>();
+for (const { name, source, formats } of entries) {
+  const key = formats.join(',');
+  if (!builds.has(key)) builds.set(key, { format: formats, entry: {} });
+  builds.get(key)!.entry[name] = source;
+}
 
 /**
  * removeNodeProtocol: tsup 8 strips `node:` by default, which turns `import('node:test')` into
@@ -55,7 +40,4 @@ const common: Options = {
   removeNodeProtocol: false,
 };
 
-export default defineConfig([
-  { ...common, entry: dual, format: ['esm', 'cjs'] },
-  { ...common, entry: esmOnly, format: ['esm'] },
-]);
+export default defineConfig([...builds.values()].map((build) => ({ ...common, ...build })));
