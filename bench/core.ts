@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { newMarker } from '../src/engines/dialect.js';
-import { createPostgresDialect } from '../src/engines/postgres/dialect.js';
+import { dialectFor } from '../src/engines/index.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
 import { cloneInto } from '../src/core/database.js';
-import { quoteIdent } from '../src/util/quote.js';
+import { quoteIdent } from '../src/engines/quote.js';
 import { sleep } from '../src/util/sleep.js';
 import { stopOwnedServer } from '../src/server/registry.js';
 import { resolveServer } from '../src/server/providers/index.js';
@@ -98,7 +98,7 @@ async function insertUs(
 async function recreateMs(server: ServerInfo, cacheKey: string, samples: number): Promise<{ recreate: number[]; dropClone: number[] }> {
   const db = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchrecreate' });
   const plain = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchdropclone' });
-  const postgresDialect = createPostgresDialect();
+  const postgresDialect = await dialectFor('postgres', {});
   const admin = await postgresDialect.connect(server);
   const use = async (name: string) => {
     const c = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database: name });
@@ -189,8 +189,8 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     process.env.FAST_TEST_DB_DATA_ROOT = warmRoot;
     const prepared = await prepareTemplate({ cacheKey: `${key}-clone`, migrate: migrate30 });
     const dialects = {
-      file_copy: createPostgresDialect({ cloneStrategy: 'file_copy' }),
-      wal_log: createPostgresDialect({ cloneStrategy: 'wal_log' }),
+      file_copy: await dialectFor('postgres', { cloneStrategy: 'file_copy' }),
+      wal_log: await dialectFor('postgres', { cloneStrategy: 'wal_log' }),
     };
     const admin = await dialects.file_copy.connect(server);
     const clone = { file_copy: [] as number[], wal_log: [] as number[] };

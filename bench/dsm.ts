@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { findPostgresBinaries } from '../src/engines/postgres/embedded.js';
-import { postgresSettings } from '../src/engines/tuning.js';
+import { postgresSettings } from '../src/engines/postgres/tuning.js';
 import { startPlainPostgres } from '../test/helpers/plain-postgres.js';
 
 const rounds = Number(process.argv[2] ?? 5);

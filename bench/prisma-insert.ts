@@ -14,7 +14,7 @@ import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick, writeBenchResult } from './lib/args.js';
 import { driverConnection } from '../src/adapter-kit.js';
-import { quoteIdent } from '../src/util/quote.js';
+import { quoteIdent } from '../src/engines/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
 
 const ROWS = quick ? 500 : 2000;

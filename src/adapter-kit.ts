@@ -10,10 +10,11 @@ import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from '.
 
 import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
-export { FastTestDbError, classifyDriverError, driverSaid, messageOf } from './errors.js';
+export { FastTestDbError, driverSaid, messageOf } from './errors.js';
+export { classifyDriverError } from './engines/errors.js';
 export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
-export { quoteIdent, quoteQualified, type SqlFamily } from './util/quote.js';
+export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';
 export { adapterDatabase } from './runners/shared/compose.js';
 export type { TemplateSource } from './options/config.js';
 export type { PoolEvents } from './runners/shared/cpu-pairing.js';

@@ -66,8 +66,8 @@ export function driverSaid(e: unknown): DriverSaid | undefined {
     found = {
       message: messageOf(c),
       code: typeof code === 'string' ? code : undefined,
-      // PostgreSQL drivers carry the SQL state as the code; MySQL drivers have both.
-      sqlState: typeof sqlState === 'string' ? sqlState : typeof code === 'string' && engineOfCode(code) === 'postgres' ? code : undefined,
+      // A driver without a separate SQL state may give it as its code.
+      sqlState: typeof sqlState === 'string' ? sqlState : typeof code === 'string' && isSqlState(code) ? code : undefined,
     };
   }
   return found;
@@ -95,126 +95,10 @@ export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-type EngineName = 'postgres' | 'mysql';
-
-/** The engine a driver error comes from: SQLSTATEs are five characters, MySQL codes are named ER_*. */
-function engineOfCode(code: string): EngineName | undefined {
-  if (/^ER_/.test(code)) return 'mysql';
-  if (/^[0-9A-Z]{5}$/.test(code) && /\d/.test(code)) return 'postgres';
-  return undefined;
-}
-
 /**
- * What a driver or socket error means, whatever the engine. The core decides on this, never on
- * a raw SQLSTATE or ER_* name.
+ * Whether a driver's `code` is a SQL state: the SQL standard's five characters of digits and
+ * capitals (at least one digit), which some drivers give as their only code.
  */
-export type DriverErrorKind =
-  | 'unreachable'
-  | 'auth'
-  | 'permission'
-  | 'too-many-connections'
-  | 'in-use'
-  | 'disk-full'
-  | 'database-exists'
-  | 'database-missing'
-  | 'other';
-
-const KINDS: Record<string, DriverErrorKind> = {
-  ECONNREFUSED: 'unreachable',
-  ENOTFOUND: 'unreachable',
-  EHOSTUNREACH: 'unreachable',
-  ETIMEDOUT: 'unreachable',
-  ENOENT: 'unreachable',
-  '28P01': 'auth',
-  '28000': 'auth',
-  ER_ACCESS_DENIED_ERROR: 'auth',
-  ER_ACCESS_DENIED_NO_PASSWORD_ERROR: 'auth',
-  '42501': 'permission',
-  ER_DBACCESS_DENIED_ERROR: 'permission',
-  ER_SPECIFIC_ACCESS_DENIED_ERROR: 'permission',
-  '53300': 'too-many-connections',
-  ER_CON_COUNT_ERROR: 'too-many-connections',
-  ER_TOO_MANY_USER_CONNECTIONS: 'too-many-connections',
-  '55006': 'in-use',
-  ER_LOCK_WAIT_TIMEOUT: 'in-use',
-  '53100': 'disk-full',
-  ENOSPC: 'disk-full',
-  ER_RECORD_FILE_FULL: 'disk-full',
-  ER_DISK_FULL: 'disk-full',
-  '42P04': 'database-exists',
-  ER_DB_CREATE_EXISTS: 'database-exists',
-  '3D000': 'database-missing',
-  ER_BAD_DB_ERROR: 'database-missing',
-};
-
-/** The driver's own code of `e`, or of the driver error a FastTestDbError wraps. */
-function driverCode(e: unknown): string {
-  const err = e as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = e instanceof FastTestDbError ? err?.cause?.code : err?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-/** Classifies a driver error (bare, or wrapped by classifyDriverError) into what it means. */
-export function driverErrorKind(e: unknown): DriverErrorKind {
-  return Object.hasOwn(KINDS, driverCode(e)) ? KINDS[driverCode(e)]! : 'other';
-}
-
-/** Fixes that differ by engine; `undefined` engine (a socket error before any reply) names both. */
-const FIXES: Record<'auth' | 'permission' | 'connections' | 'inUse', Record<EngineName | 'any', string>> = {
-  auth: {
-    postgres:
-      'check the user and password in the URL (or PGUSER/PGPASSWORD); the user needs the CREATEDB right (ALTER ROLE <user> CREATEDB)',
-    mysql: "check the user and password in the URL; the user needs CREATE and DROP rights (GRANT ALL ON *.* TO '<user>'@'%')",
-    any: 'check the user and password in the URL',
-  },
-  permission: {
-    postgres: 'the user needs the right to create and drop databases: ALTER ROLE <user> CREATEDB, or use the embedded server',
-    mysql: "the user needs the right to create and drop databases: GRANT ALL ON *.* TO '<user>'@'%', or use the embedded server",
-    any: 'the user needs the right to create and drop databases, or use the embedded server',
-  },
-  connections: {
-    postgres:
-      'close connections your tests leave open, lower the worker count, or raise max_connections on the server (-c max_connections=...; our own servers take the `maxConnections` option)',
-    mysql:
-      'close connections your tests leave open, lower the worker count, or raise max_connections on the server (--max-connections=...; our own servers take the `maxConnections` option)',
-    any: 'close connections your tests leave open, lower the worker count, or raise max_connections (our own servers take the `maxConnections` option)',
-  },
-  inUse: {
-    postgres:
-      'close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
-    mysql:
-      'a lock is held by another connection: close every connection to this database first (dataSource.destroy(), prisma.$disconnect(), pool.end()), or pass { force: true } to destroy()/recreate()',
-    any: 'close every connection to this database first, or pass { force: true } to destroy()/recreate()',
-  },
-};
-
-/**
- * Turns a driver or OS error into a FastTestDbError with context. Driver error codes
- * (SQLSTATE for PostgreSQL, errno names for MySQL, syscall codes for sockets) decide the code;
- * the engine (given, or read from the code) decides the words of the fix.
- */
-export function classifyDriverError(e: unknown, context: string, engine?: EngineName): FastTestDbError {
-  if (e instanceof FastTestDbError) return e;
-  const msg = messageOf(e);
-  const which = engine ?? engineOfCode(driverCode(e)) ?? 'any';
-  const say = (c: ErrorCode, fix: string) => new FastTestDbError(c, `${context}: ${msg}`, fix, { cause: e });
-  switch (driverErrorKind(e)) {
-    case 'unreachable':
-      return say('UNREACHABLE', 'check that the server is running and that host, port or socket in the URL are right');
-    case 'auth':
-      return say('AUTH_FAILED', FIXES.auth[which]);
-    case 'permission':
-      return say('PERMISSION_DENIED', FIXES.permission[which]);
-    case 'too-many-connections':
-      return say('TOO_MANY_CONNECTIONS', FIXES.connections[which]);
-    case 'in-use':
-      return say('DATABASE_IN_USE', FIXES.inUse[which]);
-    case 'disk-full':
-      return say(
-        'TMPFS_FULL',
-        'the tmpfs holding the data is full: free space in /dev/shm (or the dataRoot option), or point dataRoot at a larger disk',
-      );
-    default:
-      return say('QUERY_FAILED', 'see the cause above; set DEBUG=fast-test-db:* for every statement we ran');
-  }
+export function isSqlState(code: string): boolean {
+  return /^[0-9A-Z]{5}$/.test(code) && /\d/.test(code);
 }

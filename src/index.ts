@@ -29,7 +29,7 @@ export {
 export { stopOwnedServer } from './server/registry.js';
 export { defineConfig, type FastTestDbConfig, type TemplateSource } from './options/config.js';
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';
-export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './util/quote.js';
+export { quoteIdent, quoteLiteral, quoteQualified, databaseName, type SqlFamily } from './engines/quote.js';
 export { detectWorker, detectRun, detectShard, WORKER_ENV_VARS } from './options/workers.js';
 export { SERVER_ENV } from './options/handoff.js';
 export { VERSION } from './util/version.js';

@@ -10,7 +10,7 @@ import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embe
 import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
 import { unprivilegedUser } from '../../src/server/os/user.js';
-import { mysqlServerFlags } from '../../src/engines/tuning.js';
+import { mysqlServerFlags } from '../../src/engines/mysql/tuning.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';
 

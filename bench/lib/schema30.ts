@@ -1,5 +1,5 @@
 /** The 30-table PostgreSQL schema the core's clone and reset figures are measured on (FK chains of three). */
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 
 export const PG_TABLES = Array.from({ length: 30 }, (_, i) => `t${String(i + 1).padStart(2, '0')}`);
 

@@ -2,7 +2,7 @@
  * The MariaDB class workload's application schema, standing in for a CodeIgniter app's migrations: 30 InnoDB tables
  * in foreign-key chains of three, plus seed rows in a lookup table. Every name is quoted.
  */
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 
 const id = (n: string) => quoteIdent('mysql', n);
 export const TABLES = Array.from({ length: 30 }, (_, i) => `t${String(i + 1).padStart(2, '0')}`);

@@ -7,7 +7,7 @@
  */
 import mysql from 'mysql2/promise';
 import type { ServerInfo } from '../../src/types.js';
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 import { fromDist } from '../lib/dist.js';
 import { schemaStatements, TABLES } from './schema.js';
 

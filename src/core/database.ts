@@ -2,10 +2,11 @@
 import type { Dialect, SqlClient } from '../engines/dialect.js';
 import { newMarker, ownerGone } from '../engines/dialect.js';
 import { dialectFor } from '../engines/index.js';
-import { driverErrorKind, FastTestDbError, messageOf } from '../errors.js';
+import { FastTestDbError, messageOf } from '../errors.js';
+import { driverErrorKind } from '../engines/errors.js';
 import { fingerprint, RUN_SCOPED_NOTE, runScope, sourceHash, unverifiable } from './fingerprint.js';
 import { logger } from '../util/log.js';
-import { databaseName } from '../util/quote.js';
+import { databaseName } from '../engines/quote.js';
 import { pidAlive } from '../server/os/lock.js';
 import { keeperFiles, readJson, type KeeperStatus } from '../server/keeper/files.js';
 import { backendsServing } from '../server/os/processes.js';

@@ -1,33 +1,74 @@
-/** Builds the dialect of an engine, loading that engine's code only when it is used. */
+/**
+ * The one table from engine name to engine. Everything that differs between engines is asked of
+ * the engine found here; its driver-side roles load only when used (Engine.load).
+ */
 import { resolveOptions } from '../options/resolve.js';
-import { loadPeer } from '../util/peer.js';
-import type { Engine } from '../types.js';
 import type { Dialect } from './dialect.js';
-import { ENGINE_LABEL } from './labels.js';
+import type { Engine, EngineName, LoadOptions, ServerRoles } from './engine.js';
+import { mysql } from './mysql/index.js';
+import { postgres } from './postgres/index.js';
 
-const built = new Map<Engine, Promise<Dialect>>();
+export const ENGINES: Readonly<Record<EngineName, Engine>> = { postgres, mysql };
 
-/** One dialect per engine and process: the MySQL dialect caches template captures on itself. */
-export function dialectFor(engine: Engine): Promise<Dialect> {
-  let dialect = built.get(engine);
-  if (!dialect) {
-    dialect = create(engine);
-    built.set(engine, dialect);
-  }
-  return dialect;
+export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
+
+export function engineFor(name: EngineName): Engine {
+  return ENGINES[name];
+}
+
+/** The engine `--engine`, a config file or an env var names (any alias), or undefined. */
+export function engineNamed(name: string): Engine | undefined {
+  return ENGINE_NAMES.map((n) => ENGINES[n]).find((e) => e.aliases.includes(name));
+}
+
+/** The engine of a URL, from its scheme. */
+export function engineOfScheme(scheme: string): Engine | undefined {
+  return ENGINE_NAMES.map((n) => ENGINES[n]).find((e) => e.urls.schemes.includes(scheme.toLowerCase()));
+}
+
+/** Every URL scheme an engine accepts, for messages ("a postgres://, postgresql://, … URL"). */
+export const URL_SCHEMES = ENGINE_NAMES.flatMap((n) => ENGINES[n].urls.schemes);
+
+/** What a server reports of itself under `flavor`, in words ("MariaDB"). */
+export function flavorLabel(engine: Engine, flavor: string): string {
+  return engine.flavorLabels[flavor as keyof Engine['flavorLabels']] ?? engine.label;
 }
 
 /**
- * The driver is loaded with the dialect, so that a missing one is PEER_MISSING before any server
- * starts: every entry builds its dialect first (a MariaDB started for a process without mysql2
- * could never be reached, and kept running).
+ * The flat view of the server roles (dialect.ts), for callers not yet taking the roles they use.
+ * The driver is loaded with it, so that a missing one is PEER_MISSING before any server starts.
  */
-async function create(engine: Engine): Promise<Dialect> {
-  await loadPeer(engine === 'postgres' ? 'pg' : 'mysql2/promise', `${ENGINE_LABEL[engine]} support`);
-  if (engine === 'postgres') {
-    const { createPostgresDialect } = await import('./postgres/dialect.js');
-    return createPostgresDialect({ cloneStrategy: resolveOptions().cloneStrategy });
+export async function dialectFor(
+  name: EngineName,
+  options: LoadOptions = { cloneStrategy: resolveOptions().cloneStrategy },
+): Promise<Dialect> {
+  const engine = engineFor(name);
+  return flatten(engine, await engine.load(options));
+}
+
+const flat = new WeakMap<ServerRoles, Dialect>();
+
+function flatten(engine: Engine, roles: ServerRoles): Dialect {
+  let dialect = flat.get(roles);
+  if (!dialect) {
+    const { swap } = roles;
+    dialect = {
+      engine: engine.name,
+      url: (server, database) => engine.urls.url(server, database),
+      ...roles.connector,
+      ...roles.locks,
+      ...roles.templates,
+      ...roles.markers,
+      ...roles.resetter,
+      describe: roles.inspector.describe,
+      sessions: roles.inspector.sessions,
+      sessionTasks: roles.inspector.sessionTasks,
+      ...(roles.templates.clonesNeedNoSessions ? { openSessions: roles.inspector.openSessions } : {}),
+      ...roles.logins,
+      ...roles.tuner,
+      ...(swap ? { renameDatabases: swap.renameDatabases, endConnections: swap.endConnections } : {}),
+    };
+    flat.set(roles, dialect);
   }
-  const { createMysqlDialect } = await import('./mysql/dialect.js');
-  return createMysqlDialect();
+  return dialect;
 }

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
 import type { Dialect } from '../../src/engines/dialect.js';
 import { dialectFor } from '../../src/engines/index.js';
-import { MAX_NAME_BYTES, quoteIdent, quoteLiteral } from '../../src/util/quote.js';
+import { engineFor } from '../../src/engines/index.js';
+import { quoteIdent, quoteLiteral } from '../../src/engines/quote.js';
 import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 
@@ -248,7 +249,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     const one = await createTestDatabase({ ...base, worker: hostile });
     try {
       expect(one.name).toMatch(/^[a-z0-9_]+$/);
-      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(MAX_NAME_BYTES[dialect.engine]);
+      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(engineFor(dialect.engine).quoting.maxNameBytes);
       const again = await createTestDatabase({ ...base, worker: hostile, suffix: 'b' });
       expect(again.name).not.toBe(one.name);
       await again.destroy();

@@ -23,7 +23,7 @@ import {
 import { installLine } from '../../src/engines/postgres/versions.js';
 import { firstBlockedDir, maySearch } from '../../src/server/os/user.js';
 import { startFailureReason } from '../../src/server/os/launch.js';
-import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/engines/tuning.js';
+import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/engines/postgres/tuning.js';
 
 const MAC_TMPDIR = '/var/folders/7x/k3v9q2bd5xl0m8j1r4t6y0zh0000gn/T';
 

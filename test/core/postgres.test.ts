@@ -2,15 +2,15 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
-import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
 import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/engines/dialect.js';
 import { dropOurDatabases } from '../../src/core/client.js';
 import { ensureTemplate } from '../../src/core/template.js';
 import { settleRecreate, spareName } from '../../src/core/recreate.js';
-import { quoteLiteral } from '../../src/util/quote.js';
+import { quoteLiteral } from '../../src/engines/quote.js';
 import { sql } from './helpers.js';
 
-const postgresDialect = createPostgresDialect();
+const postgresDialect = await dialectFor('postgres');
 
 const schema = `
   CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);

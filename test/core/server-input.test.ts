@@ -1,13 +1,14 @@
 /** Input a user can get wrong about servers: every mistake is one FastTestDbError with a code and an engine's fix. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
-import { classifyDriverError, FastTestDbError } from '../../src/errors.js';
+import { FastTestDbError } from '../../src/errors.js';
+import { classifyDriverError } from '../../src/engines/errors.js';
 import { DEFAULT_GRACE_MS } from '../../src/options/resolve.js';
 import { resolveGraceMs } from '../../src/server/registry.js';
 import { readHandedServers } from '../../src/options/handoff.js';
 import { resolveServer } from '../../src/server/providers/index.js';
 import { parseServerUrl } from '../../src/server/providers/url.js';
-import { mysqlServerFlags } from '../../src/engines/tuning.js';
+import { mysqlServerFlags } from '../../src/engines/mysql/tuning.js';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -5,11 +5,11 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
 import { createTestDatabase, FastTestDbError, prepareTemplate } from '../../src/index.js';
 import { sql } from './helpers.js';
 
-const postgresDialect = createPostgresDialect();
+const postgresDialect = await dialectFor('postgres');
 
 describe('a template built from migrate alone', () => {
   const tables = async (url: string) =>

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/core/fingerprint.js';
-import { databaseName, quoteIdent, quoteLiteral } from '../../src/util/quote.js';
+import { databaseName, quoteIdent, quoteLiteral } from '../../src/engines/quote.js';
 import { parseServerUrl } from '../../src/server/providers/url.js';
 import { postgresContainerDefinition } from '../../src/engines/postgres/container.js';
-import { postgresSettings } from '../../src/engines/tuning.js';
+import { postgresSettings } from '../../src/engines/postgres/tuning.js';
 import { detectRun, detectWorker } from '../../src/options/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/engines/dialect.js';
-import { classifyDriverError, driverErrorKind, isFastTestDbError, type DriverErrorKind } from '../../src/errors.js';
+import { isFastTestDbError } from '../../src/errors.js';
+import { classifyDriverError, driverErrorKind, type DriverErrorKind } from '../../src/engines/errors.js';
 import { runnerFile } from '../../src/runners/shared/paths.js';
 import { VERSION } from '../../src/util/version.js';
 

@@ -13,7 +13,7 @@ import type { Dialect, SqlClient } from '../../src/engines/dialect.js';
 import { stagingName } from '../../src/engines/dialect.js';
 import { dialectFor } from '../../src/engines/index.js';
 import { createTestDatabase, startServer, type Engine, type ServerInfo } from '../../src/index.js';
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
 interface Outcome {

@@ -5,11 +5,11 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
 import { newMarker } from '../../src/engines/dialect.js';
-import { createMysqlDialect } from '../../src/engines/mysql/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
 import { monitor, type Sample } from '../../src/cli/tools/monitor/index.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
-const mysqlDialect = createMysqlDialect();
+const mysqlDialect = await dialectFor('mysql');
 
 const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8')
   .split('\n')

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/engines/mysql/capture.js';
 import { imageFlavor, mysqlContainerDefinition } from '../../src/engines/mysql/container.js';
 import { parseVersionLine } from '../../src/engines/mysql/embedded.js';
-import { mysqlServerFlags, parseSize } from '../../src/engines/tuning.js';
+import { mysqlServerFlags, parseSize } from '../../src/engines/mysql/tuning.js';
 
 const flagNames = (flags: string[]) => flags.map((f) => f.split('=')[0]);
 

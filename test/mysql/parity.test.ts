@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
 import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embedded.js';
 import { acquireOwnedServer } from '../../src/server/registry.js';
-import { mysqlServerFlags } from '../../src/engines/tuning.js';
+import { mysqlServerFlags } from '../../src/engines/mysql/tuning.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 
 /**

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
 import type { TestDatabase } from '../../src/types.js';
-import { createPostgresDialect } from '../../src/engines/postgres/dialect.js';
+import { dialectFor } from '../../src/engines/index.js';
 import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/shared/handoff.js';
 import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/shared/worker.js';
 
-const postgresDialect = createPostgresDialect();
+const postgresDialect = await dialectFor('postgres');
 
 /** A handoff as a runner's global setup writes it, for the template of `probe`. */
 function handoffFor(probe: TestDatabase, run: string, dir: string, rest: Pick<Handoff, 'isolation' | 'urlPattern'>): Handoff {

@@ -1,6 +1,6 @@
 /** Reads a table back in a form two correct inserts agree on, to compare insert() and fastInsert. */
 import type { DataSource, ObjectLiteral } from 'typeorm';
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 
 function normalize(v: unknown): unknown {
   if (v instanceof Date) return `date:${v.toISOString()}`;

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Column, Entity, ManyToOne, PrimaryGeneratedColumn, type DataSource } from 'typeorm';
 import { fastInsert, typeormTestDb } from '../../adapters/typeorm/index.js';
-import { quoteIdent } from '../../src/util/quote.js';
+import { quoteIdent } from '../../src/engines/quote.js';
 import { SERVER_ENV } from '../../src/options/handoff.js';
 import type { TestDatabase } from '../../src/types.js';
 

@@ -6,7 +6,8 @@ import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import { parseDuration } from '../duration.js';
 import { parseEngine } from '../options.js';
-import { formatSample, monitor } from '../tools/monitor/index.js';
+import { formatSample, monitor, type Sample } from '../tools/monitor/index.js';
+import { engineFor } from '../../engines/index.js';
 
 export const monitorCommand: Command = {
   name: 'monitor',
@@ -67,7 +68,7 @@ async function watch(
 ): Promise<number> {
   let lines = 0;
   let stalls = 0;
-  let peakWal = 0;
+  const seen: Sample[] = [];
   const onStart = (label: string) =>
     out.note(
       out.ce.dim(
@@ -77,13 +78,11 @@ async function watch(
   for await (const sample of monitor(server, { ...opts, signal, onStart })) {
     lines++;
     if (sample.warnings.length) stalls++;
-    if (sample.engine === 'postgres') peakWal = Math.max(peakWal, sample.walBytesPerSec);
+    seen.push(sample);
     out.data(sample);
     const text = formatSample(sample);
     out.line(sample.warnings.length ? out.c.yellow(text) : text);
   }
-  out.note(
-    `${lines} line(s), ${stalls} with a warning${server.engine === 'postgres' ? `, peak WAL ${(peakWal / 1024 ** 2).toFixed(1)} MB/s` : ''}`,
-  );
+  out.note(`${lines} line(s), ${stalls} with a warning${engineFor(server.engine).monitor.summary(seen)}`);
   return 0;
 }

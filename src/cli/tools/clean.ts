@@ -7,7 +7,8 @@
  */
 import type { Dialect, Marker, SqlClient } from '../../engines/dialect.js';
 import { dialectFor } from '../../engines/index.js';
-import { classifyDriverError, messageOf } from '../../errors.js';
+import { messageOf } from '../../errors.js';
+import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
 import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/keeper/stray-copies.js';

@@ -13,8 +13,9 @@ import { dataRoot, listOwnedServers } from '../../server/registry.js';
 import { serverAt } from '../../server/providers/url.js';
 import { firstBlockedDir, unprivilegedUser } from '../../server/os/user.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../engines/postgres/versions.js';
-import { defaultPostgresLocale, MYSQL_TUNED_EXPECT, POSTGRES_TUNED_EXPECT } from '../../engines/tuning.js';
-import type { DescribeReport, Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { engineFor, flavorLabel } from '../../engines/index.js';
+import { defaultPostgresLocale } from '../../engines/postgres/tuning.js';
+import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { resolveOptions } from '../../options/resolve.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
@@ -295,40 +296,6 @@ function checkStrayCopies(options: DoctorOptions): Check[] {
 // ---------------------------------------------------------------------------------------------
 // A server given by URL
 
-/** The exact command-line flags that turn the untuned settings into tuned ones. */
-export function tuningFlags(engine: Engine, untuned: DescribeReport['untuned']): string[] {
-  const names = Object.keys(untuned);
-  if (engine === 'postgres') return names.map((k) => `-c ${k}=${POSTGRES_TUNED_EXPECT[k] ?? untuned[k]!.expected}`);
-  return names.map((k) =>
-    k === 'log_bin' ? '--skip-log-bin' : `--${k.replace(/_/g, '-')}=${MYSQL_TUNED_EXPECT[k] ?? untuned[k]!.expected}`,
-  );
-}
-
-function tuningFix(report: DescribeReport, flags: string[]): string {
-  const all = flags.join(' ');
-  if (report.engine === 'postgres') {
-    // The official image moved PGDATA below /var/lib/postgresql/<major>/ in 18.
-    const major = Number(report.version.split('.')[0]) || 16;
-    const volume = major >= 18 ? '/var/lib/postgresql' : '/var/lib/postgresql/data';
-    return [
-      `start the server with: postgres ${all}`,
-      `in Docker: docker run --tmpfs ${volume} -e POSTGRES_HOST_AUTH_METHOD=trust postgres:${major} ${all}`,
-      'or let fast-test-db run its own tuned server: leave the URL out (embedded default) or run `fast-test-db start`',
-      'on a server you cannot restart, fast-test-db already sets synchronous_commit=off per test database and makes template tables UNLOGGED',
-    ].join('\n');
-  }
-  const image =
-    report.flavor === 'mariadb'
-      ? `mariadb:${report.version.split('.').slice(0, 2).join('.')}`
-      : `mysql:${report.version.split('.').slice(0, 2).join('.')}`;
-  return [
-    `start the server with: ${report.flavor === 'mariadb' ? 'mariadbd' : 'mysqld'} ${all}`,
-    `in Docker: docker run --tmpfs /var/lib/mysql -e MYSQL_ALLOW_EMPTY_PASSWORD=1 ${image} ${all}`,
-    'pass them on the command line only, never in a my.cnf that could reach production',
-    'or let fast-test-db run its own tuned server: `fast-test-db start --engine mysql`',
-  ].join('\n');
-}
-
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, rej) => {
@@ -370,6 +337,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
         },
   );
   const dialect = await dialectFor(partial.engine);
+  const engine = engineFor(partial.engine);
   const probe = partial;
   let admin: Awaited<ReturnType<typeof dialect.connect>>;
   try {
@@ -389,14 +357,14 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
     checks.push({
       id: 'reachable',
       status: 'ok',
-      title: `connected to ${report.flavor === 'mariadb' ? 'MariaDB' : report.engine === 'mysql' ? 'MySQL' : 'PostgreSQL'} ${report.version} at ${where} as ${partial.user}`,
+      title: `connected to ${flavorLabel(engine, report.flavor)} ${report.version} at ${where} as ${partial.user}`,
     });
-    const settings = Object.keys(report.engine === 'postgres' ? POSTGRES_TUNED_EXPECT : MYSQL_TUNED_EXPECT)
+    const settings = Object.keys(engine.tuning.expected)
       .map((k) => `${k}=${report.settings[k] ?? '(missing)'}`)
       .join(' ');
     if (report.tuned) checks.push({ id: 'tuned', status: 'ok', title: 'durability is off (tuned for tests)', detail: settings });
     else {
-      const flags = tuningFlags(report.engine, report.untuned);
+      const flags = engine.tuning.flags(report.untuned);
       const wrong = Object.entries(report.untuned)
         .map(([k, v]) => `${k}=${v.actual} (want ${v.expected})`)
         .join(', ');
@@ -405,7 +373,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
         status: 'fail',
         title: `not tuned: ${wrong}`,
         detail: `every commit waits for the disk; change: ${flags.join(' ')}`,
-        fix: tuningFix(report, flags),
+        fix: engine.tuning.fix(report, flags),
       });
     }
     let dataDirectory: string | undefined;

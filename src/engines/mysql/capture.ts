@@ -4,14 +4,10 @@
  * template, and the script that replays it into a new schema.
  */
 import { FastTestDbError } from '../../errors.js';
-import { quoteIdent, quoteLiteral, quoteQualified } from '../../util/quote.js';
-import type { Marker } from '../dialect.js';
+import type { Marker } from '../marker.js';
 import type { MysqlClient } from './client.js';
 import { createMarked, MARKER_ROUTINE } from './marker.js';
-
-const id = (name: string) => quoteIdent('mysql', name);
-const lit = (value: string) => quoteLiteral('mysql', value);
-const qual = (...parts: string[]) => quoteQualified('mysql', ...parts);
+import { id, lit, qual } from './quote.js';
 
 export const CAPTURE_TABLE = '_fast_test_db_capture';
 

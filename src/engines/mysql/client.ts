@@ -1,10 +1,10 @@
 /** A mysql2 connection wrapped into the client every MySQL/MariaDB role file takes. */
-import { classifyDriverError } from '../../errors.js';
+import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
 import { loadPeer } from '../../util/peer.js';
 import { untimed } from '../../reporters/untimed.js';
 import type { Flavor, ServerInfo } from '../../types.js';
-import type { SqlClient } from '../dialect.js';
+import type { SqlClient } from '../engine.js';
 
 const log = logger('mysql');
 
@@ -92,12 +92,6 @@ export async function connectMysql(server: ServerInfo, database?: string): Promi
       else stream?.unref?.();
     },
   };
-}
-
-export function mysqlUrl(server: ServerInfo, database: string): string {
-  const auth = encodeURIComponent(server.user) + (server.password ? ':' + encodeURIComponent(server.password) : '');
-  const host = server.host.includes(':') && !server.host.startsWith('[') ? `[${server.host}]` : server.host;
-  return `mysql://${auth}@${host}:${server.port}/${encodeURIComponent(database)}`;
 }
 
 /** Splits statements into batches that stay below the packet limit. */

@@ -2,7 +2,7 @@
  * MySQL or MariaDB in a container, for machines with a Docker engine: data on tmpfs, the same
  * tuning flags as the embedded server, passed as the container's command (never a config file).
  */
-import { mysqlServerFlags, type MysqlFlavor } from '../tuning.js';
+import { mysqlServerFlags, type MysqlFlavor } from './tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { startDefinedContainer, type ContainerDefinition } from '../../server/providers/container.js';
 import { DEFAULT_MYSQL_IMAGE, resolveOptions } from '../../options/resolve.js';

@@ -6,9 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { classifyDriverError, FastTestDbError, messageOf } from '../../errors.js';
+import { FastTestDbError, messageOf } from '../../errors.js';
+import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
-import { DEFAULT_MAX_CONNECTIONS, mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS } from '../tuning.js';
+import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from './tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { type Command, type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
@@ -17,7 +19,7 @@ import { freshPrivateDir } from '../../server/os/private-dir.js';
 import { describeServer } from '../../core/client.js';
 import { sleep } from '../../util/sleep.js';
 import { resolveOptions } from '../../options/resolve.js';
-import { quoteLiteral } from '../../util/quote.js';
+import { lit } from './quote.js';
 import { newPassword, passwordFile, writePasswordFile } from '../../server/os/password.js';
 
 const log = logger('mysql');
@@ -230,7 +232,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   } else {
     // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
     const initFile = join(home, 'init.sql');
-    const pw = quoteLiteral('mysql', password);
+    const pw = lit(password);
     writeSecretSql(
       initFile,
       [
@@ -281,7 +283,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
  * grant tables are not loaded, so ALTER USER is not available there.
  */
 function mariadbRootPassword(password: string): string {
-  const pw = quoteLiteral('mysql', password);
+  const pw = lit(password);
   return [
     "DELETE FROM mysql.global_priv WHERE User = '';",
     `UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', '$.authentication_string', PASSWORD(${pw})) WHERE User = 'root';`,

@@ -3,13 +3,10 @@
  * marker JSON (see dialect.ts for why), plus, on MariaDB, the schema's COMMENT for the instant
  * between CREATE DATABASE and the routine.
  */
-import { quoteIdent, quoteLiteral, quoteQualified } from '../../util/quote.js';
-import { decodeMarker, encodeMarker, MARKER_TAG, type Marker } from '../dialect.js';
+import { decodeMarker, encodeMarker, MARKER_TAG, type Marker } from '../marker.js';
+import type { MarkerStore } from '../engine.js';
 import type { MysqlClient } from './client.js';
-
-const id = (name: string) => quoteIdent('mysql', name);
-const lit = (value: string) => quoteLiteral('mysql', value);
-const qual = (...parts: string[]) => quoteQualified('mysql', ...parts);
+import { id, lit, qual } from './quote.js';
 
 export const MARKER_ROUTINE = '_fast_test_db_marker';
 
@@ -94,3 +91,14 @@ export function createMarked(name: string, marker: Marker, schemaComments: boole
     comment;
   return [create, markerStatement(name, marker)];
 }
+
+export const markers: MarkerStore<MysqlClient> = {
+  // ALTER keeps the marker in place (no moment without one, unlike DROP + CREATE).
+  async writeMarker(admin, name, marker) {
+    await admin.query(`ALTER PROCEDURE ${qual(name, MARKER_ROUTINE)} COMMENT ${lit(encodeMarker(marker))}`);
+  },
+  readMarker,
+  listOurs,
+  // Nothing is built under another name: a schema is created with its marker.
+  listStaging: async () => [],
+};

@@ -4,8 +4,7 @@
  * suite then shows long, random pauses (variance, not the mean). Sampling the checkpoint age
  * as a share of the redo capacity shows it coming; the fix is a larger redo log (redoLogSize).
  */
-import type { SqlClient } from '../dialect.js';
-import type { Sampler } from '../../cli/tools/monitor/sampler.js';
+import type { Monitor, Sampler, SqlClient } from '../engine.js';
 
 export interface MysqlMonitorSample {
   at: Date;
@@ -92,12 +91,18 @@ function diffMysql(prev: MysqlMonitorSample, s: MysqlMonitorSample): MysqlLine {
   return { engine: 'mysql', at: at.toISOString(), checkpointAge, capacity, agePct, dirtyPages, totalPages, logWaits, source, warnings };
 }
 
-export function formatMysqlLine(l: MysqlLine): string {
+function formatMysqlLine(l: MysqlLine): string {
   const mb = (b: number) => `${(b / 1024 ** 2).toFixed(1)} MB`;
   const text = `${l.at.slice(11, 19)}  ckpt age ${mb(l.checkpointAge).padStart(9)} (${l.agePct.toFixed(0).padStart(3)}% of ${mb(l.capacity)})  dirty ${l.dirtyPages}/${l.totalPages} pages  log waits ${l.logWaits}`;
   return text + (l.warnings.length ? `  ! ${l.warnings.join('; ')}` : '');
 }
 
-export function mysqlSampler(client: SqlClient): Sampler<MysqlMonitorSample, MysqlLine> {
+function mysqlSampler(client: SqlClient): Sampler<MysqlMonitorSample, MysqlLine> {
   return { label: 'MySQL/MariaDB', take: () => sampleMysql(client), diff: diffMysql };
 }
+
+export const monitor: Monitor = {
+  sampler: async (client) => mysqlSampler(client),
+  format: (line) => formatMysqlLine(line as MysqlLine),
+  summary: () => '',
+};

@@ -5,17 +5,15 @@
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import { pausePoint } from '../../util/debug-pause.js';
-import { quoteIdent, quoteLiteral, quoteQualified } from '../../util/quote.js';
 import type { ResetReport } from '../../types.js';
-import type { Marker } from '../dialect.js';
+import type { Marker } from '../marker.js';
 import { CAPTURE_TABLE, RESTORE_SESSION, SAVE_SESSION, sessionFor, type CapturedTable, type Captures } from './capture.js';
+import type { Resetter } from '../engine.js';
 import { runScript, type MysqlClient } from './client.js';
 import { readMarker } from './marker.js';
+import { id, lit, qual } from './quote.js';
 
 const log = logger('mysql');
-const id = (name: string) => quoteIdent('mysql', name);
-const lit = (value: string) => quoteLiteral('mysql', value);
-const qual = (...parts: string[]) => quoteQualified('mysql', ...parts);
 
 /** What one reset connection learnt about its database: its template, and the tables seen at the last reset. */
 interface ResetState {
@@ -32,7 +30,12 @@ const states = new WeakMap<MysqlClient, ResetState>();
  * template's migration history and reference data) are kept, and restored from the template when
  * a test changed them (CHECKSUM TABLE differs); without the template they are left as they are.
  */
-export async function resetSchema(db: MysqlClient, name: string, keep: readonly string[], captures: Captures): Promise<ResetReport> {
+/** Resets a schema; what the template's capture says about its tables is read through `captures`. */
+export function resetter(captures: Captures): Resetter<MysqlClient> {
+  return { reset: (db, name, keep) => resetSchema(db, name, keep, captures) };
+}
+
+async function resetSchema(db: MysqlClient, name: string, keep: readonly string[], captures: Captures): Promise<ResetReport> {
   const started = performance.now();
   let state = states.get(db);
   if (state?.name !== name) {

@@ -1,10 +1,10 @@
 /** A node-postgres connection wrapped into the client every PostgreSQL role file takes. */
-import { classifyDriverError } from '../../errors.js';
+import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
 import { loadPeer } from '../../util/peer.js';
 import { untimed } from '../../reporters/untimed.js';
 import type { ServerInfo } from '../../types.js';
-import type { SqlClient } from '../dialect.js';
+import type { SqlClient } from '../engine.js';
 
 const log = logger('postgres');
 
@@ -60,9 +60,4 @@ export async function connectPostgres(server: ServerInfo, database?: string): Pr
       else stream?.unref?.();
     },
   };
-}
-
-export function postgresUrl(server: ServerInfo, database: string): string {
-  const auth = encodeURIComponent(server.user) + (server.password ? ':' + encodeURIComponent(server.password) : '');
-  return `postgres://${auth}@${server.host}:${server.port}/${encodeURIComponent(database)}`;
 }

@@ -2,7 +2,8 @@
  * PostgreSQL in a container (testcontainers): data on tmpfs, the same tuning flags as the embedded
  * server, passed on the command line.
  */
-import { DEFAULT_MAX_CONNECTIONS, postgresSettings } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS } from '../tuning.js';
+import { postgresSettings } from './tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { startDefinedContainer, type ContainerDefinition } from '../../server/providers/container.js';
 import { DEFAULT_POSTGRES_IMAGE, resolveOptions } from '../../options/resolve.js';

@@ -24,9 +24,11 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
-import { classifyDriverError, FastTestDbError, messageOf } from '../../errors.js';
+import { FastTestDbError, messageOf } from '../../errors.js';
+import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
-import { DEFAULT_MAX_CONNECTIONS, defaultPostgresLocale, postgresInitdbFlags, postgresSettings, SERVER_TIME_ZONE } from '../tuning.js';
+import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
+import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './tuning.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
 import { here } from '../../here.js';
@@ -42,7 +44,7 @@ import {
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from '../../server/os/user.js';
 import { withClient } from '../../core/client.js';
 import type { Dialect } from '../dialect.js';
-import { quoteLiteral } from '../../util/quote.js';
+import { lit } from './quote.js';
 import { newPassword, passwordFile, scramSecret, writePasswordFile } from '../../server/os/password.js';
 import { sleep } from '../../util/sleep.js';
 import { cacheRoot, resolveOptions } from '../../options/resolve.js';
@@ -323,7 +325,7 @@ function writeAuthFiles(dir: string, socket: boolean): { settings: Record<string
  */
 async function setPasswordAndDescribe(dialect: Dialect, info: ServerInfo): Promise<DescribeReport> {
   return withClient(dialect, info, async (admin) => {
-    if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${quoteLiteral('postgres', scramSecret(info.password))}`);
+    if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${lit(scramSecret(info.password))}`);
     return dialect.describe(admin, info);
   });
 }

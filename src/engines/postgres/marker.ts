@@ -3,14 +3,13 @@
  * (ours by name alone), marked, and only then renamed into place, so that it is never unmarked.
  */
 import { logger } from '../../util/log.js';
-import { quoteIdent, quoteLiteral } from '../../util/quote.js';
 import { pausePoint } from '../../util/debug-pause.js';
-import { decodeMarker, isStagingName, stagingName, type Marker } from '../dialect.js';
+import type { MarkerStore } from '../engine.js';
+import { decodeMarker, encodeMarker, isStagingName, stagingName, type Marker } from '../marker.js';
 import type { PgClient } from './client.js';
+import { id, lit } from './quote.js';
 
 const log = logger('postgres');
-const id = (name: string) => quoteIdent('postgres', name);
-const lit = (value: string) => quoteLiteral('postgres', value);
 
 export async function readMarker(admin: PgClient, name: string): Promise<Marker | null | undefined> {
   const rows = await admin.query<{ comment: string | null }>(
@@ -73,3 +72,12 @@ export async function createStaged(
   }
   await pausePoint(`${step}:renamed`);
 }
+
+export const markers: MarkerStore<PgClient> = {
+  async writeMarker(admin, name, marker) {
+    await admin.query(`COMMENT ON DATABASE ${id(name)} IS ${lit(encodeMarker(marker))}`);
+  },
+  readMarker,
+  listOurs,
+  listStaging,
+};

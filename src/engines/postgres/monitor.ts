@@ -5,8 +5,7 @@
  * checkpoints left pg_stat_bgwriter for pg_stat_checkpointer in 17, backend fsyncs live in
  * pg_stat_io from 16 (and the old column went in 17). The queries follow the server's version.
  */
-import type { SqlClient } from '../dialect.js';
-import type { Sampler } from '../../cli/tools/monitor/sampler.js';
+import type { Monitor, Sampler, SqlClient } from '../engine.js';
 
 export interface PostgresSample {
   /** ms since epoch, taken on our side. */
@@ -71,7 +70,7 @@ function postgresSampleSql(major: number): string {
        AND wait_event_type IN ('IO', 'Lock', 'LWLock', 'IPC'))::int AS waiting`;
 }
 
-export async function serverMajor(client: SqlClient): Promise<number> {
+async function serverMajor(client: SqlClient): Promise<number> {
   const [row] = await client.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
   return Math.floor(Number(row!.v) / 10000);
 }
@@ -129,7 +128,7 @@ function rate(bytesPerSec: number): string {
   return `${bytesPerSec.toFixed(0)} B/s`;
 }
 
-export function formatPostgresLine(l: PostgresLine): string {
+function formatPostgresLine(l: PostgresLine): string {
   const time = l.at.slice(11, 19);
   const parts = [
     time,
@@ -144,7 +143,16 @@ export function formatPostgresLine(l: PostgresLine): string {
 }
 
 /** The PostgreSQL sampler: the statement follows the server's major version. */
-export async function postgresSampler(client: SqlClient): Promise<Sampler<PostgresSample, PostgresLine>> {
+async function postgresSampler(client: SqlClient): Promise<Sampler<PostgresSample, PostgresLine>> {
   const major = await serverMajor(client);
   return { label: `PostgreSQL ${major}`, take: () => samplePostgres(client, major), diff: diffPostgres };
 }
+
+export const monitor: Monitor = {
+  sampler: postgresSampler,
+  format: (line) => formatPostgresLine(line as PostgresLine),
+  summary(lines) {
+    const peak = Math.max(0, ...lines.map((l) => (l as PostgresLine).walBytesPerSec));
+    return `, peak WAL ${(peak / 1024 ** 2).toFixed(1)} MB/s`;
+  },
+};

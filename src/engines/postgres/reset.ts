@@ -25,12 +25,11 @@
  */
 import { FastTestDbError } from '../../errors.js';
 import { pausePoint } from '../../util/debug-pause.js';
-import { quoteLiteral } from '../../util/quote.js';
 import type { ResetReport } from '../../types.js';
+import type { Resetter } from '../engine.js';
 import type { PgClient } from './client.js';
 import { readOwnMarker } from './marker.js';
-
-const lit = (value: string) => quoteLiteral('postgres', value);
+import { lit } from './quote.js';
 
 /** Above this many rows DELETE costs more than TRUNCATE's fixed price. */
 const BIG_TABLE_ROWS = 1000;
@@ -272,7 +271,10 @@ const compiled = new WeakMap<PgClient, true>();
 const baselines = new WeakMap<PgClient, ResetBaseline>();
 
 /** reset() of the dialect: `db` is connected to the database to reset; `keep` serves markers that name no seeded tables. */
-export async function resetDatabase(db: PgClient, keep: readonly string[]): Promise<ResetReport> {
+/** The database `db` is connected to needs no name: reset reads it from the connection. */
+export const resetter: Resetter<PgClient> = { reset: (db, _name, keep) => resetDatabase(db, keep) };
+
+async function resetDatabase(db: PgClient, keep: readonly string[]): Promise<ResetReport> {
   let state = baselines.get(db);
   if (!state) {
     const marker = await readOwnMarker(db);

@@ -1,8 +1,6 @@
 /** PostgreSQL: a template's tables made UNLOGGED, so that clones and tests write no WAL for them. */
-import { quoteIdent } from '../../util/quote.js';
 import type { PgClient } from './client.js';
-
-const id = (name: string) => quoteIdent('postgres', name);
+import { id } from './quote.js';
 
 /**
  * Table conversion to UNLOGGED. A permanent table may not reference an unlogged one, so tables are

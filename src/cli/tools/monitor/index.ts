@@ -1,15 +1,14 @@
 /**
  * One monitor for both engines: `monitor(server)` yields one sample per interval, each the change
- * since the previous reading with plain-words warnings; the engine's sampler (postgres.ts,
- * mysql.ts) knows which counters to read, on a connection of its own: one round trip per sample on
+ * since the previous reading with plain-words warnings; the engine's sampler (each engine folder's monitor.ts)
+ * knows which counters to read, on a connection of its own: one round trip per sample on
  * PostgreSQL, up to three on MySQL before 8.0.30 (the redo log capacity is read again each time).
  */
-import { dialectFor } from '../../../engines/index.js';
+import type { MysqlLine } from '../../../engines/mysql/monitor.js';
+import type { PostgresLine } from '../../../engines/postgres/monitor.js';
+import { engineFor } from '../../../engines/index.js';
 import { sleep } from '../../../util/sleep.js';
 import type { ServerInfo } from '../../../types.js';
-import { formatMysqlLine, mysqlSampler, type MysqlLine } from '../../../engines/mysql/monitor.js';
-import { formatPostgresLine, postgresSampler, type PostgresLine } from '../../../engines/postgres/monitor.js';
-import type { Sampler } from './sampler.js';
 
 export type Sample = PostgresLine | MysqlLine;
 
@@ -24,10 +23,10 @@ export interface MonitorOptions {
 }
 
 export async function* monitor(server: ServerInfo, opts: MonitorOptions = {}): AsyncGenerator<Sample> {
-  const dialect = await dialectFor(server.engine);
-  const client = await dialect.connect(server);
+  const engine = engineFor(server.engine);
+  const client = await (await engine.load()).connector.connect(server);
   try {
-    const sampler = (server.engine === 'postgres' ? await postgresSampler(client) : mysqlSampler(client)) as Sampler<unknown, Sample>;
+    const sampler = await engine.monitor.sampler(client);
     opts.onStart?.(sampler.label);
     const interval = opts.intervalMs ?? 1000;
     const end = opts.durationMs !== undefined ? Date.now() + opts.durationMs : Infinity;
@@ -36,7 +35,8 @@ export async function* monitor(server: ServerInfo, opts: MonitorOptions = {}): A
       await sleep(Math.min(interval, end - Date.now()), opts.signal);
       if (opts.signal?.aborted) break;
       const cur = await sampler.take();
-      yield sampler.diff(prev, cur);
+      // Each engine's sampler gives its own lines.
+      yield sampler.diff(prev, cur) as Sample;
       prev = cur;
     }
   } finally {
@@ -46,5 +46,5 @@ export async function* monitor(server: ServerInfo, opts: MonitorOptions = {}): A
 
 /** One line of text for a terminal. */
 export function formatSample(s: Sample): string {
-  return s.engine === 'postgres' ? formatPostgresLine(s) : formatMysqlLine(s);
+  return engineFor(s.engine).monitor.format(s);
 }

@@ -1,37 +1,31 @@
+/**
+ * The one place where identifiers and literals become SQL text, for code that holds an engine's
+ * name rather than the engine (the public API, the adapters): each engine spells them its own way
+ * (postgres/quote.ts, mysql/quote.ts). Every name that comes from options, env vars or the catalog
+ * passes through here; nothing is concatenated raw.
+ */
 import { createHash } from 'node:crypto';
-import { FastTestDbError } from '../errors.js';
-import type { Engine } from '../types.js';
+import type { EngineName } from './engine.js';
+import { engineFor } from './index.js';
 
 /**
  * The engine a statement is written for, under the name the quoting API has always exported:
- * the same union as Engine (quoting differs only between these two).
+ * an engine's name.
  */
-export type SqlFamily = Engine;
+export type SqlFamily = EngineName;
 
-/**
- * The one place where identifiers and literals become SQL text. Every name that comes from
- * options, env vars or the catalog passes through here; nothing is concatenated raw.
- */
 export function quoteIdent(family: SqlFamily, name: string): string {
-  if (name.includes('\0'))
-    throw new FastTestDbError('BAD_OPTION', `identifier ${JSON.stringify(name)} contains a NUL byte`, 'use a name without NUL bytes');
-  return family === 'postgres' ? `"${name.replace(/"/g, '""')}"` : '`' + name.replace(/`/g, '``') + '`';
+  return engineFor(family).quoting.quoteIdent(name);
 }
 
 export function quoteLiteral(family: SqlFamily, value: string): string {
-  if (value.includes('\0')) throw new FastTestDbError('BAD_OPTION', `literal contains a NUL byte`, 'remove the NUL byte');
-  // PostgreSQL with standard_conforming_strings (default since 9.1) takes backslashes literally;
-  // MySQL treats them as escapes unless NO_BACKSLASH_ESCAPES, so double them there.
-  return family === 'postgres' ? `'${value.replace(/'/g, "''")}'` : `'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return engineFor(family).quoting.quoteLiteral(value);
 }
 
 /** Qualified name `a.b` with both parts quoted. */
 export function quoteQualified(family: SqlFamily, ...parts: string[]): string {
   return parts.map((p) => quoteIdent(family, p)).join('.');
 }
-
-/** PostgreSQL's NAMEDATALEN-1 is 63 bytes; MySQL allows 64 characters for a schema name. */
-export const MAX_NAME_BYTES: Record<SqlFamily, number> = { postgres: 63, mysql: 64 };
 
 /**
  * Builds a database name from parts (prefix, run, shard, worker...). Each part is reduced to
@@ -48,7 +42,7 @@ export function databaseName(family: SqlFamily, parts: Array<string | undefined>
   );
   let name = clean.filter(Boolean).join('_');
   const changed = clean.some((c, i) => c !== given[i]);
-  const max = MAX_NAME_BYTES[family];
+  const max = engineFor(family).quoting.maxNameBytes;
   if (changed || name.length > max) {
     const digest = createHash('sha256').update(JSON.stringify(given)).digest('hex').slice(0, 8);
     name = `${name.slice(0, max - digest.length - 1)}_${digest}`;

@@ -1,0 +1,34 @@
+/** MySQL and MariaDB: the facts that need no driver here; the roles that speak to a server load with mysql2. */
+import { loadPeer } from '../../util/peer.js';
+import type { Engine, ServerRoles } from '../engine.js';
+import { errors } from './errors.js';
+import { monitor } from './monitor.js';
+import { quoting } from './quote.js';
+import { tuning } from './tuning.js';
+import { urls } from './urls.js';
+
+/** One set of roles per process: they cache template captures, and take no option. */
+let loaded: Promise<ServerRoles> | undefined;
+
+export const mysql: Engine = {
+  name: 'mysql',
+  label: 'MySQL/MariaDB',
+  aliases: ['mysql', 'mariadb'],
+  flavorLabels: { mysql: 'MySQL', mariadb: 'MariaDB' },
+  urls,
+  quoting,
+  errors,
+  tuning,
+  server: {
+    stopSignal: 'SIGTERM',
+    // One process, a thread per connection.
+    sessionsAreProcesses: false,
+    dataCache: false,
+    sessionIdName: 'connection',
+  },
+  monitor,
+  load() {
+    loaded ??= loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());
+    return loaded;
+  },
+};
