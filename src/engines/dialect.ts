@@ -3,8 +3,6 @@
  * `Dialect` is `ServerRoles` flattened, built from them in index.ts (dialectFor). New code takes the
  * role it needs from engine.ts instead; this file goes once no caller uses it.
  */
-import { hostname } from 'node:os';
-import { invocationPid } from '../core/users.js';
 import type { ServerInfo } from '../types.js';
 import type { EngineName } from './engine.js';
 import type {
@@ -19,7 +17,6 @@ import type {
   Swap,
   TemplateStore,
 } from './engine.js';
-import type { Marker } from './marker.js';
 
 export type { SqlClient } from './engine.js';
 export * from './marker.js';
@@ -39,15 +36,3 @@ export type Dialect<C extends SqlClient = SqlClient> = {
     endConnections?: Swap<C>['endConnections'];
     openSessions?: Inspector<C>['openSessions'];
   };
-
-export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {
-  return {
-    tool: 'fast-test-db',
-    kind,
-    created: new Date().toISOString(),
-    pid: process.pid,
-    invocation: invocationPid(),
-    host: hostname(),
-    ...extra,
-  };
-}

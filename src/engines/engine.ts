@@ -8,7 +8,8 @@
  * optional method a caller asserts with `!`. Outside src/engines, code asks these roles instead
  * of branching on the engine's name.
  */
-import type { DescribeReport, Engine as EngineName, Flavor, ResetReport, ServerInfo } from '../types.js';
+import type { EmbeddedServer } from '../server/os/launch.js';
+import type { DescribeReport, Engine as EngineName, Flavor, ResetReport, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Marker, OpenSession, TemplateState } from './marker.js';
 
 export type { EngineName };
@@ -175,6 +176,8 @@ export interface Urls {
     password: string;
     adminDatabase: string;
   };
+  /** The flavor a URL scheme names (`mariadb:` names MariaDB), undefined for another engine's scheme. */
+  flavorOfScheme(scheme: string): Flavor | undefined;
   /** Whether the engine's driver takes a Unix socket's directory as its `host` (node-postgres). */
   readonly socketAsHost: boolean;
 }
@@ -210,6 +213,42 @@ export interface ErrorCodes {
   readonly kinds: Readonly<Record<string, DriverErrorKind>>;
   /** The fix a message gives, in this engine's words. */
   readonly fixes: Readonly<Record<'auth' | 'permission' | 'connections' | 'inUse', string>>;
+  /**
+   * What a client of another engine says when it reaches a server of this one (a migrate written
+   * for the other engine): protocol confusion that names neither engine.
+   */
+  readonly foreignClient: RegExp;
+}
+
+/**
+ * How this engine's INSERT is spelled and what it answers, for the adapters' fast inserts: read on
+ * their hot path, so it needs no driver.
+ */
+export interface Inserts {
+  /** The n-th bind parameter (1-based), as the engine's drivers bind it. */
+  param(n: number): string;
+  /** The VALUES part of an INSERT of `rows` rows that give no column: every value its default. */
+  defaultRows(rows: number): string;
+  /** Most such rows one statement carries. */
+  readonly defaultRowsPerStatement: number;
+  /** Whether every server of the engine answers INSERT … RETURNING. */
+  readonly returning: boolean;
+  /** Whether a server of this flavor answers INSERT … RETURNING (MariaDB does, MySQL does not). */
+  returningOn(flavor: Flavor): boolean;
+  /** What qualifies a table name: PostgreSQL's schema, MySQL's database. */
+  readonly tableNamespace: 'schema' | 'database';
+  /**
+   * Whether single-row inserts started together may go out as one multi-row INSERT, a refused
+   * batch sent again row by row: not on MySQL, where a multi-row INSERT outside strict mode turns
+   * a NULL for a NOT NULL column into a warning, and its keys follow auto_increment_increment.
+   */
+  readonly coalesce: boolean;
+  /** Whether timestamp literals carry their zone (`+00:00`); MySQL's DATETIME takes none. */
+  readonly zonedTimestamps: boolean;
+  /** Whether booleans bind as booleans; MySQL's are written 1 and 0. */
+  readonly nativeBoolean: boolean;
+  /** One-parameter query: a row when that table exists in the connection's current schema (database). */
+  readonly tableExistsSql: string;
 }
 
 /** The non-durable settings, as far as anything outside the engine's own provisioning needs them. */
@@ -266,6 +305,29 @@ export interface Monitor {
   summary(lines: readonly MonitorLine[]): string;
 }
 
+/** A container of this engine's official image, started tuned (src/server/providers/container.ts runs it). */
+export interface ContainerDefinition {
+  image: string;
+  command: string[];
+  env: Record<string, string>;
+  /** Mount point -> tmpfs options: the data never touches a disk. */
+  tmpfs: Record<string, string>;
+  port: number;
+  readyLog: RegExp;
+  readyLogTimes?: number;
+  server: Pick<ServerInfo, 'engine' | 'flavor' | 'user' | 'password' | 'adminDatabase'>;
+  /** Settings that depend on the version the running server reports, applied once it answers. */
+  settle?(admin: SqlClient, version: string): Promise<void>;
+}
+
+/**
+ * Where this engine's servers of our own come from, each loaded only when wanted: the binaries on
+ * this machine (<engine>/embedded.ts).
+ */
+export interface Provisioning {
+  embedded(): Promise<{ embeddedServer(options: TestDatabaseOptions): EmbeddedServer }>;
+}
+
 /** One engine: its facts, and the factory of the roles that speak to a server. */
 export interface Engine {
   readonly name: EngineName;
@@ -273,6 +335,8 @@ export interface Engine {
   readonly label: string;
   /** The names `--engine` accepts for it. */
   readonly aliases: readonly string[];
+  /** Its flavors, the first the one a server is taken for until it says more. */
+  readonly flavors: readonly Flavor[];
   /** How messages name each flavor of it. */
   readonly flavorLabels: Readonly<Partial<Record<Flavor, string>>>;
   readonly urls: Urls;
@@ -281,6 +345,8 @@ export interface Engine {
   readonly tuning: Tuning;
   readonly server: ServerTraits;
   readonly monitor: Monitor;
+  readonly inserts: Inserts;
+  readonly provisioning: Provisioning;
   /**
    * The roles that speak to a server, with the engine's driver loaded: a missing driver is
    * PEER_MISSING here, before any server starts. One set per process and options (the MySQL

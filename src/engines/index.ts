@@ -3,6 +3,7 @@
  * the engine found here; its driver-side roles load only when used (Engine.load).
  */
 import { resolveOptions } from '../options/resolve.js';
+import type { Flavor } from '../types.js';
 import type { Dialect } from './dialect.js';
 import type { Engine, EngineName, LoadOptions, ServerRoles } from './engine.js';
 import { mysql } from './mysql/index.js';
@@ -24,6 +25,16 @@ export function engineNamed(name: string): Engine | undefined {
 /** The engine of a URL, from its scheme. */
 export function engineOfScheme(scheme: string): Engine | undefined {
   return ENGINE_NAMES.map((n) => ENGINES[n]).find((e) => e.urls.schemes.includes(scheme.toLowerCase()));
+}
+
+/** The engine a flavor of server belongs to. */
+export function engineOfFlavor(flavor: Flavor): Engine {
+  return ENGINE_NAMES.map((n) => ENGINES[n]).find((e) => e.flavors.includes(flavor))!;
+}
+
+/** The flavor a URL scheme (without its colon) names, if it is one of ours. */
+export function flavorOfScheme(scheme: string): Flavor | undefined {
+  return engineOfScheme(scheme)?.urls.flavorOfScheme(scheme.toLowerCase());
 }
 
 /** Every URL scheme an engine accepts, for messages ("a postgres://, postgresql://, … URL"). */

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { invocation } from '../state.js';
 
 /** A template's use by one invocation, so that `clean` and eviction leave it while that one lives. */
 export interface Lease {
@@ -70,6 +71,27 @@ export interface OpenSession {
   client?: string;
   state?: string;
   query?: string;
+}
+
+/**
+ * The invocation this process belongs to: the runner's main process it joined (src/core/users.ts
+ * joinInvocation), else itself.
+ */
+export function invocationPid(): number {
+  return invocation.joined ?? process.pid;
+}
+
+/** The marker of a database this process creates now. */
+export function newMarker(kind: Marker['kind'], extra: Partial<Marker> = {}): Marker {
+  return {
+    tool: 'fast-test-db',
+    kind,
+    created: new Date().toISOString(),
+    pid: process.pid,
+    invocation: invocationPid(),
+    host: hostname(),
+    ...extra,
+  };
 }
 
 export const MARKER_TAG = 'fast-test-db';

@@ -16,6 +16,8 @@ export const errors: ErrorCodes = {
     ER_DB_CREATE_EXISTS: 'database-exists',
     ER_BAD_DB_ERROR: 'database-missing',
   },
+  // node-postgres and postgres.js read MySQL's greeting as PostgreSQL messages.
+  foreignClient: /unexpected \w+ message from backend|Connection terminated unexpectedly|Unknown Message/i,
   fixes: {
     auth: "check the user and password in the URL; the user needs CREATE and DROP rights (GRANT ALL ON *.* TO '<user>'@'%')",
     permission: "the user needs the right to create and drop databases: GRANT ALL ON *.* TO '<user>'@'%', or use the embedded server",

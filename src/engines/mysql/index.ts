@@ -2,6 +2,7 @@
 import { loadPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
+import { inserts } from './inserts.js';
 import { monitor } from './monitor.js';
 import { quoting } from './quote.js';
 import { tuning } from './tuning.js';
@@ -14,6 +15,7 @@ export const mysql: Engine = {
   name: 'mysql',
   label: 'MySQL/MariaDB',
   aliases: ['mysql', 'mariadb'],
+  flavors: ['mysql', 'mariadb'],
   flavorLabels: { mysql: 'MySQL', mariadb: 'MariaDB' },
   urls,
   quoting,
@@ -27,6 +29,8 @@ export const mysql: Engine = {
     sessionIdName: 'connection',
   },
   monitor,
+  inserts,
+  provisioning: { embedded: () => import('./embedded.js') },
   load() {
     loaded ??= loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());
     return loaded;

@@ -9,6 +9,7 @@ export const urls: Urls = {
     return `mysql://${auth}@${host}:${server.port}/${encodeURIComponent(database)}`;
   },
   defaults: () => ({ port: 3306, user: 'root', password: '', adminDatabase: 'mysql' }),
+  flavorOfScheme: (scheme) => (scheme === 'mariadb' ? 'mariadb' : scheme === 'mysql' ? 'mysql' : undefined),
   // mysql2 takes a socket as `socketPath`.
   socketAsHost: false,
 };

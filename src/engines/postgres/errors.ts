@@ -15,6 +15,8 @@ export const errors: ErrorCodes = {
     '42P04': 'database-exists',
     '3D000': 'database-missing',
   },
+  // mysql2 and mariadb wait for a greeting that PostgreSQL never sends; the packet parser may also trip.
+  foreignClient: /\bETIMEDOUT\b|connect(ion)? timeout|greeting|Malformed communication packet|Packets out of order/i,
   fixes: {
     auth: 'check the user and password in the URL (or PGUSER/PGPASSWORD); the user needs the CREATEDB right (ALTER ROLE <user> CREATEDB)',
     permission: 'the user needs the right to create and drop databases: ALTER ROLE <user> CREATEDB, or use the embedded server',

@@ -2,6 +2,7 @@
 import { loadPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
+import { inserts } from './inserts.js';
 import { monitor } from './monitor.js';
 import { quoting } from './quote.js';
 import { tuning } from './tuning.js';
@@ -14,6 +15,7 @@ export const postgres: Engine = {
   name: 'postgres',
   label: 'PostgreSQL',
   aliases: ['postgres', 'postgresql', 'pg'],
+  flavors: ['postgres'],
   flavorLabels: { postgres: 'PostgreSQL' },
   urls,
   quoting,
@@ -27,6 +29,8 @@ export const postgres: Engine = {
     sessionIdName: 'pid',
   },
   monitor,
+  inserts,
+  provisioning: { embedded: () => import('./embedded.js') },
   load(options = {}) {
     const key = options.cloneStrategy ?? 'file_copy';
     let roles = loaded.get(key);

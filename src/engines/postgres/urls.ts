@@ -8,5 +8,6 @@ export const urls: Urls = {
     return `postgres://${auth}@${server.host}:${server.port}/${encodeURIComponent(database)}`;
   },
   defaults: (env) => ({ port: 5432, user: env.PGUSER ?? 'postgres', password: env.PGPASSWORD ?? '', adminDatabase: 'postgres' }),
+  flavorOfScheme: (scheme) => (urls.schemes.includes(scheme) ? 'postgres' : undefined),
   socketAsHost: true,
 };
