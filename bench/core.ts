@@ -10,7 +10,7 @@ import pg from 'pg';
 import { newMarker } from '../src/engines/dialect.js';
 import { dialectFor } from '../src/engines/index.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
-import { cloneInto } from '../src/core/database.js';
+import { cloneInto } from '../src/core/clone.js';
 import { quoteIdent } from '../src/engines/quote.js';
 import { sleep } from '../src/util/sleep.js';
 import { stopOwnedServer } from '../src/server/registry.js';
@@ -117,7 +117,7 @@ async function recreateMs(server: ServerInfo, cacheKey: string, samples: number)
       out.recreate.push(performance.now() - t);
       await use(plain.name);
       t = performance.now();
-      await cloneInto(postgresDialect, admin, server, plain.template.name, plain.name, undefined, true);
+      await cloneInto(admin, { dialect: postgresDialect, server, template: plain.template.name, name: plain.name, force: true });
       out.dropClone.push(performance.now() - t);
     }
   } finally {

@@ -4,7 +4,7 @@
  */
 
 import { readHandoff } from './options/handoff.js';
-import { createTestDatabase as coreTestDatabase } from './core/database.js';
+import { openDatabase } from './core/database.js';
 import type { TestDatabase, TestDatabaseOptions } from './types.js';
 
 /**
@@ -14,18 +14,14 @@ import type { TestDatabase, TestDatabaseOptions } from './types.js';
  * then, so that importing the package stays cheap (it added ~20 ms to every import).
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  if (!readHandoff(process.env)) return coreTestDatabase(options);
+  if (!readHandoff(process.env)) return openDatabase(options);
   const { adapterDatabase } = await import('./runners/shared/compose.js');
   return adapterDatabase(options);
 }
 
-export {
-  prepareTemplate,
-  startServer,
-  resolveNames,
-  workerDatabaseName,
-  type PreparedTemplate,
-} from './core/database.js';
+export { prepareTemplate, startServer } from './core/database.js';
+export type { PreparedTemplate } from './core/template.js';
+export { resolveNames, workerDatabaseName } from './core/names.js';
 export { stopOwnedServer } from './server/registry.js';
 export { defineConfig, type FastTestDbConfig, type TemplateSource } from './options/config.js';
 export { FastTestDbError, isFastTestDbError, type ErrorCode } from './errors.js';

@@ -1,116 +1,112 @@
 /**
- * What a server killed with SIGKILL leaves outside its own folder. PostgreSQL's dynamic shared
- * memory is kept in the data directory (tuning.ts), but the postmaster also holds a small System V
- * segment (its interlock), which a clean shutdown removes and a kill leaves behind; a new server on
- * the same data directory would reuse it, but ours are never restarted on the old one.
- * `postmaster.pid` names it (line 7: key and id); it can go once no process is attached any more.
+ * Leftovers: the databases a killed process left on a server, and how the core finds and drops
+ * them. Each kind is looked for by the process that runs into it, never by a scan of the whole
+ * server on the hot path, and dropped only while it carries our marker (or, for staging, its name)
+ * and its creator is gone:
+ * - staging: a creation killed between CREATE DATABASE and its rename into place (PostgreSQL
+ *   builds under stagingName()): the next process that wants the same final name drops it when
+ *   its own creation fails;
+ * - set aside and made ahead: recreate()'s used database waiting for its drop (`__old_`) and its
+ *   spare clone (`__spare_`): the next recreate of the process sweeps them, once per server and prefix;
+ * - an incomplete template: a build that failed or was killed before it marked the template
+ *   complete: the next build of the same template drops it, under the build lock;
+ * - a database under names of a process's own (ownProcessNames): those are never taken again by
+ *   name, so the next process of the same run that needs one drops what dead ones left.
+ * `clean` drops the rest. What a killed server leaves on disk and in memory is the server's own
+ * concern (src/server).
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { sleep } from '../util/sleep.js';
+import { hostname } from 'node:os';
+import type { Dialect, SqlClient } from '../engines/dialect.js';
+import { ownerGone, stagingName } from '../engines/dialect.js';
+import { FastTestDbError, messageOf } from '../errors.js';
 import { pidAlive } from '../server/os/lock.js';
-import { otherPids, stopProcesses } from '../server/os/processes.js';
-import { unprivilegedUser } from '../server/os/user.js';
+import { leftoversSwept } from '../state.js';
+import type { ServerInfo } from '../types.js';
+import { logger } from '../util/log.js';
+import { sleep } from '../util/sleep.js';
+import { isAsideName, type ResolvedNames } from './names.js';
+import { sharedWorkerId } from './users.js';
 
-/** The System V segment a data directory's postmaster.pid names, if any. */
-export function postgresSegment(dataDir: string): { key: number; id: number } | undefined {
-  try {
-    const line = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[6] ?? '';
-    const [key, id] = line.trim().split(/\s+/).map(Number);
-    return Number.isInteger(key) && Number.isInteger(id) && key! > 0 ? { key: key!, id: id! } : undefined;
-  } catch {
-    return undefined;
+const log = logger('leftovers');
+
+/** A staging database lives for milliseconds; one this old was left by a creator that died elsewhere. */
+const STAGING_MAX_AGE_MS = 60_000;
+
+/** Drops the leftover staging database of `name`, if any. Returns whether there was one. */
+export async function dropLeftoverStaging(dialect: Dialect, admin: SqlClient, name: string): Promise<boolean> {
+  if (!dialect.staged) return false;
+  const staging = stagingName(name);
+  let marker = await dialect.readMarker(admin, staging);
+  if (marker === undefined) return false;
+  if (marker === null) {
+    // Its creator may be between CREATE DATABASE and the marker: look again before calling it a leftover.
+    await sleep(300);
+    marker = await dialect.readMarker(admin, staging);
+    if (marker === undefined) return false;
   }
+  const stale =
+    marker === null ||
+    marker.pid === process.pid ||
+    ownerGone(marker, pidAlive) ||
+    Date.now() - Date.parse(marker.created) > STAGING_MAX_AGE_MS;
+  if (!stale) throw sharedWorkerId(name);
+  log('dropping %s, left by a creation of %s that was killed', staging, name);
+  await dialect.drop(admin, staging, { force: true });
+  return true;
 }
-
-/** The segments named by the postmaster.pid in each of these data directories: read before they are removed. */
-export function segmentsOf(dataDirs: string[]): Segment[] {
-  return dataDirs.map(postgresSegment).filter((s) => s !== undefined);
-}
-
-type Segment = { key: number; id: number };
-
-/** The segment's row in /proc/sysvipc/shm (attached processes, creator pid and uid), or undefined if it is gone. */
-function segmentRow(seg: Segment): { attached: number; creatorPid: number; creatorUid: number } | undefined {
-  let table: string;
-  try {
-    table = readFileSync('/proc/sysvipc/shm', 'utf8');
-  } catch {
-    return undefined; // not Linux
-  }
-  const row = table
-    .split('\n')
-    .slice(1)
-    .map((l) => l.trim().split(/\s+/).map(Number))
-    .find(([key, id]) => key === seg.key && id === seg.id);
-  return row && { attached: row[6]!, creatorPid: row[4]!, creatorUid: row[9]! };
-}
-
-const attachCount = (seg: Segment) => segmentRow(seg)?.attached;
 
 /**
- * Whether the segment is one a server of ours made and left: created by our uid or the server
- * account's, by `creator` when known (the postmaster we ran), and that process is dead. A segment of
- * a server we did not start (the machine's own PostgreSQL) is never removed.
+ * Runs `create` (a creation of `name`); when it fails and a leftover staging database of `name`
+ * was in its way, drops that and runs it once more. The leftover is looked for only on failure,
+ * so that the common case pays nothing for it.
  */
-function leftByOurs(seg: Segment, creator: number | undefined): boolean {
-  const row = segmentRow(seg);
-  if (!row) return false;
-  const ours = [process.getuid?.(), serverAccountUid()];
-  if (!ours.includes(row.creatorUid)) return false;
-  if (creator !== undefined && row.creatorPid !== creator) return false;
-  return !pidAlive(row.creatorPid);
+export async function createPastLeftover(dialect: Dialect, admin: SqlClient, name: string, create: () => Promise<void>): Promise<void> {
+  await create().catch(async (e: unknown) => {
+    if (!(await dropLeftoverStaging(dialect, admin, name))) throw e;
+    await create();
+  });
 }
 
-function serverAccountUid(): number | undefined {
-  try {
-    return unprivilegedUser()?.uid;
-  } catch {
-    return undefined;
+/** Once per process, server and prefix: what killed processes set aside or made ahead is dropped. */
+export async function sweepLeftovers(dialect: Dialect, admin: SqlClient, server: ServerInfo, prefix: string): Promise<void> {
+  const key = `${server.host}:${server.port}/${prefix}`;
+  if (leftoversSwept.has(key)) return;
+  leftoversSwept.add(key);
+  for (const { name, marker } of await dialect.listOurs(admin, `${prefix}__`)) {
+    if (!isAsideName(name) || !ownerGone(marker, pidAlive)) continue;
+    log('dropping %s, left by process %d', name, marker.pid);
+    await dialect.drop(admin, name, { force: true });
   }
 }
 
 /**
- * Processes that still have the segment mapped: the killed postmaster's children (checkpointer,
- * backends), whose command lines do not name the data directory. The mapping names the key
- * (`/SYSV<key in hex>`) and carries the segment id as its inode, so both must match.
+ * An earlier build of template `name` failed or was killed. Connections to it are ended only when
+ * the builder is gone: a live process (a watch run whose migrate threw without closing its client)
+ * would die of it.
  */
-function attachedProcesses(seg: { key: number; id: number }): number[] {
-  const name = `/SYSV${seg.key.toString(16).padStart(8, '0')}`;
-  return otherPids().filter((pid) => {
-    try {
-      const maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
-      return maps.split('\n').some((l) => l.includes(name) && l.split(/\s+/)[4] === String(seg.id));
-    } catch {
-      return false; // gone, or not ours to read
-    }
+export async function dropLeftoverTemplate(dialect: Dialect, admin: SqlClient, name: string): Promise<void> {
+  const marker = await dialect.readMarker(admin, name);
+  const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
+  log('dropping incomplete template %s (an earlier build failed or was killed)', name);
+  await dialect.drop(admin, name, { force }).catch((e) => {
+    throw new FastTestDbError(
+      'DATABASE_IN_USE',
+      `the incomplete template ${name} of an earlier failed build is still in use: ${messageOf(e)}`,
+      'close the connections your migrate opened (client.end() in a finally block), or restart the test run',
+      { cause: e },
+    );
   });
 }
 
 /**
- * Removes the segment a killed postmaster left, once it is still the one named (same key and id).
- * Its children notice the postmaster's death and detach on their own, usually within milliseconds;
- * on a loaded machine that can take seconds, so wait for them, and stop those that stay.
- * The caller has already stopped the postmaster itself.
+ * Drops the test databases of `names`' run (other than `keep`) whose creating process and
+ * invocation are both gone from this machine; a failed drop is logged and the database kept.
  */
-export async function releaseSegment(seg: Segment, creator?: number, ms = 2000): Promise<boolean> {
-  if (!leftByOurs(seg, creator)) return false;
-  const deadline = Date.now() + ms;
-  let attached = attachCount(seg);
-  while (attached && Date.now() < deadline) {
-    await sleep(50);
-    attached = attachCount(seg);
+export async function dropRunLeftovers(dialect: Dialect, admin: SqlClient, names: ResolvedNames, keep: string): Promise<void> {
+  for (const { name, marker: m } of await dialect.listOurs(admin, `${names.prefix}_`)) {
+    if (m.kind !== 'database' || m.run !== names.run || name === keep) continue;
+    if (!ownerGone({ host: m.host, pid: m.invocation ?? m.pid }, pidAlive) || !ownerGone(m, pidAlive)) continue;
+    log('dropping %s, left by process %d', name, m.pid);
+    await dialect.drop(admin, name, { force: true }).catch((e: unknown) => log('kept %s: %s', name, messageOf(e)));
   }
-  if (attached === undefined) return false;
-  if (attached > 0) {
-    await stopProcesses(attachedProcesses(seg), 'SIGKILL', 5000);
-    if (attachCount(seg) !== 0) return false;
-  }
-  return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
-}
-
-/** Every segment that a killed server of ours left; `creator` is the postmaster's pid when known. */
-export async function releaseSegments(segments: Segment[], creator?: number): Promise<void> {
-  for (const seg of segments) await releaseSegment(seg, creator);
 }

@@ -1,24 +1,99 @@
 /**
  * The template cache: the schema after migrations, built once per fingerprint under a server-wide
- * lock, marked complete only after `migrate` succeeded, cloned for every worker.
+ * lock, marked complete only after `migrate` succeeded, cloned for every worker. What it is built
+ * from (TemplateInputs) says what its fingerprint hashes and how it migrates, as pgtestdb's
+ * `Migrator { Hash(); Migrate() }` does; the fingerprint names it (names.ts).
  */
 import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { newMarker, ownerGone } from '../engines/dialect.js';
+import { newMarker } from '../engines/dialect.js';
 import { pausePoint } from '../util/debug-pause.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
-import { pidAlive } from '../server/os/lock.js';
-import { clearStaging } from './staging.js';
+import { dropLeftoverStaging, dropLeftoverTemplate } from './leftovers.js';
 import { markWorthSaving } from '../server/keeper/warm-cache.js';
-import type { MigrateFn, ServerInfo } from '../types.js';
+import type { MigrateFn, ServerInfo, TestDatabase } from '../types.js';
 import { hostname } from 'node:os';
 import { withClient } from './client.js';
 import { templateInUse } from './users.js';
 import { runMigrate } from './migrate-run.js';
 import { closeLeftOpen, noteClients } from './left-open.js';
 import { DEFAULT_MIGRATE_TIMEOUT_MS } from '../options/resolve.js';
+import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
+import { ourPrefix, type ResolvedNames, templateName, templatePrefix } from './names.js';
 
 const log = logger('template');
+
+/** What a template is built from: the caller's options, resolved. */
+export interface TemplateInputs {
+  migrate?: MigrateFn | string;
+  cacheKey?: string;
+  migrationFiles?: string | string[];
+  /** Resolved by the caller ('auto' is the engine's and server's default). */
+  unlogged: boolean;
+  keepTemplates: number;
+  migrateTimeoutMs: number;
+  /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
+  envVars: readonly string[];
+}
+
+/** What every database of one fingerprint shares: the server and the template. */
+export interface PreparedTemplate {
+  server: ServerInfo;
+  template: TestDatabase['template'];
+  /** Tables with rows in the template; reset() leaves them alone. */
+  seeded: string[];
+  /** Built from migrate alone, so scoped to this run: the next run builds its own (RUN_SCOPED_NOTE). */
+  runScoped: boolean;
+}
+
+/** Where a template is wanted: the dialect and server, and the names of the process asking. */
+export interface TemplatePlace {
+  dialect: Dialect;
+  server: ServerInfo;
+  names: ResolvedNames;
+}
+
+/** The template of `source` on the place's server, built if missing, through an admin connection the caller holds. */
+export async function templateOn(admin: SqlClient, place: TemplatePlace, source: TemplateInputs): Promise<PreparedTemplate> {
+  const { dialect, server, names } = place;
+  const { migrate } = source;
+  if (typeof migrate === 'string' && source.migrationFiles === undefined && source.cacheKey === undefined)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `migrate is a command ("${migrate}"): fast-test-db cannot see what it reads, so it cannot tell when the template is out of date`,
+      "list the files it reads in migrationFiles, e.g. migrationFiles: 'migrations/**' (or pass a cacheKey that changes with them)",
+    );
+  const scope = unverifiable(source) ? runScope(names.run) : undefined;
+  const fp = await fingerprint({
+    engine: server.engine,
+    flavor: server.flavor,
+    serverMajor: server.major,
+    cacheKey: source.cacheKey,
+    migrationFiles: source.migrationFiles,
+    unlogged: source.unlogged,
+    migrates: Boolean(migrate),
+    migrateSource: scope && typeof migrate === 'function' ? sourceHash(migrate) : undefined,
+    migrateCommand: typeof migrate === 'string' ? migrate : undefined,
+    scope,
+  });
+  const name = templateName(dialect, names.prefix, fp);
+  const built = await ensureTemplate(admin, {
+    dialect,
+    server,
+    name,
+    fingerprint: fp,
+    prefix: templatePrefix(names.prefix),
+    migrate,
+    migrateTimeoutMs: source.migrateTimeoutMs,
+    envVars: source.envVars,
+    unlogged: source.unlogged,
+    keepTemplates: source.keepTemplates,
+    run: names.run,
+    scope,
+  });
+  const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
+  return { server, template: { name, fingerprint: fp, built }, seeded, runScoped: scope !== undefined };
+}
 
 export interface TemplateRequest {
   dialect: Dialect;
@@ -54,39 +129,11 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
           `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`,
           'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)',
         );
-      if (state === 'incomplete') await dropIncomplete(admin, req);
-      await clearStaging(dialect, admin, name);
+      if (state === 'incomplete') await dropLeftoverTemplate(dialect, admin, name);
+      await dropLeftoverStaging(dialect, admin, name);
       const started = performance.now();
       await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
-      if (req.migrate) {
-        const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
-        const job = { migrate: req.migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
-        let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
-        try {
-          await pausePoint('template:migrate');
-          ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] })));
-        } catch (e) {
-          // Without force: ending the connections a failed migrate left open would make its driver emit
-          // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
-          // A template that cannot be dropped stays marked incomplete; the next build drops it.
-          const left = await dialect.drop(admin, name, {}).then(
-            () => '',
-            (dropError) => (
-              log('kept failed template %s: %s', name, messageOf(dropError)),
-              ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`
-            ),
-          );
-          // An adapter's own error (a missing CLI, a bad option) already says what to do.
-          if (e instanceof FastTestDbError) throw e;
-          throw new FastTestDbError(
-            'MIGRATION_FAILED',
-            `migrate failed while building template ${name}: ${messageOf(e)}${left}`,
-            'fix the migration; nothing was cached, the next run builds the template again',
-            { cause: e },
-          );
-        }
-        await closeLeftOpen(dialect, admin, name, noted);
-      }
+      if (req.migrate) await migrateInto(admin, req, req.migrate);
       await pausePoint('template:migrated');
       await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
@@ -100,6 +147,42 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
   // their own while waiting for the other's would deadlock.
   if (built) await collectOldTemplates(admin, req);
   return built;
+}
+
+/**
+ * Runs `migrate` into the empty template `req.name` and closes what it left open. A failed migrate
+ * drops the template (or leaves it marked incomplete, for the next build to drop) and fails with
+ * MIGRATION_FAILED, unless its error is already the library's own.
+ */
+async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: MigrateFn | string): Promise<void> {
+  const { dialect, server, name } = req;
+  const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
+  const job = { migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
+  let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
+  try {
+    await pausePoint('template:migrate');
+    ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] })));
+  } catch (e) {
+    // Without force: ending the connections a failed migrate left open would make its driver emit
+    // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
+    // A template that cannot be dropped stays marked incomplete; the next build drops it.
+    const left = await dialect.drop(admin, name, {}).then(
+      () => '',
+      (dropError) => (
+        log('kept failed template %s: %s', name, messageOf(dropError)),
+        ` (a connection migrate opened is still open: close it in a finally block; ${name} is dropped by the next build)`
+      ),
+    );
+    // An adapter's own error (a missing CLI, a bad option) already says what to do.
+    if (e instanceof FastTestDbError) throw e;
+    throw new FastTestDbError(
+      'MIGRATION_FAILED',
+      `migrate failed while building template ${name}: ${messageOf(e)}${left}`,
+      'fix the migration; nothing was cached, the next run builds the template again',
+      { cause: e },
+    );
+  }
+  await closeLeftOpen(dialect, admin, name, noted);
 }
 
 const timeoutOf = (req: TemplateRequest) => req.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS;
@@ -136,24 +219,6 @@ async function withBuildLock<T>(admin: SqlClient, lockClient: SqlClient, req: Te
   }
 }
 
-/**
- * An earlier build failed or was killed. Connections to it are ended only when the builder is gone:
- * a live process (a watch run whose migrate threw without closing its client) would die of it.
- */
-async function dropIncomplete(admin: SqlClient, req: TemplateRequest): Promise<void> {
-  const marker = await req.dialect.readMarker(admin, req.name);
-  const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
-  log('dropping incomplete template %s (an earlier build failed or was killed)', req.name);
-  await req.dialect.drop(admin, req.name, { force }).catch((e) => {
-    throw new FastTestDbError(
-      'DATABASE_IN_USE',
-      `the incomplete template ${req.name} of an earlier failed build is still in use: ${messageOf(e)}`,
-      'close the connections your migrate opened (client.end() in a finally block), or restart the test run',
-      { cause: e },
-    );
-  });
-}
-
 /** Templates younger than this are never collected: a run that just built one is likely still cloning it. */
 const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
 
@@ -168,7 +233,7 @@ async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Prom
     .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
     .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
   const cutoff = Date.now() - MIN_TEMPLATE_AGE_MS;
-  const clonesPrefix = `${req.prefix.split('_')[0]}_`;
+  const clonesPrefix = ourPrefix(req.prefix.split('_')[0]!);
   for (const old of templates.slice(Math.max(0, req.keepTemplates - 1)).filter((t) => Date.parse(t.marker.created) < cutoff)) {
     const outcome = await dialect
       .withFreeLock(admin, old.name, async () => {

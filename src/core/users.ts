@@ -100,3 +100,12 @@ export async function leaseTemplate(dialect: Dialect, admin: SqlClient, name: st
     return true;
   });
 }
+
+/** Two processes created the same database at once: they were given the same worker id. */
+export function sharedWorkerId(name: string): FastTestDbError {
+  return new FastTestDbError(
+    'DATABASE_IN_USE',
+    `another process created ${name} at the same moment: two processes are using the same worker id`,
+    'give each process its own worker id (the worker option or FAST_TEST_DB_WORKER; runner variables such as VITEST_POOL_ID leak into child processes), or a suffix',
+  );
+}

@@ -17,7 +17,7 @@ import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper/files.js';
 import type { LaunchPlan, PlanContext } from './os/launch.js';
 import { pidAlive, withFileLock } from './os/lock.js';
-import { releaseSegment, segmentsOf } from '../core/leftovers.js';
+import { releaseSegment, segmentsOf } from '../core/leftover-segments.js';
 import { defaultDataRoot } from './os/platform.js';
 import { assertPrivate, ensurePrivateDir } from './os/private-dir.js';
 import { removeDeadWritersCopies } from './keeper/stray-copies.js';

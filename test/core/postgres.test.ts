@@ -6,7 +6,8 @@ import { dialectFor } from '../../src/engines/index.js';
 import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/engines/dialect.js';
 import { dropOurDatabases } from '../../src/core/client.js';
 import { ensureTemplate } from '../../src/core/template.js';
-import { settleRecreate, spareName } from '../../src/core/recreate.js';
+import { settleRecreate } from '../../src/core/recreate.js';
+import { spareName } from '../../src/core/names.js';
 import { quoteLiteral } from '../../src/engines/quote.js';
 import { sql } from './helpers.js';
 

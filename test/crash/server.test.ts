@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/os/processes.js';
-import { postgresSegment } from '../../src/core/leftovers.js';
+import { postgresSegment } from '../../src/core/leftover-segments.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { listDir } from '../../src/server/keeper/files.js';
 import { BINARIES_COPY_NAME } from '../../src/server/keeper/copy-names.js';

@@ -12,7 +12,7 @@
  */
 import { readHandoff } from '../../options/handoff.js';
 import { logger } from '../../util/log.js';
-import { createTestDatabase, prepareTemplate } from '../../core/database.js';
+import { openDatabase, prepareTemplate } from '../../core/database.js';
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../../types.js';
 import { workerTarget, type Handoff } from './handoff.js';
 import { settled } from './ready.js';
@@ -35,11 +35,11 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
  */
 export async function adapterDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const pending = readHandoff(process.env);
-  if (!pending) return createTestDatabase(options);
+  if (!pending) return openDatabase(options);
   const h = await settled(pending);
   const withRun = { ...options, runId: options.runId ?? h.run };
   const prepared = await prepareTemplate(withRun);
-  if (!sameServer(prepared.server, h.server)) return createTestDatabase(options);
+  if (!sameServer(prepared.server, h.server)) return openDatabase(options);
   if (prepared.template.name === h.template) return runnersDatabase(h);
   const suffix = adapterSuffix(prepared.template.fingerprint, options.suffix);
   log(
@@ -48,7 +48,7 @@ export async function adapterDatabase(options: TestDatabaseOptions = {}): Promis
     prepared.template.name,
     suffix,
   );
-  return createTestDatabase({ ...withRun, suffix });
+  return openDatabase({ ...withRun, suffix });
 }
 
 /** The runner's database of this worker: disposing it leaves it to the runner, which drops it at the end of the run. */

@@ -5,7 +5,7 @@
  * nothing here loads a driver.
  */
 import { FastTestDbError } from '../../errors.js';
-import { workerDatabaseName } from '../../core/database.js';
+import { workerDatabaseName } from '../../core/names.js';
 import type { ConnectionOptions, Handoff, Isolation } from '../../types.js';
 import { readHandoff, RUNNER_ENV } from '../../options/handoff.js';
 import { detectWorker } from '../../options/workers.js';

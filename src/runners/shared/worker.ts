@@ -11,7 +11,7 @@ import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import type { TestDatabase } from '../../types.js';
-import { Database } from '../../core/database.js';
+import { Database } from '../../core/handle.js';
 import { recreateDatabase } from '../../core/recreate.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import { withClient } from '../../core/client.js';
@@ -61,7 +61,9 @@ export async function cloneFresh(pending: Handoff, name: string): Promise<void> 
   const h = await settled(pending);
   joinInvocation(h.main);
   const started = performance.now();
-  await withAdmin(h, (dialect, admin) => recreateDatabase(dialect, admin, h.server, h.template, name, h.run, true));
+  await withAdmin(h, (dialect, admin) =>
+    recreateDatabase(admin, { dialect, server: h.server, template: h.template, name, run: h.run, force: true }),
+  );
   writeNote(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }

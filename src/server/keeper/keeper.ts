@@ -26,7 +26,7 @@ import { pauseHere } from '../../util/debug-pause.js';
 import type { Command } from '../os/launch.js';
 import { partialPath, WARM_COPY_NAME, warmSaveDir } from './copy-names.js';
 import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './files.js';
-import { releaseSegments, segmentsOf } from '../../core/leftovers.js';
+import { releaseSegments, segmentsOf } from '../../core/leftover-segments.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { pidAlive, withFileLock } from '../os/lock.js';
 import { sleep } from '../../util/sleep.js';

@@ -1,0 +1,88 @@
+/**
+ * A worker's database: a name no live run holds, and a clone of the template under it, replacing
+ * what we left under that name before and never a database that is not ours.
+ */
+import type { Dialect, SqlClient } from '../engines/dialect.js';
+import { newMarker, ownerGone } from '../engines/dialect.js';
+import { FastTestDbError } from '../errors.js';
+import { driverErrorKind } from '../engines/errors.js';
+import { pidAlive } from '../server/os/lock.js';
+import type { ServerInfo } from '../types.js';
+import { logger } from '../util/log.js';
+import { sleep } from '../util/sleep.js';
+import { createPastLeftover, dropRunLeftovers } from './leftovers.js';
+import { ownProcessNames, releaseName, type ResolvedNames, unheldName } from './names.js';
+import { heldByOther, liveOtherOwner, sharedWorkerId } from './users.js';
+
+const log = logger('database');
+
+/**
+ * This worker's name, or, while another live run holds it (a second terminal running the same
+ * suite without a runner, or with the same CI run id), a name of this process's own. Reserved
+ * (names.ts, unheldName) until the handle closes; the caller releases it if no handle is made.
+ */
+export async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedNames, suffix?: string): Promise<string> {
+  const name = unheldName(dialect, names, suffix);
+  const marker = await dialect.readMarker(admin, name).catch((e: unknown) => {
+    releaseName(name);
+    throw e;
+  });
+  const owner = marker ? liveOtherOwner(marker) : undefined;
+  if (owner === undefined) return name;
+  releaseName(name);
+  const own = unheldName(dialect, ownProcessNames(names), suffix);
+  log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
+  // Names of a process's own are never taken again by name: what killed processes left under
+  // them (same run, its process gone from this machine) is dropped here instead.
+  await dropRunLeftovers(dialect, admin, names, own).catch((e: unknown) => {
+    releaseName(own);
+    throw e;
+  });
+  return own;
+}
+
+/** What to clone where. */
+export interface CloneRequest {
+  dialect: Dialect;
+  server: ServerInfo;
+  template: string;
+  name: string;
+  run?: string;
+  /** Connections still open to our database under `name` are ended first. */
+  force?: boolean;
+}
+
+/**
+ * Clones `template` into `name`, replacing whatever we left under that name before (a crashed run,
+ * a previous test file), never a database that is not ours.
+ */
+export async function cloneInto(admin: SqlClient, req: CloneRequest): Promise<void> {
+  const { dialect, server, template, name } = req;
+  let existing = await dialect.readMarker(admin, name);
+  if (existing === null) {
+    // A database is created before its marker is written: look again before calling it foreign.
+    await sleep(300);
+    existing = await dialect.readMarker(admin, name);
+    if (existing) throw sharedWorkerId(name);
+  }
+  if (existing === null)
+    throw new FastTestDbError(
+      'NOT_OURS',
+      `a database named ${name} already exists and was not created by fast-test-db; it was left untouched`,
+      'set another prefix (FAST_TEST_DB_PREFIX) or worker id, or remove that database yourself',
+    );
+  if (existing) {
+    // Another live run's database is never dropped, whatever `force` says.
+    const owner = liveOtherOwner(existing);
+    if (owner !== undefined) throw heldByOther(name, existing, owner);
+    // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
+    // script may still be running on the server: it is ended too).
+    await dialect.drop(admin, name, { force: req.force || ownerGone(existing, pidAlive) });
+  }
+  await createPastLeftover(dialect, admin, name, () =>
+    dialect.clone(admin, server, template, name, newMarker('database', { run: req.run, template })).catch((e) => {
+      throw driverErrorKind(e) === 'database-exists' ? sharedWorkerId(name) : e;
+    }),
+  );
+  if (!server.owned) await dialect.tuneDatabase(admin, name);
+}

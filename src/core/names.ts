@@ -1,0 +1,109 @@
+/**
+ * Every name the core gives a database, in one place. All start with the project's prefix
+ * (1-16 lowercase letters and digits, no `_`), so that what is ours is found by prefix:
+ * - `<prefix>[_<run>][_s<shard>]_w<worker>[_<suffix>]`: a worker's database (databaseName joins
+ *   the non-empty parts with one `_`); `…h<n>` when another handle of the process holds it;
+ * - `<prefix>_tpl_<fingerprint>`: a template;
+ * - `<prefix>__spare_<hash>`, `<prefix>__old_<random>`: recreate()'s clone made ahead and the used
+ *   database set aside (recreate.ts);
+ * - `<prefix>__new_<…>`: the staging name a creation is built under (engines/dialect.ts, stagingName).
+ * Only the names of recreate() and staging hold `__`: nothing a user names can look like them.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Dialect } from '../engines/dialect.js';
+import { FastTestDbError } from '../errors.js';
+import { checkEntry } from '../options/resolve.js';
+import { detectRun, detectShard, detectWorker } from '../options/workers.js';
+import { engineOfUrl } from '../server/providers/url.js';
+import { heldNames } from '../state.js';
+import type { Engine, TestDatabaseOptions } from '../types.js';
+import { databaseName } from '../engines/quote.js';
+
+export interface ResolvedNames {
+  engine: Engine;
+  prefix: string;
+  run?: string;
+  shard?: string;
+  worker: string;
+}
+
+/** Options, then env vars, then defaults: who this process is and what it names things. */
+export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
+  const resolved = checkEntry(options, 'fast-test-db options');
+  const url = resolved.url;
+  const ofUrl = url ? engineOfUrl(url) : undefined;
+  const engine = resolved.engine ?? ofUrl ?? 'postgres';
+  if (ofUrl && ofUrl !== engine)
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `the engine is '${engine}' (${options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${options.url ? '' : ' in TEST_DATABASE_URL'} is a ${ofUrl} URL`,
+      `leave the engine out (it follows the URL's scheme), or give a ${engine === 'postgres' ? 'postgres://' : 'mysql://'} URL`,
+    );
+  const prefix = resolved.prefix;
+  if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix))
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `prefix "${prefix}" is not 1-16 lowercase letters and digits`,
+      "use something like 'ftdb' or 'myapp'",
+    );
+  return {
+    engine,
+    prefix,
+    run: options.runId ?? detectRun(),
+    shard: options.shard ?? detectShard(),
+    worker: options.worker ?? detectWorker().id,
+  };
+}
+
+export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
+  return databaseName(dialect.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
+}
+
+/** The names of a process that finds its worker's name held by another live run: a run of its own. */
+export function ownProcessNames(names: ResolvedNames): ResolvedNames {
+  return { ...names, run: `${names.run ?? ''}p${process.pid.toString(36)}` };
+}
+
+/** What every template of the project's prefix starts with. */
+export const templatePrefix = (prefix: string) => `${prefix}_tpl_`;
+
+/** What every test database and template of the project's prefix starts with. */
+export const ourPrefix = (prefix: string) => `${prefix}_`;
+
+export function templateName(dialect: Pick<Dialect, 'engine'>, prefix: string, fingerprint: string): string {
+  return databaseName(dialect.engine, [prefix, 'tpl', fingerprint]);
+}
+
+/** The prefix a database name starts with (resolveNames keeps it to 16 characters, no `_`). */
+export const prefixOf = (name: string) => name.split('_')[0]!;
+
+/** `<prefix>__spare_<hash of name and template>`: one spare per worker database and template. */
+export function spareName(name: string, template: string): string {
+  return `${prefixOf(name)}__spare_${createHash('sha256').update(`${name}\0${template}`).digest('hex').slice(0, 20)}`;
+}
+
+/** `<prefix>__old_<random>`: a used database waiting for its drop. */
+export function oldName(name: string): string {
+  return `${prefixOf(name)}__old_${randomBytes(10).toString('hex')}`;
+}
+
+/** Names recreate() gives to databases set aside or made ahead: ours while they carry our marker. */
+export function isAsideName(name: string): boolean {
+  return /^[a-z][a-z0-9]{0,15}__(old|spare)_[0-9a-f]{20}$/.test(name);
+}
+
+/**
+ * The first name of `names` (plain, then with `h2`, `h3`, …) no open handle of this process holds,
+ * reserved for the caller (state.ts, heldNames) until it calls releaseName.
+ */
+export function unheldName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
+  let name = workerDatabaseName(dialect, names, suffix);
+  for (let n = 2; heldNames.has(name); n++) name = workerDatabaseName(dialect, names, `${suffix ?? ''}h${n}`);
+  heldNames.add(name);
+  return name;
+}
+
+/** A handle closed or never made: the process's next handle may take `name` again. */
+export function releaseName(name: string): void {
+  heldNames.delete(name);
+}
