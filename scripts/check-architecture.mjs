@@ -199,7 +199,10 @@ function engineBranches(source) {
 /** Whether `side <op> other` decides by the engine. */
 function branches(side, other) {
   // `engine !== undefined` asks whether an engine was given, not which one.
-  return engineLiteral(side) || (holdsEngineName(side) && !isNullish(other));
+  if (engineLiteral(side)) return true;
+  // `dialect === postgres`, `x === ENGINES.mysql`: an engine object picked out by its name.
+  if (ENGINE_KEYS.has(nameOf(unwrap(side)))) return true;
+  return holdsEngineName(side) && !isNullish(other);
 }
 
 /** The code of a finding, cut to fit its line. */

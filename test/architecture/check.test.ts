@@ -72,6 +72,7 @@ describe('check-architecture', () => {
         "export const f = (flavor: string) => flavor == 'mariadb';",
         "export const g = { postgres: 'pid', mysql: 'connection' };",
         "export const h = (url: string) => url.startsWith('postgres://');",
+        'export const j = (d: object, e: { postgres: object }) => d !== e.postgres;',
         'export function i(engine: Engine) {',
         '  switch (engine) {',
         '    default:',
@@ -83,7 +84,7 @@ describe('check-architecture', () => {
     });
     expect(status).toBe(1);
     const lines = findings.filter((f) => f.includes('engine-branch')).map((f) => f.split('  ')[0]);
-    expect(lines).toEqual([2, 3, 6, 11, 12, 13, 14, 15, 17].map((n) => `src/core/branch.ts:${n}`));
+    expect(lines).toEqual([2, 3, 6, 11, 12, 13, 14, 15, 16, 18].map((n) => `src/core/branch.ts:${n}`));
     expect(findings[0]).toContain("`engine === 'postgres'`");
     expect(findings[0]).toContain('ask the engine');
   });
