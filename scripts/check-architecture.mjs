@@ -74,7 +74,7 @@ function main() {
 }
 
 /** Every finding under root, sorted by file and line. */
-export function check(root) {
+function check(root) {
   const files = SCOPE.flatMap((dir) => sourceFiles(root, dir));
   const known = new Set(files);
   const findings = [];

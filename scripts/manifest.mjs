@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 const FIELDS = ['main', 'module', 'types', 'typesVersions', 'exports', 'bin'];
 
 /** The entry fields package.json gets from this list of entries. */
-export function manifestFields(entries) {
+function manifestFields(entries) {
   const file = (name, ext) => `./dist/${name}${ext}`;
   const subpath = (e) => (e.name === 'index' ? '.' : `./${e.name}`);
   const dual = (e) => e.formats.includes('cjs');
@@ -38,7 +38,7 @@ export function manifestFields(entries) {
 }
 
 /** Why the list cannot be built as it is, one line each: a source file that is not there, a name twice. */
-export function listProblems(root, entries) {
+function listProblems(root, entries) {
   const problems = [];
   const names = new Set();
   for (const e of entries) {
