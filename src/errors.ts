@@ -30,7 +30,11 @@ export type ErrorCode =
   | 'PACKAGE_BROKEN'
   /** A folder under a shared root (/dev/shm, the temp dir) is not ours alone: a link, another user's, or writable by others. */
   | 'UNSAFE_PATH'
-  | 'QUERY_FAILED';
+  | 'QUERY_FAILED'
+  /** An image for server: 'container' (ours, or testcontainers' Ryuk) is not on the Docker engine and could not be pulled. */
+  | 'IMAGE_PULL_FAILED'
+  /** An installed peer's version cannot run here (testcontainers 12 on Node < 22.22): both versions are named. */
+  | 'PEER_UNSUPPORTED';
 
 export class FastTestDbError extends Error {
   override readonly name = 'FastTestDbError';

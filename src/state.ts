@@ -62,3 +62,16 @@ export const pgConnectWatch: {
   watchers: Set<Array<{ client: unknown; stack: string }>>;
   installed?: { proto: ConnectProto; original: ConnectProto['connect']; wrapper: ConnectProto['connect'] };
 } = { watchers: new Set() };
+
+// ---- server: containers (src/server/providers/container.ts) ----
+
+/**
+ * The containers this process started and has not stopped yet, by id, each with how to stop and
+ * remove it (and, at exit, how to remove it synchronously), and whether the process-end hooks that
+ * stop them are installed. Per process: a container belongs to the process that started it, which
+ * removes it when it ends. An entry is removed when its container is stopped; `hooked` never resets.
+ */
+export const ownedContainers: {
+  all: Map<string, { id: string; stop(): Promise<void>; removeNow?(id: string): void }>;
+  hooked: boolean;
+} = { all: new Map(), hooked: false };

@@ -14,6 +14,8 @@ import { join, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show } from './schema.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
+import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
+import { DEFAULT_MYSQL_IMAGE } from '../engines/mysql/container.js';
 import type { RunnerOptions } from './config.js';
 import type { Engine, ServerMode, TestDatabaseOptions } from '../types.js';
 
@@ -30,8 +32,6 @@ export const DEFAULT_MIGRATE_TIMEOUT_MS = 5 * 60_000;
 /** A reused server stops itself after this long without clients. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 export const DEFAULT_ENV_VAR = 'DATABASE_URL';
-export const DEFAULT_POSTGRES_IMAGE = 'postgres:18-alpine';
-export const DEFAULT_MYSQL_IMAGE = 'mysql:8.4';
 
 export type CloneStrategy = 'file_copy' | 'wal_log';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/core/fingerprint.js';
 import { databaseName, quoteIdent, quoteLiteral } from '../../src/engines/quote.js';
 import { parseServerUrl } from '../../src/server/providers/url.js';
-import { postgresContainerDefinition } from '../../src/engines/postgres/container.js';
+import { containerDefinition as postgresContainerDefinition } from '../../src/engines/postgres/container.js';
 import { postgresSettings } from '../../src/engines/postgres/tuning.js';
 import { detectRun, detectWorker } from '../../src/options/workers.js';
 import { decodeMarker, encodeMarker, newMarker } from '../../src/engines/dialect.js';
@@ -116,7 +116,7 @@ describe('tuning in one place', () => {
     expect(s).toMatchObject({ fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '500' });
   });
   it('passes the same flags to a container on the command line, with data on tmpfs', () => {
-    const def = postgresContainerDefinition({ image: 'postgres:16-alpine' });
+    const def = postgresContainerDefinition({}, 'postgres:16-alpine');
     expect(def.image).toBe('postgres:16-alpine');
     expect(def.command.join(' ')).toContain('-c fsync=off');
     expect(def.command.join(' ')).toContain('-c full_page_writes=off');

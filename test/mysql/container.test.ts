@@ -1,26 +1,31 @@
-/** A real MySQL container, only where a Docker engine answers; the definition itself is unit-tested in flags.test.ts. */
+/**
+ * A real MariaDB (or MySQL) container, with the image .ci/docker builds (FAST_TEST_DB_MARIADB_IMAGE);
+ * the definition itself is unit-tested in flags.test.ts.
+ */
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { dockerLikelyAvailable } from '../../src/server/providers/container.js';
-import { startMysqlContainer } from '../../src/engines/mysql/container.js';
+import { images, ryukOff, skipReason, startContainer } from '../container/helpers.js';
 
-const dockerAvailable = dockerLikelyAvailable();
-if (!dockerAvailable)
-  console.log('container-mysql: real container test skipped: no Docker engine here (no DOCKER_HOST, no /var/run/docker.sock)');
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= ryukOff.TESTCONTAINERS_RYUK_DISABLED;
 
-describe('MySQL in a container', () => {
-  it.skipIf(!dockerAvailable)(
-    'starts with durability off on tmpfs and reads it back',
-    async () => {
-      const info = await startMysqlContainer({ image: 'mysql:8.4', redoLogSize: '128M' });
-      expect(info).toMatchObject({ engine: 'mysql', flavor: 'mysql', provider: 'container', tuned: true });
-      const c = await mysql.createConnection({ host: info.host, port: info.port, user: info.user, password: info.password });
+describe.skipIf(skipReason)('MariaDB in a container', () => {
+  it('starts with durability off on tmpfs, reads it back, and is removed on stop', async () => {
+    const server = await startContainer('mysql', { image: images.mariadb, redoLogSize: '128M' });
+    try {
+      expect(server.info).toMatchObject({ engine: 'mysql', flavor: 'mariadb', provider: 'container', tuned: true });
+      const c = await mysql.createConnection({
+        host: server.info.host,
+        port: server.info.port,
+        user: server.info.user,
+        password: server.info.password,
+      });
       const [rows] = (await c.query(
-        'SELECT @@innodb_flush_log_at_trx_commit AS f, @@log_bin AS b, @@innodb_redo_log_capacity AS r',
+        'SELECT @@innodb_flush_log_at_trx_commit AS f, @@log_bin AS b, @@innodb_log_file_size AS r, @@datadir AS d, @@character_set_server AS cs',
       )) as any;
       await c.end();
-      expect(rows[0]).toMatchObject({ f: 0, b: 0, r: 128 * 2 ** 20 });
-    },
-    300_000,
-  );
+      expect(rows[0]).toMatchObject({ f: 0, b: 0, r: 128 * 2 ** 20, d: '/var/lib/mysql/', cs: 'utf8mb4' });
+    } finally {
+      expect(await server.stop()).toBe('stopped');
+    }
+  }, 300_000);
 });

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../src/engines/mysql/capture.js';
-import { imageFlavor, mysqlContainerDefinition } from '../../src/engines/mysql/container.js';
+import { containerDefinition as mysqlContainerDefinition, imageFlavor } from '../../src/engines/mysql/container.js';
 import { parseVersionLine } from '../../src/engines/mysql/embedded.js';
 import { mysqlServerFlags, parseSize } from '../../src/engines/mysql/tuning.js';
 
@@ -101,14 +101,14 @@ describe('version lines and images', () => {
   });
 
   it('container definition: data on tmpfs, tuning flags as the command, empty root password', () => {
-    const def = mysqlContainerDefinition({ image: 'mysql:8.4', redoLogSize: '128M' });
+    const def = mysqlContainerDefinition({ redoLogSize: '128M' }, 'mysql:8.4');
     expect(def.image).toBe('mysql:8.4');
     expect(def.port).toBe(3306);
     expect(Object.keys(def.tmpfs)).toEqual(['/var/lib/mysql']);
     expect(def.command).toContain('--innodb-redo-log-capacity=128M');
     expect(def.command).toContain('--skip-log-bin');
     expect(def.env.MYSQL_ALLOW_EMPTY_PASSWORD).toBe('yes');
-    const maria = mysqlContainerDefinition({ image: 'mariadb:11.4' });
+    const maria = mysqlContainerDefinition({}, 'mariadb:11.4');
     expect(maria.command.some((c) => c.startsWith('--innodb-log-file-size='))).toBe(true);
     expect(maria.command.some((c) => c.startsWith('--innodb-redo-log-capacity'))).toBe(false);
     expect(maria.env.MARIADB_ALLOW_EMPTY_ROOT_PASSWORD).toBe('1');

@@ -3,9 +3,10 @@
  * tuning flags as the embedded server, passed as the container's command (never a config file).
  */
 import { mysqlServerFlags, type MysqlFlavor } from './tuning.js';
-import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { startDefinedContainer, type ContainerDefinition } from '../../server/providers/container.js';
-import { DEFAULT_MYSQL_IMAGE, resolveOptions } from '../../options/resolve.js';
+import type { TestDatabaseOptions } from '../../types.js';
+import type { ContainerDefinition } from '../engine.js';
+
+export const DEFAULT_MYSQL_IMAGE = 'mysql:8.4';
 
 /** Flavor and version from an image reference such as `mariadb:11.4`, `mysql:8.0.36` or `registry/x/mysql:9.1`. */
 export function imageFlavor(image: string): { flavor: MysqlFlavor; version: string } {
@@ -17,8 +18,8 @@ export function imageFlavor(image: string): { flavor: MysqlFlavor; version: stri
   return { flavor, version };
 }
 
-export function mysqlContainerDefinition(options: TestDatabaseOptions): ContainerDefinition {
-  const image = resolveOptions(options).image ?? DEFAULT_MYSQL_IMAGE;
+export function containerDefinition(options: TestDatabaseOptions, requested: string | undefined): ContainerDefinition {
+  const image = requested ?? DEFAULT_MYSQL_IMAGE;
   const { flavor, version } = imageFlavor(image);
   const flags = mysqlServerFlags({
     flavor,
@@ -44,8 +45,4 @@ export function mysqlContainerDefinition(options: TestDatabaseOptions): Containe
     readyLogTimes: 2,
     server: { engine: 'mysql', flavor, user: 'root', password: '', adminDatabase: 'mysql' },
   };
-}
-
-export async function startMysqlContainer(options: TestDatabaseOptions): Promise<ServerInfo> {
-  return startDefinedContainer(mysqlContainerDefinition(options));
 }

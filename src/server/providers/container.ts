@@ -1,31 +1,141 @@
 /**
  * Servers in containers, for machines with a Docker engine. Each engine module describes its
  * container as plain data (unit-tested without Docker); this file turns a description into a
- * running testcontainers GenericContainer.
+ * running testcontainers GenericContainer, owns it until its process ends, and finds the
+ * containers that processes killed without a chance to clean up (SIGKILL) left behind.
+ *
+ * Clean-up does not rest on testcontainers' reaper (Ryuk): its image comes from Docker Hub, which
+ * many CI machines cannot reach. Every container carries our labels with its owner (host, pid and
+ * the pid's start time, as pids are recycled); the next start and `clean` remove those whose owner
+ * has ended, and `doctor` lists them.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { loadPeer } from '../../util/peer.js';
-import { dialectFor } from '../../engines/index.js';
-import type { Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { describeServer } from '../../core/client.js';
+import { here } from '../../here.js';
+import { engineFor } from '../../engines/index.js';
+import type { ContainerDefinition } from '../../engines/engine.js';
+import { describeServer, withClient } from '../../engines/connect.js';
+import type { Engine, ServerInfo } from '../../types.js';
+import { pidAlive } from '../os/lock.js';
+import { statFields } from '../os/proc-stat.js';
+import { ownedContainers } from '../../state.js';
+import { startedServer, type ProviderFactory, type ServerContext, type StartedServer } from '../provider.js';
 
-export interface ContainerDefinition {
-  image: string;
-  command: string[];
-  env: Record<string, string>;
-  /** Mount point -> tmpfs options: the data never touches a disk. */
-  tmpfs: Record<string, string>;
-  port: number;
-  readyLog: RegExp;
-  readyLogTimes?: number;
-  server: Pick<ServerInfo, 'engine' | 'flavor' | 'user' | 'password' | 'adminDatabase'>;
-}
+export type { ContainerDefinition };
 
 /** Cheap check for a Docker engine: a socket or DOCKER_HOST. testcontainers does the real handshake. */
 export function dockerLikelyAvailable(): boolean {
   return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Owners
+
+/** The label that marks a container as ours; its value is the engine. */
+export const OURS_LABEL = 'fast-test-db.engine';
+const OWNER_HOST = 'fast-test-db.owner-host';
+const OWNER_PID = 'fast-test-db.owner-pid';
+const OWNER_START = 'fast-test-db.owner-start';
+
+/** When `pid` started (clock ticks since boot): a recycled pid has another. Undefined without /proc. */
+function startOf(pid: number | 'self'): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** The labels a container started by this process carries. */
+export function ownerLabels(engine: Engine): Record<string, string> {
+  const labels: Record<string, string> = { [OURS_LABEL]: engine, [OWNER_HOST]: hostname(), [OWNER_PID]: String(process.pid) };
+  const start = startOf('self');
+  if (start) labels[OWNER_START] = start;
+  return labels;
+}
+
+/**
+ * Whether the process that started a container has ended: `undefined` when that cannot be told
+ * from here (another machine's pid, or a container started elsewhere), which leaves it alone.
+ */
+export function ownerEnded(labels: Record<string, string>): boolean | undefined {
+  const pid = Number(labels[OWNER_PID]);
+  if (labels[OWNER_HOST] !== hostname() || !Number.isInteger(pid) || pid <= 0) return undefined;
+  if (!pidAlive(pid)) return true;
+  const start = labels[OWNER_START];
+  return start !== undefined && startOf(pid) !== undefined && startOf(pid) !== start;
+}
+
+/** A container of ours, as the engine lists it. */
+export interface OurContainer {
+  id: string;
+  image: string;
+  engine: string;
+  /** `pid@host` of the process that started it. */
+  owner: string;
+  ended: boolean | undefined;
+  ageMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// testcontainers
+
+/** The installed testcontainers: its version and the Node versions it declares, read from its package.json. */
+function installed(specifier: string): { version: string; node?: string } | undefined {
+  let dir: string;
+  try {
+    dir = dirname(createRequire(join(here(), 'x.js')).resolve(specifier));
+  } catch {
+    return undefined;
+  }
+  for (; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; engines?: { node?: string } };
+    if (pkg.name === 'testcontainers') return { version: pkg.version ?? '?', node: pkg.engines?.node };
+  }
+  return undefined;
+}
+
+/** The lowest Node version a `>= x.y.z` range allows; undefined for any other form of range. */
+function nodeFloor(range: string | undefined): number[] | undefined {
+  const m = /^\s*>=\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(range ?? '');
+  return m ? [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)] : undefined;
+}
+
+function below(version: string, floor: number[]): boolean {
+  const v = version.replace(/^v/, '').split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((v[i] ?? 0) !== floor[i]) return (v[i] ?? 0) < floor[i]!;
+  return false;
+}
+
+function unsupported(found: { version: string; node?: string }, why: string, cause?: unknown): FastTestDbError {
+  return new FastTestDbError(
+    'PEER_UNSUPPORTED',
+    `testcontainers ${found.version} cannot run on Node ${process.version}${found.node ? ` (it needs Node ${found.node})` : ''}: ${why}`,
+    'install testcontainers 11, the version tested on Node 20 and later (npm install --save-dev testcontainers@^11.9.0), or run a Node that testcontainers supports',
+    { cause },
+  );
+}
+
+/**
+ * Loads testcontainers, or says why it cannot be: a version whose Node range excludes this Node
+ * (testcontainers 12 needs Node 22.22 and crashes at import on Node 20) is named with both
+ * versions, rather than reported as a Docker engine that does not answer.
+ */
+export async function loadTestcontainers(specifier = 'testcontainers'): Promise<any> {
+  const found = installed(specifier);
+  const floor = nodeFloor(found?.node);
+  if (found && floor && below(process.version, floor)) throw unsupported(found, 'its package declares a newer Node');
+  let tc: any;
+  try {
+    tc = await loadPeer<any>(specifier, "server: 'container'");
+  } catch (e) {
+    if (e instanceof FastTestDbError) throw e;
+    throw unsupported(found ?? { version: '(unknown version)' }, `importing it failed: ${messageOf(e)}`, e);
+  }
+  return tc.GenericContainer ? tc : tc.default;
 }
 
 /** A started container, as much of it as we use: where to reach it, and how to stop and remove it. */
@@ -39,80 +149,196 @@ export interface RunningContainer {
 
 /** What starts containers: testcontainers by default; tests of the ownership wiring pass their own. */
 export interface ContainerRunner {
-  start(def: ContainerDefinition): Promise<RunningContainer>;
+  start(def: ContainerDefinition, labels: Record<string, string>): Promise<RunningContainer>;
   /** Last resort at process exit, when nothing asynchronous can run any more. */
   removeNow?(id: string): void;
+  /** Removes the containers of ours whose owner has ended (a SIGKILLed run's). */
+  removeLeft?(): Promise<void>;
+}
+
+/** Read where testcontainers reads it (process.env), so that both agree on whether Ryuk runs. */
+function ryukEnabled(): boolean {
+  return !/^(true|1)$/i.test(process.env.TESTCONTAINERS_RYUK_DISABLED ?? '');
+}
+
+/** The error a failed start gets, from what the engine says once asked again. */
+async function startError(tc: any, def: ContainerDefinition, e: unknown): Promise<FastTestDbError> {
+  let client: any;
+  try {
+    client = await tc.getContainerRuntimeClient();
+  } catch (down) {
+    return new FastTestDbError(
+      'DOCKER_UNAVAILABLE',
+      `could not start a ${def.image} container: no Docker engine answers (${messageOf(down)})`,
+      "start a Docker engine (or set DOCKER_HOST to one), or use server: 'embedded' (the default), which needs no Docker",
+      { cause: e },
+    );
+  }
+  const exists = await client.image.exists(tc.ImageName.fromString(def.image)).catch(() => true);
+  if (!exists)
+    return new FastTestDbError(
+      'IMAGE_PULL_FAILED',
+      `the image ${def.image} is not on this Docker engine and could not be pulled: ${messageOf(e)}`,
+      `build or pull ${def.image} where a registry answers (docker build -t ${def.image} ... / docker pull), or set FAST_TEST_DB_IMAGE (the image option) to an image this engine has`,
+      { cause: e },
+    );
+  if (ryukEnabled() && /pull|registry|manifest|not found|no such image/i.test(messageOf(e)))
+    return new FastTestDbError(
+      'IMAGE_PULL_FAILED',
+      `testcontainers could not pull the image of its reaper, Ryuk (${messageOf(e)}); ${def.image} itself is here`,
+      'set TESTCONTAINERS_RYUK_DISABLED=true: fast-test-db removes its own containers (the next run and `fast-test-db clean` remove those a killed process left), or make the Ryuk image available (RYUK_CONTAINER_IMAGE)',
+      { cause: e },
+    );
+  return new FastTestDbError(
+    'SERVER_START_FAILED',
+    `a ${def.image} container did not start: ${messageOf(e)}`,
+    'see the container log in the message above; the image must behave as the official one does (its variables, and the ready line in its log)',
+    { cause: e },
+  );
+}
+
+async function listOurs(tc: any): Promise<Array<{ Id: string; Image: string; Created: number; Labels: Record<string, string> }>> {
+  const client = await tc.getContainerRuntimeClient();
+  return client.container.dockerode.listContainers({ all: true, filters: { label: [OURS_LABEL] } });
+}
+
+/** The containers of ours on the Docker engine testcontainers finds; none when it cannot be loaded or reached. */
+export async function ourContainers(now = Date.now()): Promise<OurContainer[]> {
+  let tc: any;
+  try {
+    tc = await loadTestcontainers();
+    return (await listOurs(tc)).map((c) => ({
+      id: c.Id.slice(0, 12),
+      image: c.Image,
+      engine: c.Labels[OURS_LABEL] ?? '?',
+      owner: `${c.Labels[OWNER_PID] ?? '?'}@${c.Labels[OWNER_HOST] ?? '?'}`,
+      ended: ownerEnded(c.Labels),
+      ageMs: now - c.Created * 1000,
+    }));
+  } catch {
+    return [];
+  }
+}
+
+/** Removes the containers whose owner has ended (or, with dryRun, only says which); returns them. */
+export async function removeLeftContainers(
+  opts: { dryRun?: boolean } = {},
+): Promise<Array<OurContainer & { removed: boolean; error?: string }>> {
+  const left = (await ourContainers()).filter((c) => c.ended === true);
+  if (opts.dryRun || left.length === 0) return left.map((c) => ({ ...c, removed: false }));
+  const tc = await loadTestcontainers();
+  const client = await tc.getContainerRuntimeClient();
+  return Promise.all(
+    left.map(async (c) => {
+      try {
+        await client.container.dockerode.getContainer(c.id).remove({ force: true, v: true });
+        return { ...c, removed: true };
+      } catch (e) {
+        return { ...c, removed: false, error: messageOf(e) };
+      }
+    }),
+  );
 }
 
 export const testcontainersRunner: ContainerRunner = {
-  async start(def) {
-    const tc = await loadPeer<any>('testcontainers', "server: 'container'");
-    const { GenericContainer, Wait } = tc.GenericContainer ? tc : tc.default;
-    const c = await new GenericContainer(def.image)
-      .withCommand(def.command)
-      .withEnvironment(def.env)
-      .withTmpFs(def.tmpfs)
-      .withExposedPorts(def.port)
-      .withWaitStrategy(Wait.forLogMessage(def.readyLog, def.readyLogTimes ?? 1))
-      .start();
-    return {
-      id: c.getId(),
-      host: c.getHost(),
-      port: c.getMappedPort(def.port),
-      stop: async () => void (await c.stop({ remove: true, removeVolumes: true })),
-    };
+  async start(def, labels) {
+    const tc = await loadTestcontainers();
+    try {
+      const c = await new tc.GenericContainer(def.image)
+        .withCommand(def.command)
+        .withEnvironment(def.env)
+        .withTmpFs(def.tmpfs)
+        .withLabels(labels)
+        .withExposedPorts(def.port)
+        .withWaitStrategy(tc.Wait.forLogMessage(def.readyLog, def.readyLogTimes ?? 1))
+        .start();
+      return {
+        id: c.getId(),
+        host: c.getHost(),
+        port: c.getMappedPort(def.port),
+        stop: async () => void (await c.stop({ remove: true, removeVolumes: true })),
+      };
+    } catch (e) {
+      throw await startError(tc, def, e);
+    }
   },
   removeNow(id) {
-    // The docker CLI, when there is one; testcontainers' reaper (Ryuk) removes it otherwise.
+    // The docker CLI, when there is one; otherwise the next run removes it (its owner has ended).
     spawnSync('docker', ['rm', '-f', '-v', id], { stdio: 'ignore', timeout: 10_000 });
+  },
+  async removeLeft() {
+    await removeLeftContainers();
   },
 };
 
-/**
- * The containers this process started, stopped and removed when its run ends, like our embedded
- * servers: on a normal end (beforeExit), on SIGINT/SIGTERM/SIGHUP, by `stopOwnedContainers()`
- * (runner teardown), and at worst synchronously at exit.
- */
-const owned = new Map<string, { container: RunningContainer; runner: ContainerRunner }>();
-let hooked = false;
+// ---------------------------------------------------------------------------------------------
+// The containers this process owns
 
+/** The exit code of a process ended by a signal, as shells report it (128 + the signal's number). */
+const SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * How long other listeners of a signal get to end the process themselves once ours are removed.
+ * testcontainers' own listener (signal-exit) only observes and leaves the exit to the others, as
+ * we would: without this the process would wait for whatever keeps it alive.
+ */
+const SIGNAL_GRACE_MS = 1_000;
+
+/**
+ * The containers this process started are stopped and removed when its run ends, like our embedded
+ * servers: on a normal end (beforeExit), on SIGINT/SIGTERM/SIGHUP, by `stopOwnedContainers()`
+ * (runner teardown), and at worst synchronously at exit. After a signal the process ends as the
+ * signal would have ended it (exit code 130/143/129).
+ */
 function hookProcessEnd(): void {
-  if (hooked) return;
-  hooked = true;
+  if (ownedContainers.hooked) return;
+  ownedContainers.hooked = true;
   process.once('beforeExit', () => void stopOwnedContainers());
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  for (const sig of Object.keys(SIGNAL_CODES) as Array<keyof typeof SIGNAL_CODES>) {
     const onSignal = () => {
+      process.exitCode = SIGNAL_CODES[sig];
       void stopOwnedContainers().finally(() => {
-        // Let the signal end the process as it would have without us, unless someone else handles it.
-        if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+        if (process.listenerCount(sig) === 0) return void process.kill(process.pid, sig);
+        // Someone else listens: let them finish, then end the process as the signal would have.
+        setTimeout(() => {
+          process.removeAllListeners(sig);
+          process.kill(process.pid, sig);
+        }, SIGNAL_GRACE_MS).unref();
       });
     };
     process.once(sig, onSignal);
   }
   process.once('exit', () => {
-    for (const { container, runner } of owned.values()) runner.removeNow?.(container.id);
-    owned.clear();
+    for (const { id, removeNow } of ownedContainers.all.values()) removeNow?.(id);
+    ownedContainers.all.clear();
   });
 }
 
 /** Stops and removes every container this process started; safe to call more than once. */
 export async function stopOwnedContainers(): Promise<number> {
-  const all = [...owned.values()];
-  owned.clear();
-  await Promise.all(all.map(({ container }) => container.stop().catch(() => undefined)));
+  const all = [...ownedContainers.all.values()];
+  ownedContainers.all.clear();
+  await Promise.all(all.map(({ stop }) => stop().catch(() => undefined)));
   return all.length;
 }
 
 /** How many containers this process owns now (for tests and teardown messages). */
 export function ownedContainerCount(): number {
-  return owned.size;
+  return ownedContainers.all.size;
 }
 
-export async function startDefinedContainer(def: ContainerDefinition, runner: ContainerRunner = testcontainersRunner): Promise<ServerInfo> {
+/** Starts a container from its definition and reads the server's version and settings back. */
+export async function startDefinedContainer(
+  def: ContainerDefinition,
+  runner: ContainerRunner = testcontainersRunner,
+): Promise<StartedServer> {
+  // What killed runs left goes first, beside this start: it must not delay it, nor fail it.
+  const swept = runner.removeLeft?.().catch(() => undefined);
   let container: RunningContainer;
   try {
-    container = await runner.start(def);
+    container = await runner.start(def, ownerLabels(def.server.engine));
   } catch (e) {
+    await swept;
     if (e instanceof FastTestDbError) throw e;
     throw new FastTestDbError(
       'DOCKER_UNAVAILABLE',
@@ -121,9 +347,10 @@ export async function startDefinedContainer(def: ContainerDefinition, runner: Co
       { cause: e },
     );
   }
-  owned.set(container.id, { container, runner });
+  const owned = { id: container.id, stop: () => container.stop(), removeNow: runner.removeNow };
+  ownedContainers.all.set(container.id, owned);
   hookProcessEnd();
-  const info: ServerInfo = {
+  const started: ServerInfo = {
     ...def.server,
     version: '',
     major: 0,
@@ -134,24 +361,43 @@ export async function startDefinedContainer(def: ContainerDefinition, runner: Co
     port: container.port,
   };
   try {
+    const engine = engineFor(started.engine);
+    if (def.settle) {
+      const { version } = await describeServer(engine, started);
+      const { connector } = await engine.load();
+      await withClient(connector, started, (admin) => def.settle!(admin, version));
+    }
     // Read the settings back rather than trust the flags we passed.
-    const report = await describeServer(await dialectFor(info.engine), info);
-    return {
-      ...info,
+    const report = await describeServer(engine, started);
+    await swept;
+    const info: ServerInfo = {
+      ...started,
       flavor: report.flavor,
       version: report.version,
       major: Number(report.version.split('.')[0]) || 0,
       tuned: report.tuned,
     };
+    return startedServer('container', info, engine.urls.url, async () => {
+      if (!ownedContainers.all.delete(container.id)) return 'not-running';
+      await container.stop();
+      return 'stopped';
+    });
   } catch (e) {
     // A container that never served us is ours to remove now, not at exit.
-    owned.delete(container.id);
+    ownedContainers.all.delete(container.id);
     await container.stop().catch(() => undefined);
     throw e;
   }
 }
 
-export async function startContainer(engine: Engine, options: TestDatabaseOptions): Promise<ServerInfo> {
-  if (engine === 'postgres') return (await import('../../engines/postgres/container.js')).startPostgresContainer(options);
-  return (await import('../../engines/mysql/container.js')).startMysqlContainer(options);
+/** The definition of `engine`'s container for an entry's options. */
+async function definitionFor(engine: Engine, context: ServerContext): Promise<ContainerDefinition> {
+  const module =
+    engine === 'postgres' ? await import('../../engines/postgres/container.js') : await import('../../engines/mysql/container.js');
+  return module.containerDefinition(context.options, context.resolved.image);
 }
+
+export const containerProvider: ProviderFactory = ({ engine, context }) => ({
+  kind: 'container',
+  start: async () => startDefinedContainer(await definitionFor(engine, context)),
+});

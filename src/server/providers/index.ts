@@ -6,24 +6,11 @@
 import { FastTestDbError } from '../../errors.js';
 import { type Context, contextOf } from '../../options/context.js';
 import type { Engine, ServerInfo, ServerMode, TestDatabaseOptions } from '../../types.js';
-import { type ProviderFactory, type ProviderKind, type ServerProvider, type ServerRequest, startedServer } from '../provider.js';
+import type { ProviderFactory, ProviderKind, ServerProvider, ServerRequest } from '../provider.js';
+import { containerProvider } from './container.js';
 import { embeddedProvider } from './embedded.js';
 import { externalProvider } from './external.js';
 import { handedOverProvider, handedServerFor } from './handed-over.js';
-
-/** Containers stop all at once today (the process's own, at its end or by stopOwnedContainers). */
-const containerProvider: ProviderFactory = ({ engine, context }) => ({
-  kind: 'container',
-  async start() {
-    const [{ startContainer, stopOwnedContainers }, { dialectFor }] = await Promise.all([
-      import('./container.js'),
-      import('../../engines/index.js'),
-    ]);
-    const info = await startContainer(engine, context.options as TestDatabaseOptions);
-    const dialect = await dialectFor(engine);
-    return startedServer('container', info, dialect.url, async () => ((await stopOwnedContainers()) > 0 ? 'stopped' : 'not-running'));
-  },
-});
 
 const PROVIDERS: Record<ProviderKind, ProviderFactory> = {
   external: externalProvider,
