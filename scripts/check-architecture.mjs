@@ -198,11 +198,12 @@ function engineBranches(source) {
 
 /** Whether `side <op> other` decides by the engine. */
 function branches(side, other) {
-  // `engine !== undefined` asks whether an engine was given, not which one.
   if (engineLiteral(side)) return true;
   // `dialect === postgres`, `x === ENGINES.mysql`: an engine object picked out by its name.
   if (ENGINE_KEYS.has(nameOf(unwrap(side)))) return true;
-  return holdsEngineName(side) && !isNullish(other);
+  // `engine !== undefined` asks whether an engine was given, and `s.engine === engine` whether two
+  // engines are the same one: neither names an engine, so a new engine changes neither.
+  return holdsEngineName(side) && !isNullish(other) && !holdsEngineName(other);
 }
 
 /** The code of a finding, cut to fit its line. */
