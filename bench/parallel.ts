@@ -8,7 +8,8 @@
  */
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { keeperFiles, readJson, type KeeperStatus } from '../src/server/keeper/files.js';
+import { keeperFiles, type KeeperStatus } from '../src/server/keeper/files.js';
+import { readJson } from '../src/server/os/shared-files.js';
 import { stopOwnedServer } from '../src/server/registry.js';
 import { resolveServer } from '../src/server/providers/index.js';
 import { SERVER_ENV } from '../src/options/handoff.js';

@@ -4,6 +4,7 @@
  * library's own launch plan is reused for the mechanics (bootstrap, unprivileged user, readiness)
  * with its tuning flags taken out and the step's own flags put in.
  */
+import { resolveOptions } from '../../src/options/resolve.js';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embedded.js';
@@ -56,7 +57,7 @@ function plan(variant: MariaVariant, diskData: string | undefined) {
     ];
     if (diskData) {
       mkdirSync(diskData, { recursive: true, mode: 0o700 });
-      const user = unprivilegedUser();
+      const user = unprivilegedUser(resolveOptions().runAs);
       if (user) chownSync(diskData, user.uid, user.gid);
     }
     return {

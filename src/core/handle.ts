@@ -5,7 +5,8 @@
  */
 import type { Dialect, SqlClient } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
-import { keeperFiles, readJson, type KeeperStatus } from '../server/keeper/files.js';
+import { keeperFiles, type KeeperStatus } from '../server/keeper/files.js';
+import { readJson } from '../server/os/shared-files.js';
 import { backendsServing } from '../server/os/processes.js';
 import type { ConnectionOptions, ResetReport, ServerInfo, TestDatabase } from '../types.js';
 import { releaseName } from './names.js';

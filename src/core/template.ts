@@ -10,7 +10,7 @@ import { pausePoint } from '../util/debug-pause.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
 import { dropLeftoverStaging, dropLeftoverTemplate } from './leftovers.js';
-import { markWorthSaving } from '../server/keeper/warm-cache.js';
+import { markWorthSaving } from '../server/os/warm-cache.js';
 import type { MigrateFn, ServerInfo, TestDatabase } from '../types.js';
 import { hostname } from 'node:os';
 import { withClient } from './client.js';

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { cacheRoot } from '../options/resolve.js';
-import { readJson, writeJson } from '../server/keeper/files.js';
+import { readJson, writeJson } from '../server/os/shared-files.js';
 import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
 
 export interface FileStats {

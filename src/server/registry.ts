@@ -14,10 +14,11 @@ import { here } from '../here.js';
 import { FastTestDbError, isFastTestDbError } from '../errors.js';
 import { logger } from '../util/log.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './keeper/files.js';
-import type { LaunchPlan, PlanContext } from './os/launch.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus } from './keeper/files.js';
+import { listDir, readJson, writeJson } from './os/shared-files.js';
+import { type LaunchPlan, type PlanContext, startFailureReason } from './os/launch.js';
 import { pidAlive, withFileLock } from './os/lock.js';
-import { releaseSegment, segmentsOf } from '../core/leftover-segments.js';
+import { releaseSegment, segmentsOf } from './os/shared-memory.js';
 import { defaultDataRoot } from './os/platform.js';
 import { assertPrivate, ensurePrivateDir } from './os/private-dir.js';
 import { removeDeadWritersCopies } from './keeper/stray-copies.js';
@@ -277,7 +278,8 @@ async function reapLocked(dir: string): Promise<void> {
     await stopProcesses(processes, plan?.stopSignal ?? 'SIGTERM');
   }
   for (const seg of segments)
-    if (await releaseSegment(seg, status?.serverPid)) log('removed the shared memory segment %d a killed server left', seg.id);
+    if (await releaseSegment(seg, { creator: status?.serverPid, serverUid: plan?.server.uid }))
+      log('removed the shared memory segment %d a killed server left', seg.id);
   for (const p of plan?.cleanup ?? []) rmSync(p, { recursive: true, force: true });
   // Everything else goes too, except the lock the caller holds.
   for (const name of listDir(dir)) if (join(dir, name) !== files.lock) rmSync(join(dir, name), { recursive: true, force: true });
@@ -398,7 +400,8 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     };
     const logTail = () => (existsSync(files.log) ? readFileSync(files.log, 'utf8').slice(-4000) : '');
     try {
-      const info = await plan.ready({ keeperAlive, logTail });
+      const whyNotStarted = (logText: string) => startFailureReason(logText, readJson<KeeperStatus>(files.status));
+      const info = await plan.ready({ keeperAlive, logTail, whyNotStarted });
       // It holds the server's password: for our uid only (writeJson: 0600).
       writeJson(files.state, { ...info, stateDir: dir } satisfies ServerInfo);
       log('started %s %s in %d ms (dir %s)', info.engine, info.version, Date.now() - began, dir);

@@ -7,7 +7,7 @@ import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { serversRoot } from '../../src/server/registry.js';
-import { treeBytes } from '../../src/server/keeper/warm-cache.js';
+import { treeBytes } from '../../src/server/os/warm-cache.js';
 import { isolatedEnv, jsonLines, runCli } from './cli.js';
 
 const iso = isolatedEnv('clean-dry');

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { WARM_SAVE_NAME } from '../../src/server/keeper/copy-names.js';
+import { WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 import { pidAlive } from '../../src/server/os/lock.js';
 import { serversRoot } from '../../src/server/registry.js';
 import { waitFor } from '../core/helpers.js';

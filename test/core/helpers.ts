@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { listDir } from '../../src/server/keeper/files.js';
+import { listDir } from '../../src/server/os/shared-files.js';
 import { argsOf, otherPids } from '../../src/server/os/processes.js';
 import { stopOwnedServer } from '../../src/server/registry.js';
 

@@ -14,13 +14,12 @@ import {
   libraryPathVariable,
   needsUnprivilegedUser,
   pidAliveFromProbe,
-  POSTGRES_SOCKET_FILE,
-  postgresBinaryPackage,
   socketDirFor,
   socketPathLimit,
   stopMethod,
 } from '../../src/server/os/platform.js';
-import { installLine } from '../../src/engines/postgres/versions.js';
+import { installLine, postgresBinaryPackage } from '../../src/engines/postgres/versions.js';
+import { POSTGRES_SOCKET_FILE } from '../../src/engines/postgres/embedded.js';
 import { firstBlockedDir, maySearch } from '../../src/server/os/user.js';
 import { startFailureReason } from '../../src/server/os/launch.js';
 import { defaultPostgresLocale, postgresInitdbFlags } from '../../src/engines/postgres/tuning.js';
@@ -84,10 +83,10 @@ describe('platform decisions', () => {
   });
 
   it('stops servers with a signal on Unix, and knows that Windows has none', () => {
-    expect(stopMethod('linux', 'postgres')).toEqual({ signal: 'SIGINT', clean: true });
-    expect(stopMethod('darwin', 'postgres')).toEqual({ signal: 'SIGINT', clean: true });
-    expect(stopMethod('linux', 'mysql')).toEqual({ signal: 'SIGTERM', clean: true });
-    expect(stopMethod('win32', 'postgres').clean).toBe(false);
+    expect(stopMethod('linux', 'SIGINT')).toEqual({ signal: 'SIGINT', clean: true });
+    expect(stopMethod('darwin', 'SIGINT')).toEqual({ signal: 'SIGINT', clean: true });
+    expect(stopMethod('linux', 'SIGTERM')).toEqual({ signal: 'SIGTERM', clean: true });
+    expect(stopMethod('win32', 'SIGINT')).toEqual({ signal: 'SIGTERM', clean: false });
   });
 
   it('reads process liveness per platform', () => {

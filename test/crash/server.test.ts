@@ -11,10 +11,10 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/os/processes.js';
-import { postgresSegment } from '../../src/core/leftover-segments.js';
+import { postgresSegment } from '../../src/server/os/shared-memory.js';
 import { serversRoot } from '../../src/server/registry.js';
-import { listDir } from '../../src/server/keeper/files.js';
-import { BINARIES_COPY_NAME } from '../../src/server/keeper/copy-names.js';
+import { listDir } from '../../src/server/os/shared-files.js';
+import { BINARIES_COPY_NAME } from '../../src/server/os/copy-names.js';
 import { statFields } from '../../src/server/os/proc-stat.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 

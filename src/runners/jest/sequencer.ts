@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FastTestDbError } from '../../errors.js';
 import { cacheRoot } from '../../options/resolve.js';
-import { readJson, writeJson } from '../../server/keeper/files.js';
+import { readJson, writeJson } from '../../server/os/shared-files.js';
 import { fileTimesPath, jestBaseSequencer, type FileTimes, type RunResults, type SequencedTest } from './base-sequencer.js';
 import { stashedOptions } from '../shared/global.js';
 

@@ -24,7 +24,7 @@ import { ISOLATIONS, NAME_SLOT, type Handoff, type Isolation } from './handoff.j
 import { RUNNER_ENV } from '../../options/handoff.js';
 import { dropOurDatabases, withClient } from '../../core/client.js';
 import { checkEntry, DEFAULT_ENV_VAR, resolveOptions } from '../../options/resolve.js';
-import { readJson } from '../../server/keeper/files.js';
+import { readJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { liveOtherOwner } from '../../core/users.js';
 import { clearReady, errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';

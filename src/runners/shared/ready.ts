@@ -7,7 +7,7 @@
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { FastTestDbError, messageOf, type ErrorCode } from '../../errors.js';
-import { readJson, writeJson } from '../../server/keeper/files.js';
+import { readJson, writeJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { sleep } from '../../util/sleep.js';
 import type { Handoff } from './handoff.js';

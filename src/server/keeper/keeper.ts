@@ -24,13 +24,14 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { pauseHere } from '../../util/debug-pause.js';
 import type { Command } from '../os/launch.js';
-import { partialPath, WARM_COPY_NAME, warmSaveDir } from './copy-names.js';
-import { keeperFiles, listDir, readJson, writeJson, type KeeperPlan, type KeeperStatus } from './files.js';
-import { releaseSegments, segmentsOf } from '../../core/leftover-segments.js';
+import { partialPath, WARM_COPY_NAME, warmSaveDir } from '../os/copy-names.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus } from './files.js';
+import { listDir, readJson, writeJson } from '../os/shared-files.js';
+import { releaseSegments, segmentsOf } from '../os/shared-memory.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { pidAlive, withFileLock } from '../os/lock.js';
 import { sleep } from '../../util/sleep.js';
-import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile } from './warm-cache.js';
+import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile } from '../os/warm-cache.js';
 
 const POLL_MS = 250;
 
@@ -180,7 +181,7 @@ async function main(dir: string): Promise<void> {
       else saveInBackground(dir, plan.snapshot);
     }
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
-    if (!clean) await releaseSegments(segments, server?.pid);
+    if (!clean) await releaseSegments(segments, { creator: server?.pid, serverUid: plan.server.uid });
     rmSync(files.state, { force: true });
     // A stopped server leaves nothing: no client joins while the status says stopping, and one
     // waiting for this keeper to exit makes the directory again under its lock.
@@ -220,7 +221,7 @@ async function main(dir: string): Promise<void> {
     // postmaster's System V segment outlives it otherwise.
     const segments = segmentsOf(plan.cleanup);
     for (const p of plan.cleanup) rmSync(p, { recursive: true, force: true });
-    void releaseSegments(segments, server?.pid).finally(() => process.exit(1));
+    void releaseSegments(segments, { creator: server?.pid, serverUid: plan.server.uid }).finally(() => process.exit(1));
   });
   status({ phase: 'running', serverPid: server.pid });
   pauseHere('keeper-running');

@@ -20,13 +20,14 @@ import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheRoot } from '../../options/resolve.js';
 import type { TestDatabaseOptions } from '../../types.js';
-import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from './copy-names.js';
-import { keeperFiles, listDir, readJson, type KeeperPlan } from './files.js';
+import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from '../os/copy-names.js';
+import { keeperFiles, type KeeperPlan } from './files.js';
+import { listDir, readJson } from '../os/shared-files.js';
 import { pidAlive } from '../os/lock.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { canReadCommandLines, processesNaming } from '../os/processes.js';
 import { listOwnedServers, serversRoot, type OwnedServerEntry } from '../registry.js';
-import { treeBytes } from './warm-cache.js';
+import { treeBytes } from '../os/warm-cache.js';
 
 export type StrayKind = 'warm-save' | 'partial' | 'binaries';
 

@@ -5,7 +5,6 @@
  * killed with SIGKILL still leaves no server behind.
  */
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { keeperFiles, readJson, type KeeperStatus } from '../keeper/files.js';
 
 export interface Command {
   command: string;
@@ -42,7 +41,17 @@ export interface LaunchPlan {
    * Runs in the client once the keeper has started the server: wait until it answers queries,
    * read its settings back, and return how to reach it.
    */
-  ready(signal: { keeperAlive(): boolean; logTail(): string }): Promise<ServerInfo>;
+  ready(watch: ReadyWatch): Promise<ServerInfo>;
+}
+
+/** What the client that asked for a server can see of its start, while it waits for it to answer. */
+export interface ReadyWatch {
+  /** False once the keeper is gone or recorded that the start failed. */
+  keeperAlive(): boolean;
+  /** The end of the server's log. */
+  logTail(): string;
+  /** Why the server did not start, from `logText` (its log) and what the keeper recorded (startFailureReason). */
+  whyNotStarted(logText: string): string;
 }
 
 export interface PlanContext {
@@ -81,9 +90,4 @@ export function startFailureReason(logText: string, keeperStatus: { phase?: stri
       : 'the keeper process ended without recording a status';
   if (log) return keeperStatus?.error ? `${log}\n(${status})` : log;
   return `${status}; the server wrote nothing to its log`;
-}
-
-/** startFailureReason for the server whose keeper works in `dir`. */
-export function whyNotStarted(dir: string, logText: string): string {
-  return startFailureReason(logText, readJson<KeeperStatus>(keeperFiles(dir).status));
 }

