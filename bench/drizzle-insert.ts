@@ -89,19 +89,18 @@ async function benchDriver(driver: 'pg' | 'postgres-js' | 'mysql2'): Promise<Res
   } as any);
   const db = t.db as any;
   const client = db.$client;
-  const family = engine;
   const cols = ['name', 'email', 'age'];
-  const one = insertSql({ family, table: ['bench_users'], columns: cols, rows: 1 });
+  const one = insertSql({ engine, table: ['bench_users'], columns: cols, rows: 1 });
   const oneReturning = insertSql({
-    family,
+    engine,
     table: ['bench_users'],
     columns: cols,
     rows: 1,
     returning: ['id', 'name', 'email', 'age', 'active', 'created_at'],
   });
-  const many = insertSql({ family, table: ['bench_users'], columns: cols, rows: ARRAY });
+  const many = insertSql({ engine, table: ['bench_users'], columns: cols, rows: ARRAY });
   const manyReturning = insertSql({
-    family,
+    engine,
     table: ['bench_users'],
     columns: cols,
     rows: ARRAY,

@@ -13,7 +13,7 @@ import { openDriver, pgDriverOn } from '../adapters/prisma/driver.js';
 import { fastInsert, prismaTestDb } from '../adapters/prisma/index.js';
 import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick, writeBenchResult } from './lib/args.js';
-import { driverConnection } from '../src/adapter-kit.js';
+import { driverConnection } from '../adapters/shared/connection.js';
 import { quoteIdent } from '../src/engines/quote.js';
 import { ensureGenerated } from '../test/prisma/generate.js';
 
@@ -60,7 +60,6 @@ async function bench(engine: Engine): Promise<Result[]> {
   const prisma = t.prisma;
   if (engine === 'postgres') postgresClient = prisma;
   await prisma.$connect();
-  const family = engine;
   const pg = engine === 'postgres';
   // The raw path's own pool, of one connection too: the client's pool is the client's business. It
   // connects as the client does (over the server's socket on PostgreSQL), so both pay the same transport.
@@ -90,12 +89,12 @@ async function bench(engine: Engine): Promise<Result[]> {
     const s = new Date().toISOString().replace('T', ' ').replace('Z', '');
     return pg ? `${s}+00:00` : s;
   };
-  const one = insertSql({ family, table: ['accounts'], columns: cols, rows: 1 });
-  let oneReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: 1, returning: all });
+  const one = insertSql({ engine, table: ['accounts'], columns: cols, rows: 1 });
+  let oneReturning = insertSql({ engine, table: ['accounts'], columns: cols, rows: 1, returning: all });
   if (!pg) oneReturning += ` RETURNING ${all.map((c) => quoteIdent('mysql', c)).join(', ')}`;
-  const many = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY });
+  const many = insertSql({ engine, table: ['accounts'], columns: cols, rows: ARRAY });
   // On MySQL/MariaDB fastInsert reads the keys from insertId, so its raw array baseline is the plain INSERT.
-  const manyReturning = insertSql({ family, table: ['accounts'], columns: cols, rows: ARRAY, returning: all });
+  const manyReturning = insertSql({ engine, table: ['accounts'], columns: cols, rows: ARRAY, returning: all });
   const exec = (sql: string, name: string) =>
     pg ? (v: unknown[]) => pool.query({ name, text: sql, values: v }) : (v: unknown[]) => pool.execute(sql, v);
   const rawOne = exec(one, 'raw_one');

@@ -76,11 +76,10 @@ async function benchEngine(engine: 'postgres' | 'mysql'): Promise<Result[]> {
     { prefix: 'ftdbbench', suffix: 'toins' },
   );
   const repo: Repository<Point> = t.dataSource.getRepository(Point);
-  const family = engine;
-  const one = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: 1 });
-  const oneReturning = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: 1, returning: ['id'] });
-  const many = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: ARRAY });
-  const manyReturning = insertSql({ family, table: ['point'], columns: ['x', 'y'], rows: ARRAY, returning: ['id'] });
+  const one = insertSql({ engine, table: ['point'], columns: ['x', 'y'], rows: 1 });
+  const oneReturning = insertSql({ engine, table: ['point'], columns: ['x', 'y'], rows: 1, returning: ['id'] });
+  const many = insertSql({ engine, table: ['point'], columns: ['x', 'y'], rows: ARRAY });
+  const manyReturning = insertSql({ engine, table: ['point'], columns: ['x', 'y'], rows: ARRAY, returning: ['id'] });
   const flat = (rows: Row[]) => rows.flatMap((r) => [r.x, r.y]);
 
   // The raw driver, prepared, on the DataSource's own pool: the floor fastInsert is measured against.

@@ -7,11 +7,12 @@ import { readHandoff } from './options/handoff.js';
 import { logger } from './util/log.js';
 import { messageOf } from './errors.js';
 import { pairCpu, type CpuPairing, type PoolEvents, type SessionSource } from './runners/shared/cpu-pairing.js';
-
-import type { ConnectionOptions, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
+import type { ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 
 export { FastTestDbError, driverSaid, messageOf } from './errors.js';
 export { classifyDriverError } from './engines/errors.js';
+// What differs between engines (insert spelling, quoting, URL defaults), asked instead of branching on the name.
+export { engineFor, engineOfFlavor, flavorOfScheme } from './engines/index.js';
 export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';
@@ -23,17 +24,6 @@ export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestData
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
 export function runnerServer(): ServerInfo | undefined {
   return readHandoff(process.env)?.server;
-}
-
-/**
- * What an adapter's own driver connects to: this database over the server's Unix socket when it is
- * a PostgreSQL with one (ours, on this machine), as the core's own connections do; else as
- * `connection` says. A socket skips the TCP stack, and the server answers the same. `connection`
- * and the URL stay TCP: apps parse and log them.
- */
-export function driverConnection(database: Pick<TestDatabase, 'connection' | 'server'>): ConnectionOptions {
-  const { server, connection } = database;
-  return server.engine === 'postgres' && server.socket ? { ...connection, host: server.socket } : connection;
 }
 
 export interface OrmHandle<T> {

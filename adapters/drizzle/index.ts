@@ -9,6 +9,5 @@ export type { DrizzleTemplateOptions } from './template.js';
 export type { TemplateSource } from '../../src/adapter-kit.js';
 export { fastInsert } from './fast-insert.js';
 export type { FastInsertOptions, MySqlInsertedId } from './fast-insert.js';
-export type { DrizzleDriver } from './drivers.js';
+export type { Casing, DrizzleDriver } from './driver.js';
 export { schemaDdl } from './schema-ddl.js';
-export type { Casing } from './schema-ddl.js';

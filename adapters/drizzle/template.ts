@@ -6,10 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { FastTestDbError, logger, messageOf, type Engine, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
-import { DRIVER_ENGINE, DRIZZLE_MODULE, openDrizzle, type DrizzleDriver } from './drivers.js';
-import { isKind } from './meta.js';
+import { defaultDriver, DRIVERS, openDrizzle, schemaEngine, type Casing, type DrizzleDriver } from './driver.js';
 import { drizzleMigrationFix, migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
-import { schemaDdl, type Casing } from './schema-ddl.js';
+import { schemaDdl } from './schema-ddl.js';
 
 const log = logger('drizzle');
 
@@ -29,15 +28,6 @@ export interface DrizzleTemplateOptions<TDriver extends DrizzleDriver | undefine
   engine?: Engine;
 }
 
-/** Engine of the schema's tables, when they say. */
-function schemaEngine(schema: Record<string, unknown>): Engine | undefined {
-  for (const value of Object.values(schema)) {
-    if (isKind(value, 'PgTable')) return 'postgres';
-    if (isKind(value, 'MySqlTable')) return 'mysql';
-  }
-  return undefined;
-}
-
 export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): {
   engine: Engine;
   driver: DrizzleDriver;
@@ -49,7 +39,7 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
       "import * as schema from './schema' and pass { schema }",
     );
   }
-  const fromDriver = options.driver ? DRIVER_ENGINE[options.driver] : undefined;
+  const fromDriver = options.driver && Object.hasOwn(DRIVERS, options.driver) ? DRIVERS[options.driver].engine : undefined;
   if (options.driver && !fromDriver) {
     throw new FastTestDbError(
       'BAD_OPTION',
@@ -71,7 +61,7 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
       );
     }
   }
-  return { engine, driver: options.driver ?? (engine === 'mysql' ? 'mysql2' : 'pg') };
+  return { engine, driver: options.driver ?? defaultDriver(engine) };
 }
 
 /** The template half of drizzleTestDb, for runner integrations: `adapter: () => drizzleTemplate({ schema })`. */
@@ -95,7 +85,7 @@ export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<
     try {
       if (migrator) {
         log('migrating %s from %s', ctx.database, migrator.migrationsFolder);
-        await runMigrator(opened.db, DRIZZLE_MODULE[driver], migrator);
+        await runMigrator(opened.db, DRIVERS[driver].module, migrator);
       } else {
         log('applying %d generated statements to %s', ddl.length, ctx.database);
         for (const statement of ddl) {

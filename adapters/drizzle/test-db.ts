@@ -7,14 +7,14 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import {
   adapterDatabase,
-  driverConnection,
   type PoolEvents,
   ormHandle,
   type MigrateFn,
   type TestDatabase,
   type TestDatabaseOptions,
 } from '../../src/adapter-kit.js';
-import { openDrizzle, type DrizzleDriver } from './drivers.js';
+import { driverConnection } from '../shared/connection.js';
+import { openDrizzle, type DrizzleDriver } from './driver.js';
 import { drizzleTemplate, resolveEngine, type DrizzleTemplateOptions } from './template.js';
 
 export interface DrizzleTestDbOptions<TSchema extends Record<string, unknown>, TDriver extends DrizzleDriver | undefined = undefined>

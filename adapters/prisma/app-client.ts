@@ -15,9 +15,9 @@
  */
 import { FastTestDbError, loadPeer, type Flavor } from '../../src/adapter-kit.js';
 import { buildContext } from './context.js';
-import { mariadbDriverOn, pgDriverOn, type PrismaDriver } from './driver.js';
-import type { FastInsertContext } from './fast-insert.js';
-import { clientAdapter, prisma6OrOlder } from './runtime-model.js';
+import { DRIVER_ADAPTERS, isDriverAdapterName, mariadbDriverOn, pgDriverOn, type DriverAdapterName, type PrismaDriver } from './driver.js';
+import type { FastInsertContext } from './plan.js';
+import { clientDriverAdapter, prisma6OrOlder } from './runtime-model.js';
 
 /** Our own pool closes this long after the last fastInsert call on it. */
 const IDLE_MS = 1000;
@@ -29,7 +29,8 @@ export interface AppClientLease {
   release(): void;
 }
 
-interface AdapterFactory {
+/** A driver adapter factory as Prisma keeps it on the client (new PrismaPg(...), new PrismaMariaDb(...)). */
+interface DriverAdapterFactory {
   adapterName?: string;
   /** PrismaPg: the pool the app passed in, or null; and the settings it builds pools from. */
   externalPool?: unknown;
@@ -77,16 +78,16 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
       `pass the delegate of the client you extended (base.${lowerFirst(model)}), if the rows do not depend on those extensions`,
     );
   }
-  const factory = clientAdapter(client) as AdapterFactory | undefined;
-  const adapterName = factory?.adapterName;
-  if (adapterName !== '@prisma/adapter-pg' && adapterName !== '@prisma/adapter-mariadb') {
+  const factory = clientDriverAdapter(client) as DriverAdapterFactory | undefined;
+  const driverAdapterName = factory?.adapterName;
+  if (!isDriverAdapterName(driverAdapterName)) {
     throw refuse(
-      `${name} belongs to a client ${adapterName ? `on the driver adapter ${adapterName}` : 'without a driver adapter'}; fastInsert writes through @prisma/adapter-pg or @prisma/adapter-mariadb only`,
+      `${name} belongs to a client ${driverAdapterName ? `on the driver adapter ${driverAdapterName}` : 'without a driver adapter'}; fastInsert writes through ${Object.keys(DRIVER_ADAPTERS).join(' or ')} only`,
       'build the client with new PrismaClient({ adapter: new PrismaPg(...) }) or PrismaMariaDb(...), or use prismaTestDb()/prismaClient()',
     );
   }
   const version = prisma6OrOlder(client);
-  if (adapterName === '@prisma/adapter-mariadb' && version) {
+  if (!DRIVER_ADAPTERS[driverAdapterName].prisma6 && version) {
     throw refuse(
       `${name} belongs to a Prisma ${version} client on MySQL/MariaDB, which fastInsert does not support`,
       'upgrade @prisma/client, prisma and @prisma/adapter-mariadb to ^7.10.0 (Prisma 6 is supported on PostgreSQL)',
@@ -101,7 +102,7 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
   return {
     model,
     context: () =>
-      (s.context ??= open(client, factory!, adapterName, s).catch((e: unknown) => {
+      (s.context ??= open(client, factory!, driverAdapterName, s).catch((e: unknown) => {
         s.context = undefined;
         throw e;
       })),
@@ -119,12 +120,12 @@ export function appClientLease(delegate: object): AppClientLease | undefined {
 
 async function open(
   client: Record<string, unknown>,
-  factory: AdapterFactory,
-  adapterName: string,
+  factory: DriverAdapterFactory,
+  driverAdapterName: DriverAdapterName,
   s: ClientState,
 ): Promise<FastInsertContext> {
   let driver: PrismaDriver;
-  if (adapterName === '@prisma/adapter-pg') {
+  if (driverAdapterName === '@prisma/adapter-pg') {
     const pg = await loadPeer<typeof import('pg')>('pg', 'fastInsert on PostgreSQL');
     const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool;
     if (factory.externalPool) {
@@ -139,7 +140,7 @@ async function open(
     // The adapter keeps its pool or settings private; connecting it again hands out its pool.
     // Connect the app's client first: an adapter that may claim its pool once must give it to the app.
     await (client.$connect as () => Promise<void>)();
-    let adapter: Awaited<ReturnType<NonNullable<AdapterFactory['connect']>>>;
+    let adapter: Awaited<ReturnType<NonNullable<DriverAdapterFactory['connect']>>>;
     try {
       adapter = await factory.connect!();
     } catch (e) {

@@ -1,13 +1,16 @@
 /**
- * The driver pool behind a Prisma client. We create it ourselves and hand it to the driver
- * adapter (PrismaPg takes a pg.Pool, PrismaMariaDb a mariadb.Pool) so that fastInsert and the
- * migrations can use the very same pool without going through Prisma's query pipeline.
+ * The driver pool behind a Prisma client, and the Prisma driver adapters we hand it to (PrismaPg
+ * takes a pg.Pool, PrismaMariaDb a mariadb.Pool), so that fastInsert and the migrations can use the
+ * very same pool without going through Prisma's query pipeline. Which driver adapter serves which
+ * engine, and which datasource provider names which engine, is said once, in DRIVER_ADAPTERS and
+ * PROVIDERS.
  */
 import { dirname, join } from 'node:path';
-import { classifyDriverError, loadPeer, type ConnectionOptions, type Flavor, type SqlFamily } from '../../src/adapter-kit.js';
+import { classifyDriverError, FastTestDbError, loadPeer, type ConnectionOptions, type Engine, type Flavor } from '../../src/adapter-kit.js';
+import { engineOfFlavor } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
-import type { ScriptRunner } from './migrations.js';
+import type { ScriptExecutor } from './migrations.js';
 
 /** What one INSERT statement gave back. */
 export interface StatementResult {
@@ -27,10 +30,14 @@ export interface DriverSession {
 }
 
 export interface PrismaDriver extends DriverSession {
-  readonly family: SqlFamily;
+  readonly engine: Engine;
   readonly flavor: Flavor;
+  /** The driver adapter's package: its key in DRIVER_ADAPTERS. */
+  readonly driverAdapterName: DriverAdapterName;
   /** The driver adapter to pass to `new PrismaClient({ adapter })`. */
-  readonly adapter: unknown;
+  readonly driverAdapter: unknown;
+  /** The driver's parser of PostgreSQL's text arrays, for list fields; throws where the engine has none. */
+  parseTextArray(s: string): Array<string | null>;
   /** The raw pool (pg.Pool or mariadb.Pool). */
   readonly pool: unknown;
   /** Runs `fn` on one connection inside BEGIN ... COMMIT (ROLLBACK when it throws). */
@@ -76,7 +83,7 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
 }
 
 /** A pg.Pool's sessions, whoever made the pool (we did, or the app's PrismaPg adapter). */
-export function pgDriverOn(pool: unknown, pg: PgModule, adapter: unknown, end: () => Promise<void>): PrismaDriver {
+export function pgDriverOn(pool: unknown, pg: PgModule, driverAdapter: unknown, end: () => Promise<void>): PrismaDriver {
   const types = pgTypes(pg);
   type Queryable = { query(q: unknown): Promise<unknown> };
   const session = (c: Queryable): DriverSession => ({
@@ -93,9 +100,11 @@ export function pgDriverOn(pool: unknown, pg: PgModule, adapter: unknown, end: (
     },
   });
   return {
-    family: 'postgres',
+    engine: 'postgres',
     flavor: 'postgres',
-    adapter,
+    driverAdapterName: '@prisma/adapter-pg',
+    driverAdapter,
+    parseTextArray: pg.types.getTypeParser(1009 as never) as never,
     pool,
     ...session(pool as Queryable),
     async transaction(fn) {
@@ -166,7 +175,7 @@ async function mariadbDriver(conn: ConnectionOptions, flavor: Flavor, opts: Driv
 export function mariadbDriverOn(
   pool: unknown,
   flavor: Flavor,
-  adapter: unknown,
+  driverAdapter: unknown,
   end: () => Promise<void>,
   perQuery: boolean,
 ): PrismaDriver {
@@ -189,9 +198,13 @@ export function mariadbDriverOn(
   });
   type Lent = Conn & { beginTransaction(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void>; release(): unknown };
   return {
-    family: 'mysql',
+    engine: 'mysql',
     flavor,
-    adapter,
+    driverAdapterName: '@prisma/adapter-mariadb',
+    driverAdapter,
+    parseTextArray: () => {
+      throw new FastTestDbError('UNSUPPORTED', 'array columns are PostgreSQL-only', 'remove the list field');
+    },
     pool,
     ...session(pool as Conn),
     async transaction(fn) {
@@ -210,25 +223,24 @@ export function mariadbDriverOn(
   };
 }
 
-export async function openDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions = {}): Promise<PrismaDriver> {
-  return flavor === 'postgres' ? postgresDriver(conn, opts) : mariadbDriver(conn, flavor, opts);
+/** A single connection that can run whole migration scripts (multi-statement). */
+type ScriptConnection = ScriptExecutor & { close(): Promise<void> };
+
+async function pgScript(conn: ConnectionOptions): Promise<ScriptConnection> {
+  const pg = await loadPeer<PgModule>('pg', 'fast-test-db/prisma migrations on PostgreSQL');
+  const Client = (pg as PgModule).Client ?? (pg as unknown as { default: PgModule }).default.Client;
+  const client = new Client({ ...conn });
+  await client.connect();
+  return {
+    family: 'postgres',
+    // No parameters: the simple query protocol runs every statement of the script, as psql would.
+    script: async (sql) => void (await client.query(sql)),
+    query: async (sql, params) => (await client.query(sql, params)).rows,
+    close: () => client.end(),
+  };
 }
 
-/** A single connection that can run whole migration scripts (multi-statement). */
-export async function openScriptRunner(conn: ConnectionOptions, family: SqlFamily): Promise<ScriptRunner & { close(): Promise<void> }> {
-  if (family === 'postgres') {
-    const pg = await loadPeer<PgModule>('pg', 'fast-test-db/prisma migrations on PostgreSQL');
-    const Client = (pg as PgModule).Client ?? (pg as unknown as { default: PgModule }).default.Client;
-    const client = new Client({ ...conn });
-    await client.connect();
-    return {
-      family,
-      // No parameters: the simple query protocol runs every statement of the script, as psql would.
-      script: async (sql) => void (await client.query(sql)),
-      query: async (sql, params) => (await client.query(sql, params)).rows,
-      close: () => client.end(),
-    };
-  }
+async function mariadbScript(conn: ConnectionOptions): Promise<ScriptConnection> {
   const mariadb = await loadMariadb('fast-test-db/prisma migrations on MySQL/MariaDB');
   const socket = conn.host.startsWith('/');
   const c = await mariadb.createConnection({
@@ -241,9 +253,56 @@ export async function openScriptRunner(conn: ConnectionOptions, family: SqlFamil
     ...MARIA_READ,
   } as never);
   return {
-    family,
+    family: 'mysql',
     script: async (sql) => void (await c.query(sql)),
     query: async (sql, params) => (await c.query(sql, params)) as Array<Record<string, unknown>>,
     close: () => c.end(),
   };
+}
+
+interface DriverAdapterEntry {
+  engine: Engine;
+  /** Whether a Prisma 6 client on this driver adapter can share our pool (@prisma/adapter-mariadb 6 takes only settings). */
+  prisma6: boolean;
+  /** Our pool on `conn`, with the driver adapter on it. */
+  open(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions): Promise<PrismaDriver>;
+  /** One connection for migration scripts. */
+  script(conn: ConnectionOptions): Promise<ScriptConnection>;
+}
+
+/** The Prisma driver adapters fastInsert and the migrations speak through, by package name. */
+export const DRIVER_ADAPTERS = {
+  '@prisma/adapter-pg': { engine: 'postgres', prisma6: true, open: (conn, _flavor, opts) => postgresDriver(conn, opts), script: pgScript },
+  '@prisma/adapter-mariadb': { engine: 'mysql', prisma6: false, open: mariadbDriver, script: mariadbScript },
+} as const satisfies Record<string, DriverAdapterEntry>;
+
+export type DriverAdapterName = keyof typeof DRIVER_ADAPTERS;
+
+export function isDriverAdapterName(name: unknown): name is DriverAdapterName {
+  return typeof name === 'string' && Object.hasOwn(DRIVER_ADAPTERS, name);
+}
+
+function driverAdapterOf(engine: Engine): DriverAdapterEntry {
+  return Object.values<DriverAdapterEntry>(DRIVER_ADAPTERS).find((a) => a.engine === engine)!;
+}
+
+/** The engine each datasource provider of a Prisma schema names. */
+const PROVIDERS: Readonly<Record<string, Engine>> = { postgresql: 'postgres', postgres: 'postgres', mysql: 'mysql' };
+
+export function engineOfProvider(provider: string): Engine {
+  if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider]!;
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `datasource provider "${provider}" is not supported by fast-test-db`,
+    'use provider "postgresql" or "mysql" (MariaDB is "mysql")',
+  );
+}
+
+export async function openDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions = {}): Promise<PrismaDriver> {
+  return driverAdapterOf(engineOfFlavor(flavor).name).open(conn, flavor, opts);
+}
+
+/** A single connection that can run whole migration scripts (multi-statement). */
+export function openScriptExecutor(conn: ConnectionOptions, engine: Engine): Promise<ScriptConnection> {
+  return driverAdapterOf(engine).script(conn);
 }

@@ -1,201 +1,133 @@
 /**
- * fastInsert for Prisma: the INSERT that `create()` would run, built once per (model, column set)
- * from the schema, sent as a prepared statement straight on the driver pool the client's adapter
- * uses. It fills in what Prisma's client fills in (static defaults, now(), @updatedAt, uuid/cuid/
- * nanoid/ulid) and leaves autoincrement() and dbgenerated() to the database, like create() does.
+ * fastInsert for Prisma: the INSERT that `create()` would run (planned in plan.ts), sent as a
+ * prepared statement straight on the driver pool the client's driver adapter uses, and the
+ * records create() would return: from RETURNING, or read back by key where the server has none.
  */
-import { coalescer, type Coalesced } from '../shared/coalesce.js';
-import { insertSql, rowsPerStatement } from '../shared/insert-sql.js';
-import type { DriverSession, PrismaDriver, StatementResult } from './driver.js';
-import { clientGenerated } from './generators.js';
-import type { DefaultArg, PrismaField, PrismaModel, PrismaSchema } from './schema.js';
-import { codecFor, type DecimalCtor, type FieldCodec } from './values.js';
-import { FastTestDbError, quoteIdent } from '../../src/adapter-kit.js';
+import { FastTestDbError } from '../../src/adapter-kit.js';
+import { coalescer } from '../shared/coalesce.js';
+import { engineFor } from '../../src/adapter-kit.js';
+import { rowsPerStatement } from '../shared/insert-sql.js';
+import { appClientLease } from './app-client.js';
+import { registered } from './context.js';
+import type { DriverSession, StatementResult } from './driver.js';
+import {
+  canReturn,
+  planFor,
+  prepareRow,
+  statementFor,
+  toRecord,
+  type FastInsertContext,
+  type FieldPlan,
+  type ModelPlan,
+  type PreparedRow,
+} from './plan.js';
 
-interface FieldPlan {
-  field: PrismaField;
-  codec: FieldCodec;
-  /** What to write when the row does not give the field; undefined: leave it to the database. */
-  fill?: (now: Date) => unknown;
+/** A Prisma model delegate such as `prisma.user`. */
+export interface ModelDelegate {
+  create(args: never): unknown;
 }
 
-export interface ModelPlan {
-  model: PrismaModel;
-  table: string[];
-  fields: FieldPlan[];
-  byName: Map<string, FieldPlan>;
-  /** Relation field names: giving one means a nested write, which fastInsert does not do. */
-  relations: Set<string>;
-  /** The autoincrement() field, if any (MySQL family reports its values as insertId). */
-  autoincrement?: FieldPlan;
-  /** Statement text per (column set, row count, returning): built once, reused as a prepared statement. */
-  statements: Map<string, string>;
+/** create()'s `data` for this delegate (checked or unchecked input, as create takes). */
+export type CreateData<D> = 0 extends 1 & D
+  ? any
+  : D extends { create(args: infer A): unknown }
+    ? A extends { data: infer I }
+      ? I
+      : never
+    : never;
+
+/** The record create() returns for this delegate. */
+export type CreatedRecord<D> = 0 extends 1 & D
+  ? any
+  : D extends { findFirstOrThrow(args?: never): PromiseLike<infer R> }
+    ? R
+    : Record<string, unknown>;
+
+export interface FastInsertOptions {
+  /** false: skip RETURNING / reading rows back and resolve to nothing. Default true. */
+  returning?: boolean;
   /**
-   * PostgreSQL: single-row calls started in the same tick, sent together as one multi-row INSERT (a
-   * refused batch is sent again row by row; the batch shares now() and statement triggers fire once).
+   * PostgreSQL: single-row calls started in the same tick (Promise.all over a map) go out together
+   * as multi-row INSERTs (one round trip per batch; a batch the server refuses is sent again row
+   * by row, so each call settles as alone; what differs: sequence values the refused batch drew are
+   * skipped, now() is one value per batch, statement triggers fire once per batch). Default true.
    */
-  coalesced?: Coalesced<PreparedRow, Record<string, unknown> | undefined>;
+  coalesce?: boolean;
 }
 
-export interface FastInsertContext {
-  schema: PrismaSchema;
-  driver: PrismaDriver;
-  Decimal: DecimalCtor;
-  parseTextArray: (s: string) => Array<string | null>;
-  /** MySQL's auto_increment_increment, read once. */
-  autoIncrementStep?: number;
-  plans: Map<string, ModelPlan>;
+/**
+ * Inserts rows as `create()` would write them, without Prisma's query pipeline: one prepared
+ * INSERT per column set, batched, RETURNING the rows (re-read by key on MySQL 8).
+ *
+ * Takes the model delegate (`prisma.post`), so it reads like `prisma.post.create()` and the
+ * row and result types follow from the delegate; no model name string to mistype. The delegate
+ * may come from a client made by prismaTestDb or prismaClient (which share their pool with it),
+ * or from the app's own Prisma 7 client on @prisma/adapter-pg or @prisma/adapter-mariadb (a client
+ * without a driver adapter is refused with UNSUPPORTED, which says why).
+ *
+ * One row in: its record, shaped like create() returns it (every field, on every engine). An
+ * array in: the records in input order. `{ returning: false }`: nothing. Nested relation writes,
+ * unknown fields and values create() would reject throw FastTestDbError('UNSUPPORTED').
+ */
+export function fastInsert<D>(
+  delegate: D,
+  rows: ReadonlyArray<CreateData<D>>,
+  options?: FastInsertOptions & { returning?: true },
+): Promise<Array<CreatedRecord<D>>>;
+export function fastInsert<D>(
+  delegate: D,
+  row: CreateData<D>,
+  options?: FastInsertOptions & { returning?: true },
+): Promise<CreatedRecord<D>>;
+export function fastInsert<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions & { returning: false },
+): Promise<void>;
+export async function fastInsert<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions = {},
+): Promise<Array<CreatedRecord<D>> | CreatedRecord<D> | undefined> {
+  const out = await insertList(delegate, rows, options);
+  if (options.returning === false) return undefined;
+  return (Array.isArray(rows) ? out : out[0]) as Array<CreatedRecord<D>> | CreatedRecord<D>;
 }
 
-function staticValue(arg: DefaultArg, field: PrismaField): unknown {
-  if (Array.isArray(arg)) return arg.map((a) => staticValue(a, field));
-  if (arg && typeof arg === 'object' && 'ident' in arg) return arg.ident;
-  if (field.type === 'BigInt' && typeof arg === 'number') return BigInt(arg);
-  if (field.type === 'Decimal' && typeof arg === 'number') return String(arg);
-  // Json defaults are written as a string holding JSON; Bytes defaults as base64.
-  if (field.type === 'Json' && typeof arg === 'string') return JSON.parse(arg);
-  if (field.type === 'Bytes' && typeof arg === 'string') return Buffer.from(arg, 'base64');
-  return arg;
-}
-
-export function planFor(ctx: FastInsertContext, modelName: string): ModelPlan {
-  const cached = ctx.plans.get(modelName);
-  if (cached) return cached;
-  const model = ctx.schema.models.get(modelName);
-  if (!model) {
-    throw new FastTestDbError(
-      'BAD_OPTION',
-      `fastInsert: model ${modelName} is not in the Prisma schema`,
-      `use one of ${[...ctx.schema.models.keys()].join(', ')}`,
-    );
-  }
-  const family = ctx.driver.family;
-  const plan: ModelPlan = {
-    model,
-    table: model.schema && family === 'postgres' ? [model.schema, model.dbName] : [model.dbName],
-    fields: [],
-    byName: new Map(),
-    relations: new Set(),
-    statements: new Map(),
-  };
-  for (const field of model.fields) {
-    if (field.kind === 'object') {
-      plan.relations.add(field.name);
-      continue;
-    }
-    if (field.kind === 'unsupported') continue;
-    const fp: FieldPlan = { field, codec: codecFor(field, model.name, family, ctx.schema.enums, ctx.Decimal, ctx.parseTextArray) };
-    const d = field.default;
-    if (d?.kind === 'fn') {
-      if (d.name === 'now') fp.fill = (now) => now;
-      else if (d.name === 'autoincrement') plan.autoincrement = fp;
-      else if (d.name === 'dbgenerated' || d.name === 'sequence') {
-        // the database computes it
-      } else {
-        const gen = clientGenerated(d.name, d.args);
-        if (!gen) {
-          const name = d.name;
-          fp.fill = () => {
-            throw new FastTestDbError(
-              'UNSUPPORTED',
-              `fastInsert ${model.name}.${field.name}: @default(${name}(...)) is not something fastInsert can compute`,
-              'pass a value for this field in every row',
-            );
-          };
-        } else fp.fill = gen;
-      }
-    } else if (d?.kind === 'value') {
-      const v = staticValue(d.value, field);
-      fp.fill = () => v;
-    }
-    // @updatedAt wins over any @default: Prisma writes the request's now() either way.
-    if (field.updatedAt) fp.fill = (now) => now;
-    plan.fields.push(fp);
-    plan.byName.set(field.name, fp);
-  }
-  ctx.plans.set(modelName, plan);
-  return plan;
-}
-
-/** The parameters of one row, in plan field order, and which fields they cover. */
-interface PreparedRow {
-  fields: FieldPlan[];
-  values: unknown[];
-  /** The field set: rows with the same key share a statement. */
-  key: string;
-}
-
-function prepareRow(plan: ModelPlan, row: Record<string, unknown>, now: Date): PreparedRow {
-  if (!row || typeof row !== 'object' || Array.isArray(row)) {
-    throw new FastTestDbError(
-      'UNSUPPORTED',
-      `fastInsert ${plan.model.name}: each row must be a plain object, got ${Array.isArray(row) ? 'an array' : typeof row}`,
-      'pass the object you would pass as create({ data })',
-    );
-  }
-  for (const key of Object.keys(row)) {
-    if (plan.byName.has(key) || row[key] === undefined) continue;
-    if (plan.relations.has(key)) {
+/** The rows of one call, as a list whatever its shape; the records (none without returning) in input order. */
+async function insertList<D>(
+  delegate: D,
+  rows: CreateData<D> | ReadonlyArray<CreateData<D>>,
+  options: FastInsertOptions,
+): Promise<Array<Record<string, unknown> | undefined>> {
+  const reg = registered(delegate);
+  const list = (Array.isArray(rows) ? rows : [rows]) as unknown as Array<Record<string, unknown>>;
+  const returning = options.returning !== false;
+  const how = { returning, coalesce: options.coalesce };
+  let out: Array<Record<string, unknown> | undefined>;
+  if (reg?.model) {
+    if (list.length === 0) return [];
+    out = await insertRows(reg.ready.value ?? (await reg.ctx()), reg.model, list, how);
+  } else {
+    // Not a client of ours: the app's own client, reached through the delegate.
+    const lease = delegate && typeof delegate === 'object' && !reg ? appClientLease(delegate) : undefined;
+    if (!lease) {
       throw new FastTestDbError(
-        'UNSUPPORTED',
-        `fastInsert ${plan.model.name}.${key}: nested relation writes (connect/create) are not supported`,
-        `insert the related rows first and pass the foreign key field instead (e.g. ${plan.model.name.toLowerCase()}.authorId)`,
+        'BAD_OPTION',
+        reg
+          ? 'fastInsert takes a model delegate such as prisma.user, not the client'
+          : 'fastInsert: the first argument is not a Prisma model delegate',
+        'pass a model delegate of a Prisma 7 client, e.g. fastInsert(prisma.user, rows)',
       );
     }
-    throw new FastTestDbError(
-      'UNSUPPORTED',
-      `fastInsert ${plan.model.name}: unknown field "${key}"`,
-      `fields of ${plan.model.name} are ${[...plan.byName.keys()].join(', ')}`,
-    );
-  }
-  const fields: FieldPlan[] = [];
-  const values: unknown[] = [];
-  // Which fields the row covers, as text: the key of its statement.
-  let key = '';
-  for (let i = 0; i < plan.fields.length; i++) {
-    const fp = plan.fields[i]!;
-    const given = row[fp.field.name];
-    if (given !== undefined) {
-      fields.push(fp);
-      values.push(fp.codec.write(given));
-      key += i + ',';
-    } else if (fp.fill) {
-      fields.push(fp);
-      values.push(fp.codec.write(fp.fill(now)));
-      key += i + ',';
-    } else if (!fp.field.optional && !fp.field.list && fp.field.default === undefined) {
-      throw new FastTestDbError(
-        'UNSUPPORTED',
-        `fastInsert ${plan.model.name}: required field ${fp.field.name} is missing`,
-        'give it in every row (create() rejects this row too)',
-      );
+    try {
+      if (list.length === 0) return [];
+      out = await insertRows(await lease.context(), lease.model, list, how);
+    } finally {
+      lease.release();
     }
   }
-  return { fields, values, key };
-}
-
-/** Maps a driver row (keyed by column) to create()'s record (keyed by field). */
-function toRecord(plan: ModelPlan, row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const fp of plan.fields) out[fp.field.name] = fp.codec.read(row[fp.field.dbName]);
   return out;
-}
-
-/** PostgreSQL and MariaDB answer an INSERT with its rows (RETURNING); MySQL's are read back by key. */
-const canReturn = (driver: PrismaDriver): boolean => driver.family === 'postgres' || driver.flavor === 'mariadb';
-
-/** The INSERT for one column set and row count, built once per plan. */
-function statementFor(plan: ModelPlan, driver: PrismaDriver, key: string, fields: FieldPlan[], rows: number, wantRows: boolean): string {
-  const sqlKey = `${key}|${rows}|${wantRows ? 1 : 0}`;
-  let sql = plan.statements.get(sqlKey);
-  if (sql) return sql;
-  const { family } = driver;
-  const returning = wantRows ? plan.fields.map((f) => f.field.dbName) : undefined;
-  sql = insertSql({ family, table: plan.table, columns: fields.map((f) => f.field.dbName), rows, returning });
-  if (family === 'mysql' && canReturn(driver) && returning) sql += ` RETURNING ${returning.map((c) => quoteIdent(family, c)).join(', ')}`;
-  if (plan.statements.size > 1000) plan.statements.clear();
-  plan.statements.set(sqlKey, sql);
-  return sql;
 }
 
 /**
@@ -211,16 +143,16 @@ export async function insertRows(
 ): Promise<Array<Record<string, unknown> | undefined>> {
   const plan = planFor(ctx, modelName);
   const { driver } = ctx;
-  const family = driver.family;
+  const { engine } = driver;
   // One `now` per call, as Prisma uses one per request.
   const now = new Date();
   const wantRows = opts.returning !== false;
   if (rows.length === 1) {
     const row = prepareRow(plan, rows[0]!, now);
-    // Coalesced on PostgreSQL only (see adapters/shared/coalesce.ts).
-    if (family !== 'postgres' || opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
+    // Coalesced only where the engine allows it (see adapters/shared/coalesce.ts).
+    if (!engineFor(engine).inserts.coalesce || opts.coalesce === false) return statementRows(ctx, driver, plan, [row], wantRows);
     plan.coalesced ??= coalescer<PreparedRow, StatementResult, Record<string, unknown> | undefined>({
-      limit: (row) => rowsPerStatement(family, row.fields.length),
+      limit: (row) => rowsPerStatement(engine, row.fields.length),
       one: async (row, returning) => (await statementRows(ctx, driver, plan, [row], returning))[0],
       send: (rows, returning) => sendRows(ctx, driver, plan, rows, returning),
       finish: (rows, returning, res) => recordsOf(ctx, driver, plan, rows, returning, res),
@@ -237,7 +169,7 @@ export async function insertRows(
   });
   const statements: Array<{ rows: PreparedRow[]; indexes: number[] }> = [];
   for (const g of groups.values()) {
-    const per = rowsPerStatement(family, g.rows[0]!.fields.length);
+    const per = rowsPerStatement(engine, g.rows[0]!.fields.length);
     for (let at = 0; at < g.rows.length; at += per)
       statements.push({ rows: g.rows.slice(at, at + per), indexes: g.indexes.slice(at, at + per) });
   }
@@ -301,7 +233,8 @@ async function recordsOf(
 
 /**
  * MySQL has no RETURNING: read the rows back by primary key, as Prisma does after an insert
- * there. AUTO_INCREMENT values of one multi-row INSERT are consecutive from insertId.
+ * there. AUTO_INCREMENT values of one multi-row INSERT are consecutive from insertId (spaced by
+ * auto_increment_increment).
  */
 async function reselect(
   ctx: FastInsertContext,
@@ -337,7 +270,7 @@ async function reselect(
       );
     }),
   );
-  const q = (c: string) => quoteIdent('mysql', c);
+  const q = engineFor(ctx.driver.engine).quoting.quoteIdent;
   const cols = plan.fields.map((f) => q(f.field.dbName)).join(', ');
   const tuple = `(${pk.map(() => '?').join(', ')})`;
   const sql = `SELECT ${cols} FROM ${q(plan.model.dbName)} WHERE (${pk.map((f) => q(f.field.dbName)).join(', ')}) IN (${keys.map(() => tuple).join(', ')})`;

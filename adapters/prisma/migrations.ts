@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FastTestDbError, messageOf, type SqlFamily } from '../../src/adapter-kit.js';
+import { engineFor } from '../../src/adapter-kit.js';
 
 export interface PrismaMigration {
   name: string;
@@ -16,8 +17,9 @@ export interface PrismaMigration {
   checksum: string;
 }
 
-/** The runner the migrations need: one connection to the target database. */
-export interface ScriptRunner {
+/** What the migrations run on: one connection to the target database. */
+export interface ScriptExecutor {
+  /** The engine it speaks to (the name predates Engine). */
   family: SqlFamily;
   /** Runs a multi-statement script. */
   script(sql: string): Promise<void>;
@@ -81,19 +83,11 @@ export function lockedProvider(dir: string): string | undefined {
 /** Timestamps as the schema engine writes them: UTC; DATETIME(3) on MySQL takes no zone. */
 function now(family: SqlFamily): Date | string {
   const d = new Date();
-  return family === 'postgres' ? d : d.toISOString().replace('T', ' ').replace('Z', '');
+  return engineFor(family).inserts.zonedTimestamps ? d : d.toISOString().replace('T', ' ').replace('Z', '');
 }
 
-async function tableExists(run: ScriptRunner): Promise<boolean> {
-  const rows =
-    run.family === 'postgres'
-      ? await run.query(`SELECT 1 AS x FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = current_schema()`, [
-          MIGRATIONS_TABLE,
-        ])
-      : await run.query(`SELECT 1 AS x FROM information_schema.tables WHERE table_name = ? AND table_schema = DATABASE()`, [
-          MIGRATIONS_TABLE,
-        ]);
-  return rows.length > 0;
+async function tableExists(run: ScriptExecutor): Promise<boolean> {
+  return (await run.query(engineFor(run.family).inserts.tableExistsSql, [MIGRATIONS_TABLE])).length > 0;
 }
 
 /**
@@ -101,8 +95,8 @@ async function tableExists(run: ScriptRunner): Promise<boolean> {
  * A failing script leaves its row with `logs` set and `finished_at` NULL, exactly the state
  * `migrate deploy` leaves (and `migrate resolve` expects), and throws MIGRATION_FAILED.
  */
-export async function applyMigrations(run: ScriptRunner, migrations: PrismaMigration[]): Promise<string[]> {
-  const p = (i: number) => (run.family === 'postgres' ? `$${i}` : '?');
+export async function applyMigrations(run: ScriptExecutor, migrations: PrismaMigration[]): Promise<string[]> {
+  const p = engineFor(run.family).inserts.param;
   if (!(await tableExists(run))) await run.script(MIGRATIONS_TABLE_DDL[run.family]);
   const done = new Set(
     (await run.query(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).map((r) =>

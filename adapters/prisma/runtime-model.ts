@@ -62,7 +62,7 @@ export function embeddedSchemaText(client: object): string | undefined {
 }
 
 /** The driver adapter factory the client was given: the client options are not public either. */
-export function clientAdapter(client: object): unknown {
+export function clientDriverAdapter(client: object): unknown {
   return (client as ClientInternals)._engineConfig?.adapter;
 }
 

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { FastTestDbError } from '../../src/adapter-kit.js';
 /**
  * Reads what a Prisma schema says about an INSERT and a generated client does not tell at run
@@ -302,4 +304,26 @@ export function parsePrismaSchema(text: string): PrismaSchemaText {
     }
   }
   return schema;
+}
+
+/** The schema's text: the file, or every *.prisma file of the folder (migrations left out), in name order. */
+export function readSchemaText(path: string): string {
+  if (!existsSync(path))
+    throw new FastTestDbError(
+      'BAD_OPTION',
+      `Prisma schema ${path} does not exist`,
+      'pass schema: the path of schema.prisma (or of the folder holding *.prisma files)',
+    );
+  if (!statSync(path).isDirectory()) return readFileSync(path, 'utf8');
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) {
+        if (n !== 'migrations') walk(p);
+      } else if (n.endsWith('.prisma')) files.push(p);
+    }
+  };
+  walk(path);
+  return files.map((f) => readFileSync(f, 'utf8')).join('\n');
 }

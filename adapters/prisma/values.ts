@@ -4,6 +4,7 @@
  * reject is rejected here too, with UNSUPPORTED, instead of writing a row Prisma would not write.
  */
 import { FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
+import { engineFor } from '../../src/adapter-kit.js';
 import type { PrismaEnum, PrismaField } from './schema.js';
 
 /** Prisma's Decimal (decimal.js) class, taken from the client runtime so results compare with create()'s. */
@@ -33,9 +34,10 @@ export function formatDate(d: Date, family: SqlFamily, nativeType: string | unde
   const { day, time } = dateParts(d);
   const native = (nativeType ?? '').replace(/\(.*$/, '');
   if (native === 'Date') return day;
-  if (native === 'Time' || native === 'Timetz') return family === 'postgres' && native === 'Timetz' ? `${time}+00` : time;
+  const zoned = engineFor(family).inserts.zonedTimestamps;
+  if (native === 'Time' || native === 'Timetz') return zoned && native === 'Timetz' ? `${time}+00` : time;
   // PostgreSQL ignores the offset for `timestamp` columns and honours it for `timestamptz`.
-  return family === 'postgres' ? `${day} ${time}+00:00` : `${day} ${time}`;
+  return zoned ? `${day} ${time}+00:00` : `${day} ${time}`;
 }
 
 export interface FieldCodec {
@@ -90,6 +92,7 @@ function scalarCodec(
   enums: Map<string, PrismaEnum>,
   Decimal: DecimalCtor,
 ): FieldCodec {
+  const { nativeBoolean } = engineFor(family).inserts;
   if (field.kind === 'enum') {
     const en = enums.get(field.type);
     if (!en) reject(field, model, `enum ${field.type} is not in the schema`);
@@ -125,7 +128,7 @@ function scalarCodec(
     case 'Boolean':
       return {
         write: (v) =>
-          typeof v === 'boolean' ? (family === 'mysql' ? (v ? 1 : 0) : v) : reject(field, model, `expected a boolean, got ${typeof v}`),
+          typeof v === 'boolean' ? (nativeBoolean ? v : v ? 1 : 0) : reject(field, model, `expected a boolean, got ${typeof v}`),
         read: (v) => (typeof v === 'boolean' ? v : Number(v) !== 0),
       };
     case 'BigInt':

@@ -3,19 +3,22 @@
  * and cached, so that the driver can reuse it as a prepared statement.
  */
 import { createHash } from 'node:crypto';
-import { quoteIdent, quoteQualified, type SqlFamily } from '../../src/adapter-kit.js';
+import type { Engine, Flavor } from '../../src/adapter-kit.js';
+import { engineFor } from '../../src/adapter-kit.js';
 
 /** Bind parameters one statement may carry: both PostgreSQL and MySQL count them in 16 bits. */
 export const MAX_BIND_PARAMS = 65_535;
 
 export interface InsertShape {
-  family: SqlFamily;
+  engine: Engine;
   /** Table, optionally with its schema (PostgreSQL) or database (MySQL) first. */
   table: string[];
   columns: string[];
   rows: number;
-  /** PostgreSQL: columns to return (RETURNING). Ignored on MySQL, which reports insertId. */
+  /** Columns to return (RETURNING); left out where the server does not answer with them (MySQL reports insertId). */
   returning?: string[];
+  /** The server's flavor, when it answers RETURNING where other servers of its engine do not (MariaDB). */
+  flavor?: Flavor;
   /**
    * Per column (same order as `columns`): SQL text written in place of that column's placeholder
    * in every row, e.g. `now()`. Such columns take no bind parameter. Undefined entries bind as usual.
@@ -24,11 +27,11 @@ export interface InsertShape {
 }
 
 /**
- * Most rows one statement may carry: as many as fit the bind-parameter limit, at most 1,000; one
- * for a row without columns on PostgreSQL, which fastInsert sends as DEFAULT VALUES.
+ * Most rows one statement may carry: as many as fit the bind-parameter limit, at most 1,000; for
+ * rows without columns, as many as the engine's default-rows form takes (one DEFAULT VALUES on PostgreSQL).
  */
-export function rowsPerStatement(family: SqlFamily, columnCount: number, paramsPerRow = columnCount): number {
-  if (columnCount === 0 && family === 'postgres') return 1;
+export function rowsPerStatement(engine: Engine, columnCount: number, paramsPerRow = columnCount): number {
+  if (columnCount === 0) return Math.min(1000, engineFor(engine).inserts.defaultRowsPerStatement);
   return Math.max(1, Math.min(1000, Math.floor(MAX_BIND_PARAMS / Math.max(1, paramsPerRow))));
 }
 
@@ -41,26 +44,21 @@ export function chunk<T>(rows: readonly T[], size: number): T[][] {
 
 const cache = new Map<string, string>();
 
-/** With no columns every value is the default: `DEFAULT VALUES` for one row, `(DEFAULT), ...` for several. */
+/** With no columns every value is the default, written as the engine writes default rows. */
 export function insertSql(shape: InsertShape): string {
   const key = JSON.stringify(shape);
   let sql = cache.get(key);
   if (sql) return sql;
-  const { family, columns, rows } = shape;
-  const cols = columns.map((c) => quoteIdent(family, c)).join(', ');
+  const { columns, rows } = shape;
+  const { inserts, quoting, flavors } = engineFor(shape.engine);
+  const { quoteIdent } = quoting;
+  const cols = columns.map(quoteIdent).join(', ');
   let n = 0;
-  const tuple = () => `(${columns.map((_, i) => shape.expressions?.[i] ?? (family === 'postgres' ? `$${++n}` : '?')).join(', ')})`;
-  const values =
-    columns.length === 0
-      ? family === 'postgres'
-        ? rows === 1
-          ? ' DEFAULT VALUES'
-          : ' VALUES ' + Array.from({ length: rows }, () => '(DEFAULT)').join(', ')
-        : ' () VALUES ' + Array.from({ length: rows }, () => '()').join(', ')
-      : ` (${cols}) VALUES ` + Array.from({ length: rows }, tuple).join(', ');
-  const returning =
-    family === 'postgres' && shape.returning?.length ? ` RETURNING ${shape.returning.map((c) => quoteIdent(family, c)).join(', ')}` : '';
-  sql = `INSERT INTO ${quoteQualified(family, ...shape.table)}${values}${returning}`;
+  const tuple = () => `(${columns.map((_, i) => shape.expressions?.[i] ?? inserts.param(++n)).join(', ')})`;
+  const values = columns.length === 0 ? inserts.defaultRows(rows) : ` (${cols}) VALUES ` + Array.from({ length: rows }, tuple).join(', ');
+  const returns = inserts.returningOn(shape.flavor ?? flavors[0]!);
+  const returning = returns && shape.returning?.length ? ` RETURNING ${shape.returning.map(quoteIdent).join(', ')}` : '';
+  sql = `INSERT INTO ${shape.table.map(quoteIdent).join('.')}${values}${returning}`;
   if (cache.size > 5000) cache.clear();
   cache.set(key, sql);
   return sql;

@@ -1,10 +1,11 @@
 /**
- * The two TypeORM drivers fastInsert speaks to, reached below TypeORM: a pg Pool (or the pg
- * client of an open QueryRunner) and a mysql2 pool (or connection). Statements go out prepared:
+ * What fastInsert needs of TypeORM's drivers, reached below TypeORM: which DataSource types it
+ * speaks to and on which engine, and the executors that send its statements on a pg Pool (or the
+ * pg client of an open QueryRunner) or a mysql2 pool (or connection). Statements go out prepared:
  * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
  */
-import type { DataSource, QueryRunner } from 'typeorm';
-import { classifyDriverError, FastTestDbError, type SqlFamily } from '../../src/adapter-kit.js';
+import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import { classifyDriverError, FastTestDbError, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 
 export interface InsertOutcome {
@@ -14,7 +15,8 @@ export interface InsertOutcome {
   insertId: number;
 }
 
-export type InsertStatement = (text: string, values: unknown[]) => Promise<InsertOutcome>;
+/** Sends one statement on a connection or pool of the DataSource. */
+export type Executor = (text: string, values: unknown[]) => Promise<InsertOutcome>;
 
 interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
@@ -35,25 +37,7 @@ function isNodePostgres(module: unknown): boolean {
   return typeof m?.Client === 'function' && typeof m.Pool === 'function' && typeof m.types === 'object' && m.types !== null;
 }
 
-export function familyOf(dataSource: DataSource): SqlFamily {
-  const type = dataSource.options.type;
-  const custom = (dataSource.options as { driver?: unknown }).driver;
-  if (type === 'postgres' && custom !== undefined && !isNodePostgres(custom))
-    throw new FastTestDbError(
-      'UNSUPPORTED',
-      "fastInsert speaks to PostgreSQL through node-postgres (the pg package), and this DataSource's `driver` option is another module (such as a PGlite driver), which takes no prepared statements",
-      'use repository.insert() on this DataSource, or a DataSource on a PostgreSQL server without the `driver` option (typeormTestDb gives one)',
-    );
-  if (type === 'postgres') return 'postgres';
-  if (type === 'mysql' || type === 'mariadb') return 'mysql';
-  throw new FastTestDbError(
-    'UNSUPPORTED',
-    `fastInsert does not support the TypeORM driver "${type}"`,
-    'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one',
-  );
-}
-
-function pgRunner(target: PgQueryable): InsertStatement {
+function pgExecutor(target: PgQueryable): Executor {
   return (text, values) =>
     target.query({ name: preparedName(text), text, values }).then(
       (res) => ({ rows: res.rows, insertId: 0 }),
@@ -63,7 +47,7 @@ function pgRunner(target: PgQueryable): InsertStatement {
     );
 }
 
-function mysqlRunner(target: MysqlExecutable): InsertStatement {
+function mysqlExecutor(target: MysqlExecutable): Executor {
   const send = target.execute ? target.execute.bind(target) : target.query.bind(target);
   return (text, values) =>
     new Promise((resolve, reject) => {
@@ -75,21 +59,92 @@ function mysqlRunner(target: MysqlExecutable): InsertStatement {
     });
 }
 
-/** Statements on a QueryRunner's connection: the caller's transaction (manager.transaction(...)), or the one fastInsert opens for a many-statement insert. */
-export async function runnerFor(family: SqlFamily, queryRunner: QueryRunner): Promise<InsertStatement> {
-  const conn = (await queryRunner.connect()) as PgQueryable & MysqlExecutable;
-  return family === 'postgres' ? pgRunner(conn) : mysqlRunner(conn);
+/** One TypeORM driver fastInsert speaks to. */
+export interface TypeormDriver {
+  engine: Engine;
+  /** The statements on one connection (a QueryRunner's). */
+  on(connection: unknown): Executor;
+  /** The DataSource's own pool (pg's `master`, mysql2's `pool`), if it is initialised. */
+  pool(driver: unknown): unknown;
+  /** Whether TypeORM's insert() leaves SERIAL keys out even when the row gives a value (its PostgresDriver does). */
+  omitsIncrementKeys: boolean;
+  /** A module in the DataSource's `driver` option this executor cannot speak through: why, else undefined. */
+  refusesModule?(module: unknown): string | undefined;
 }
 
-/** Statements on the DataSource's own pool: pg's `master`, mysql2's `pool`. */
-export function poolRunner(dataSource: DataSource, family: SqlFamily): InsertStatement {
-  const driver = dataSource.driver as unknown as { master?: PgQueryable; pool?: MysqlExecutable };
-  if (family === 'postgres') {
-    if (!driver.master) throw notConnected();
-    return pgRunner(driver.master);
-  }
-  if (!driver.pool) throw notConnected();
-  return mysqlRunner(driver.pool);
+const pg: TypeormDriver = {
+  engine: 'postgres',
+  on: (connection) => pgExecutor(connection as PgQueryable),
+  pool: (driver) => (driver as { master?: unknown }).master,
+  omitsIncrementKeys: true,
+  refusesModule: (module) =>
+    isNodePostgres(module)
+      ? undefined
+      : "fastInsert speaks to PostgreSQL through node-postgres (the pg package), and this DataSource's `driver` option is another module (such as a PGlite driver), which takes no prepared statements",
+};
+
+const mysql: TypeormDriver = {
+  engine: 'mysql',
+  on: (connection) => mysqlExecutor(connection as MysqlExecutable),
+  pool: (driver) => (driver as { pool?: unknown }).pool,
+  omitsIncrementKeys: false,
+};
+
+/** The DataSource types we support, by TypeORM's name for them. */
+const DRIVERS: Readonly<Record<string, TypeormDriver>> = { postgres: pg, mysql, mariadb: mysql };
+
+/** The driver behind a DataSource `type`, if we support it. */
+export function typeormDriver(type: DataSourceOptions['type']): TypeormDriver | undefined {
+  return Object.hasOwn(DRIVERS, type) ? DRIVERS[type] : undefined;
+}
+
+/** The user's options with every way of naming a server replaced by ours. */
+export function pointAt(options: DataSourceOptions, conn: ConnectionOptions, extra: Partial<DataSourceOptions>): DataSourceOptions {
+  return {
+    ...options,
+    url: undefined,
+    replication: undefined,
+    ssl: undefined,
+    host: conn.host,
+    port: conn.port,
+    username: conn.user,
+    password: conn.password,
+    database: conn.database,
+    ...extra,
+  } as DataSourceOptions;
+}
+
+/** The driver fastInsert sends this DataSource's statements through. */
+export function insertDriverOf(dataSource: DataSource): TypeormDriver {
+  const { type } = dataSource.options;
+  const driver = typeormDriver(type);
+  const custom = (dataSource.options as { driver?: unknown }).driver;
+  const refused = custom !== undefined ? driver?.refusesModule?.(custom) : undefined;
+  if (refused)
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      refused,
+      'use repository.insert() on this DataSource, or a DataSource on a PostgreSQL server without the `driver` option (typeormTestDb gives one)',
+    );
+  if (!driver)
+    throw new FastTestDbError(
+      'UNSUPPORTED',
+      `fastInsert does not support the TypeORM driver "${type}"`,
+      'use a "postgres", "mysql" or "mariadb" DataSource, or repository.insert() for this one',
+    );
+  return driver;
+}
+
+/** Statements on a QueryRunner's connection: the caller's transaction (manager.transaction(...)), or the one fastInsert opens for a many-statement insert. */
+export async function executorOn(driver: TypeormDriver, queryRunner: QueryRunner): Promise<Executor> {
+  return driver.on(await queryRunner.connect());
+}
+
+/** Statements on the DataSource's own pool. */
+export function poolExecutor(dataSource: DataSource, driver: TypeormDriver): Executor {
+  const pool = driver.pool(dataSource.driver);
+  if (!pool) throw notConnected();
+  return driver.on(pool);
 }
 
 /** The DataSource's pool: pg's (`master`) or mysql2's (`pool`); a new one after destroy() and initialize(). */

@@ -1,27 +1,22 @@
 /**
  * typeormTestDb: the user's own DataSourceOptions, pointed at this worker's clone of a template
- * that TypeORM's migrations (or synchronize) built once per schema fingerprint.
+ * that TypeORM's migrations (or synchronize) built once per schema fingerprint (template.ts).
  */
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
   adapterDatabase,
-  driverConnection,
   type PoolEvents,
   ormHandle,
   FastTestDbError,
-  logger,
   messageOf,
   type ConnectionOptions,
-  type Engine,
-  type TemplateSource,
   type TestDatabase,
   type TestDatabaseOptions,
 } from '../../src/adapter-kit.js';
-import { poolOf } from './driver.js';
-import { inspectSchema, type SchemaSource } from './fingerprint.js';
-import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
-
-const log = logger('typeorm');
+import { driverConnection } from '../shared/connection.js';
+import { pointAt, poolOf } from './driver.js';
+import { closeDataSource, loadDataSourceClass, openDataSource } from './orm.js';
+import { typeormTemplate, type TypeormTemplateOptions } from './template.js';
 
 export interface TypeormTestDbOptions extends Omit<TestDatabaseOptions, 'migrate' | 'engine'>, TypeormTemplateOptions {
   /** Applied to the worker's DataSource only, e.g. `{ logging: true }` or a smaller pool via `extra`. */
@@ -35,104 +30,6 @@ export interface TypeormTestDb extends AsyncDisposable {
   database: TestDatabase;
   /** Destroys the DataSource and closes the database's own connection; the database stays. */
   close(): Promise<void>;
-}
-
-export interface TypeormTemplateOptions {
-  /**
-   * What builds the template. Default: the DataSource's migrations when it has any (plus
-   * synchronize when the options also say `synchronize: true`), otherwise synchronize.
-   */
-  schema?: SchemaSource;
-}
-
-export function engineOfOptions(options: DataSourceOptions): Engine {
-  switch (options.type) {
-    case 'postgres':
-      return 'postgres';
-    case 'mysql':
-    case 'mariadb':
-      return 'mysql';
-    default:
-      throw new FastTestDbError(
-        'UNSUPPORTED',
-        `fast-test-db/typeorm does not support DataSource type "${options.type}"`,
-        'use type "postgres", "mysql" or "mariadb"',
-      );
-  }
-}
-
-/** The user's options with every way of naming a server replaced by ours. */
-export function pointAt(options: DataSourceOptions, conn: ConnectionOptions, extra: Partial<DataSourceOptions>): DataSourceOptions {
-  return {
-    ...options,
-    url: undefined,
-    replication: undefined,
-    ssl: undefined,
-    host: conn.host,
-    port: conn.port,
-    username: conn.user,
-    password: conn.password,
-    database: conn.database,
-    ...extra,
-  } as DataSourceOptions;
-}
-
-/** Builds the template with the user's own TypeORM setup: migrations in one transaction, or synchronize. */
-async function buildSchema(
-  DataSource: DataSourceClass,
-  options: DataSourceOptions,
-  conn: ConnectionOptions,
-  source: SchemaSource,
-): Promise<void> {
-  const ds = new DataSource(
-    pointAt(options, conn, { synchronize: false, migrationsRun: false, dropSchema: false, logging: false } as Partial<DataSourceOptions>),
-  );
-  try {
-    await openDataSource(ds);
-  } catch (e) {
-    throw new FastTestDbError(
-      'MIGRATION_FAILED',
-      `TypeORM could not initialise on the template database ${conn.database}: ${messageOf(e)}`,
-      'check the entities and options; the same DataSource must initialise in the app',
-      { cause: e },
-    );
-  }
-  try {
-    if (source !== 'synchronize') {
-      const ran = await ds.runMigrations({
-        transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all',
-      });
-      log('template %s: %d migrations', conn.database, ran.length);
-    }
-    if (source !== 'migrations') {
-      await ds.synchronize();
-      log('template %s: synchronized', conn.database);
-    }
-  } catch (e) {
-    throw new FastTestDbError(
-      'MIGRATION_FAILED',
-      `building the schema with TypeORM (${source}) failed on ${conn.database}: ${messageOf(e)}`,
-      'run the same migrations against an empty database to see the failing statement; DEBUG=fast-test-db:* shows ours',
-      { cause: e },
-    );
-  } finally {
-    await closeDataSource(ds);
-  }
-}
-
-/**
- * The template half of typeormTestDb, for runner integrations (fast-test-db/jest, /vitest) whose
- * global setup builds the template: `adapter: () => typeormTemplate(dataSourceOptions)`.
- */
-export async function typeormTemplate(ormOptions: DataSourceOptions, opts: TypeormTemplateOptions = {}): Promise<TemplateSource> {
-  const engine = engineOfOptions(ormOptions);
-  const DataSource = await loadDataSourceClass('fast-test-db/typeorm');
-  const { source, fingerprint } = await inspectSchema(DataSource, ormOptions, opts.schema);
-  return {
-    engine,
-    cacheKey: `typeorm:${source}:${fingerprint}`,
-    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
-  };
 }
 
 /**

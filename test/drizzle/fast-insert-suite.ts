@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDrizzle } from '../../adapters/drizzle/drivers.js';
+import { openDrizzle } from '../../adapters/drizzle/driver.js';
 import { drizzleTestDb, fastInsert, type DrizzleTestDb } from '../../adapters/drizzle/index.js';
 import { mysqlCases, normalize, pgCases, resetCounters, sortBy, type ZooCase } from './cases.js';
 import * as myZoo from './zoo-mysql.js';

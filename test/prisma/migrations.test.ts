@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prismaTestDb, type PrismaTestDb } from '../../adapters/prisma/index.js';
-import { openScriptRunner } from '../../adapters/prisma/driver.js';
+import { openScriptExecutor } from '../../adapters/prisma/driver.js';
 import { isFastTestDbError } from '../../src/errors.js';
 
 type Engine = 'postgres' | 'mysql';
@@ -40,7 +40,7 @@ async function open(_engine: Engine, p: { schema: string }, extra: Record<string
 }
 
 async function migrationRows(t: PrismaTestDb<object>) {
-  const run = await openScriptRunner(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
+  const run = await openScriptExecutor(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
   try {
     return await run.query('SELECT * FROM _prisma_migrations ORDER BY started_at');
   } finally {
@@ -49,7 +49,7 @@ async function migrationRows(t: PrismaTestDb<object>) {
 }
 
 async function columns(t: PrismaTestDb<object>) {
-  const run = await openScriptRunner(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
+  const run = await openScriptExecutor(t.database.connection, t.database.server.engine === 'postgres' ? 'postgres' : 'mysql');
   try {
     const sql =
       t.database.server.engine === 'postgres'
@@ -137,7 +137,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
       expect(b.database.template.name).not.toBe(a.database.template.name);
       const row = (await migrationRows(b))[0]!;
       expect(row.checksum).toBe(createHash('sha256').update(readFileSync(p.initSql)).digest('hex'));
-      const run = await openScriptRunner(b.database.connection, engine === 'postgres' ? 'postgres' : 'mysql');
+      const run = await openScriptExecutor(b.database.connection, engine === 'postgres' ? 'postgres' : 'mysql');
       try {
         await run.query(engine === 'postgres' ? 'SELECT "extra" FROM "Tag"' : 'SELECT `extra` FROM `Tag`');
       } finally {

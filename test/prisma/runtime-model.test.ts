@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { clientAdapter, embeddedSchemaText, runtimeDataModel } from '../../adapters/prisma/runtime-model.js';
+import { clientDriverAdapter, embeddedSchemaText, runtimeDataModel } from '../../adapters/prisma/runtime-model.js';
 import { ensureGenerated } from './generate.js';
 
 const require = createRequire(import.meta.url);
@@ -89,7 +89,7 @@ for (const [generator, load] of Object.entries(generators)) {
       const client = new PrismaClient({ adapter });
       const text = embeddedSchemaText(client)!;
       expect(text).toContain('@updatedAt');
-      expect(clientAdapter(client)).toBe(adapter);
+      expect(clientDriverAdapter(client)).toBe(adapter);
       const holds = (v: unknown) =>
         v === text || v === adapter || (!!v && typeof v === 'object' && Object.values(v).some((x) => x === text || x === adapter));
       expect(publicValues(client).filter(holds)).toEqual([]);
