@@ -12,7 +12,7 @@ import type { ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
 export { FastTestDbError, driverSaid, messageOf } from './errors.js';
 export { classifyDriverError } from './engines/errors.js';
 // What differs between engines (insert spelling, quoting, URL defaults), asked instead of branching on the name.
-export { engineFor, engineOfFlavor, flavorOfScheme } from './engines/index.js';
+export { engineFor, engineNamed, engineOfFlavor, flavorOfScheme } from './engines/index.js';
 export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';

@@ -49,15 +49,15 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
   }
   const fromSchema = schemaEngine(options.schema);
   const engine = options.engine ?? fromDriver ?? fromSchema ?? 'postgres';
-  for (const [what, other] of [
+  for (const [what, otherEngine] of [
     ['driver', fromDriver],
     ['schema tables', fromSchema],
   ] as const) {
-    if (other && other !== engine) {
+    if (otherEngine && otherEngine !== engine) {
       throw new FastTestDbError(
         'BAD_OPTION',
-        `engine '${engine}' does not match the ${what}, which are for '${other}'`,
-        `use engine: '${other}', or ${what === 'driver' ? `a ${engine} driver` : `${engine} tables`}`,
+        `engine '${engine}' does not match the ${what}, which are for '${otherEngine}'`,
+        `use engine: '${otherEngine}', or ${what === 'driver' ? `a ${engine} driver` : `${engine} tables`}`,
       );
     }
   }

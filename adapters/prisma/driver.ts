@@ -2,12 +2,19 @@
  * The driver pool behind a Prisma client, and the Prisma driver adapters we hand it to (PrismaPg
  * takes a pg.Pool, PrismaMariaDb a mariadb.Pool), so that fastInsert and the migrations can use the
  * very same pool without going through Prisma's query pipeline. Which driver adapter serves which
- * engine, and which datasource provider names which engine, is said once, in DRIVER_ADAPTERS and
- * PROVIDERS.
+ * engine is said once, in DRIVER_ADAPTERS.
  */
 import { dirname, join } from 'node:path';
-import { classifyDriverError, FastTestDbError, loadPeer, type ConnectionOptions, type Engine, type Flavor } from '../../src/adapter-kit.js';
-import { engineOfFlavor } from '../../src/adapter-kit.js';
+import {
+  classifyDriverError,
+  engineNamed,
+  engineOfFlavor,
+  FastTestDbError,
+  loadPeer,
+  type ConnectionOptions,
+  type Engine,
+  type Flavor,
+} from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import type { ScriptExecutor } from './migrations.js';
@@ -286,11 +293,10 @@ function driverAdapterOf(engine: Engine): DriverAdapterEntry {
   return Object.values<DriverAdapterEntry>(DRIVER_ADAPTERS).find((a) => a.engine === engine)!;
 }
 
-/** The engine each datasource provider of a Prisma schema names. */
-const PROVIDERS: Readonly<Record<string, Engine>> = { postgresql: 'postgres', postgres: 'postgres', mysql: 'mysql' };
-
+/** The engine a Prisma datasource provider names ("postgresql", "postgres", "mysql" are engine names). */
 export function engineOfProvider(provider: string): Engine {
-  if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider]!;
+  const engine = engineNamed(provider);
+  if (engine) return engine.name;
   throw new FastTestDbError(
     'UNSUPPORTED',
     `datasource provider "${provider}" is not supported by fast-test-db`,

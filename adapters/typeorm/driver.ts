@@ -5,7 +5,7 @@
  * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
  */
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
-import { classifyDriverError, FastTestDbError, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
+import { classifyDriverError, engineNamed, FastTestDbError, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 
 export interface InsertOutcome {
@@ -90,12 +90,15 @@ const mysql: TypeormDriver = {
   omitsIncrementKeys: false,
 };
 
-/** The DataSource types we support, by TypeORM's name for them. */
-const DRIVERS: Readonly<Record<string, TypeormDriver>> = { postgres: pg, mysql, mariadb: mysql };
+const DRIVERS: readonly TypeormDriver[] = [pg, mysql];
 
-/** The driver behind a DataSource `type`, if we support it. */
+/**
+ * The driver behind a DataSource `type`, if we support it: the types we support ("postgres",
+ * "mysql", "mariadb") are the names of an engine.
+ */
 export function typeormDriver(type: DataSourceOptions['type']): TypeormDriver | undefined {
-  return Object.hasOwn(DRIVERS, type) ? DRIVERS[type] : undefined;
+  const engine = engineNamed(type);
+  return engine && DRIVERS.find((d) => d.engine === engine.name);
 }
 
 /** The user's options with every way of naming a server replaced by ours. */
