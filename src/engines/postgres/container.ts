@@ -8,7 +8,7 @@ import { DEFAULT_MAX_CONNECTIONS } from '../tuning.js';
 import { postgresSettings } from './tuning.js';
 import type { TestDatabaseOptions } from '../../types.js';
 import type { ContainerDefinition } from '../engine.js';
-import { quoteIdent, quoteLiteral } from '../quote.js';
+import { id, lit } from './quote.js';
 
 export const DEFAULT_POSTGRES_IMAGE = 'postgres:18-alpine';
 
@@ -30,7 +30,7 @@ export function containerDefinition(options: TestDatabaseOptions, image: string 
       const more = Object.entries(postgresSettings({ maxConnections, major })).filter(([k]) => !(k in everyMajor));
       if (more.length === 0) return;
       // Only reloadable settings depend on the major today; a postmaster one would need a restart.
-      for (const [k, v] of more) await admin.query(`ALTER SYSTEM SET ${quoteIdent('postgres', k)} = ${quoteLiteral('postgres', v)}`);
+      for (const [k, v] of more) await admin.query(`ALTER SYSTEM SET ${id(k)} = ${lit(v)}`);
       await admin.query('SELECT pg_reload_conf()');
     },
   };
