@@ -94,6 +94,16 @@ export function isFastTestDbError(e: unknown, code?: ErrorCode): e is FastTestDb
   return e instanceof FastTestDbError && (code === undefined || e.code === code);
 }
 
+/** What an error says happened, without the fix a FastTestDbError appends. */
+export function errorWhat(e: unknown): string {
+  return e instanceof FastTestDbError ? e.message.split('\n  fix: ')[0]! : messageOf(e);
+}
+
+/** The fix a FastTestDbError carries. */
+export function errorFix(e: unknown): string | undefined {
+  return e instanceof FastTestDbError ? e.fix : undefined;
+}
+
 /** Message of any thrown value, for wrapping. */
 export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

@@ -3,17 +3,12 @@
  * never a system one, optionally with the fixed login an app already uses (a drop-in for the
  * database service of a docker-compose file: `--port 5432 --user test --password test --database test`).
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { newMarker } from '../engines/dialect.js';
+import type { EngineName, Logins, MarkerStore, SqlClient, TemplateStore, Urls } from '../engines/engine.js';
+import { engineFor } from '../engines/index.js';
+import { newMarker } from '../engines/marker.js';
 import { FastTestDbError } from '../errors.js';
-import type { Engine, ServerInfo } from '../types.js';
+import type { ServerInfo } from '../types.js';
 import { loginPassword } from '../server/os/password.js';
-
-/** What apps and the server itself keep in these databases: never handed out, never created by us. */
-const SYSTEM_DATABASES: Record<Engine, readonly string[]> = {
-  postgres: ['postgres', 'template0', 'template1'],
-  mysql: ['mysql', 'information_schema', 'performance_schema', 'sys'],
-};
 
 export const DEFAULT_HANDED_OUT = 'test';
 
@@ -32,8 +27,8 @@ export interface HandedOut {
 }
 
 /** Refuses a system database by name, before any server starts. */
-export function handOutName(engine: Engine, database = DEFAULT_HANDED_OUT): string {
-  if (SYSTEM_DATABASES[engine].includes(database.toLowerCase()))
+export function handOutName(engine: EngineName, database = DEFAULT_HANDED_OUT): string {
+  if (engineFor(engine).systemDatabases.includes(database.toLowerCase()))
     throw new FastTestDbError(
       'BAD_OPTION',
       `--database ${database} is one of the server's own databases`,
@@ -42,7 +37,10 @@ export function handOutName(engine: Engine, database = DEFAULT_HANDED_OUT): stri
   return database;
 }
 
-export async function handOutDatabase(dialect: Dialect, admin: SqlClient, server: ServerInfo, req: HandOutRequest): Promise<HandedOut> {
+/** What handing out a database takes of an engine's roles. */
+export type HandOutRoles = Pick<MarkerStore, 'readMarker'> & Pick<TemplateStore, 'createEmpty'> & Logins & Pick<Urls, 'url'>;
+
+export async function handOutDatabase(roles: HandOutRoles, admin: SqlClient, server: ServerInfo, req: HandOutRequest): Promise<HandedOut> {
   const database = handOutName(server.engine, req.database);
   const user = req.user ?? server.user;
   // A login the user named without a password still gets one (in the URL printed): with none, any
@@ -55,17 +53,17 @@ export async function handOutDatabase(dialect: Dialect, admin: SqlClient, server
       `use another user name, e.g. --user test --password ${password || 'test'}`,
     );
 
-  const marker = await dialect.readMarker(admin, database);
+  const marker = await roles.readMarker(admin, database);
   if (marker === null)
     throw new FastTestDbError(
       'NOT_OURS',
       `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`,
       'choose another --database, or remove that database yourself',
     );
-  if (marker === undefined) await dialect.createEmpty(admin, database, newMarker('database', { run: 'start' }));
+  if (marker === undefined) await roles.createEmpty(admin, database, newMarker('database', { run: 'start' }));
   if (user !== server.user) {
-    await dialect.createLogin(admin, user, password);
-    await dialect.grantDatabase(admin, database, user);
+    await roles.createLogin(admin, user, password);
+    await roles.grantDatabase(admin, database, user);
   }
-  return { url: dialect.url({ ...server, user, password }, database), database, user, created: marker === undefined };
+  return { url: roles.url({ ...server, user, password }, database), database, user, created: marker === undefined };
 }

@@ -1,5 +1,6 @@
 /** Server options shared by the commands: the project's config file, then the command line on top. */
 import { loadConfig, mergeConfig, type FastTestDbConfig } from '../options/config.js';
+import { engineNamed } from '../engines/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine } from '../types.js';
 import { str, type OptionSpec } from './command.js';
@@ -19,8 +20,8 @@ export const SERVER_HELP = `  -e, --engine E    postgres (default) or mysql (MyS
 
 export function parseEngine(v: string | undefined): Engine | undefined {
   if (v === undefined) return undefined;
-  if (v === 'postgres' || v === 'postgresql' || v === 'pg') return 'postgres';
-  if (v === 'mysql' || v === 'mariadb') return 'mysql';
+  const engine = engineNamed(v);
+  if (engine) return engine.name;
   throw new FastTestDbError('BAD_OPTION', `unknown engine "${v}"`, 'use --engine postgres or --engine mysql (MariaDB is mysql)');
 }
 

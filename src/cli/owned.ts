@@ -3,7 +3,7 @@
  * the server a test run in this directory joins (the request comes from server/providers/embedded.ts),
  * optionally on a port of the user's choosing.
  */
-import { dialectFor } from '../engines/index.js';
+import { engineFor } from '../engines/index.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
 import { embeddedRequest } from '../server/providers/embedded.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
@@ -17,7 +17,7 @@ export interface OwnedRequest {
 }
 
 export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
-  await dialectFor(engine); // a missing driver is PEER_MISSING before a server starts
+  await engineFor(engine).load(); // a missing driver is PEER_MISSING before a server starts
   const { request, label } = await embeddedRequest(engine, options, port);
   return { request, label, dir: serverDir(request) };
 }

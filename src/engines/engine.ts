@@ -328,6 +328,34 @@ export interface Provisioning {
   embedded(): Promise<{ embeddedServer(options: TestDatabaseOptions): EmbeddedServer }>;
 }
 
+export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
+
+/** One finding of `fast-test-db doctor`. */
+export interface DoctorCheck {
+  id: string;
+  status: CheckStatus;
+  title: string;
+  detail?: string;
+  /** What to do, when status is warn or fail. */
+  fix?: string;
+}
+
+/** What the engine's doctor checks are told: where binaries are looked for, the locale chosen, whom servers run as. */
+export interface DoctorInputs extends Pick<TestDatabaseOptions, 'binDir'> {
+  locale?: string;
+  runAs: string;
+}
+
+/** What `doctor` asks of this engine. */
+export interface EngineDoctor {
+  /** What this machine offers for our own servers of this engine, the first check whether its server binaries are here. */
+  local(inputs: DoctorInputs): Promise<DoctorCheck[]>;
+  /** Where a server `doctor` reached keeps its data, and whether the user may create databases (undefined: not known). */
+  storage(admin: SqlClient, report: DescribeReport): Promise<{ dataDirectory?: string; canCreate?: boolean }>;
+  /** The fix for a user who may not create databases. */
+  rightsFix(user: string): string;
+}
+
 /** One engine: its facts, and the factory of the roles that speak to a server. */
 export interface Engine {
   readonly name: EngineName;
@@ -347,6 +375,10 @@ export interface Engine {
   readonly monitor: Monitor;
   readonly inserts: Inserts;
   readonly provisioning: Provisioning;
+  /** The databases the server itself and apps keep (never handed out, never created by us). */
+  readonly systemDatabases: readonly string[];
+  /** Loaded only by `doctor`. */
+  doctor(): Promise<EngineDoctor>;
   /**
    * The roles that speak to a server, with the engine's driver loaded: a missing driver is
    * PEER_MISSING here, before any server starts. One set per process and options (the MySQL

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { types } from 'node:util';
 import { logger } from '../util/log.js';
-import { isUntimed } from './untimed.js';
+import { isUntimed } from '../util/untimed.js';
 
 const log = logger('reporter');
 

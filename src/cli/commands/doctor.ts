@@ -1,6 +1,6 @@
 /** `fast-test-db doctor`: what this machine offers, and whether a given server is fit for tests. */
 import { parseDuration } from '../duration.js';
-import { doctor, type Check } from '../tools/doctor.js';
+import { doctor, type DoctorCheck } from '../tools/doctor.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command } from '../command.js';
 import type { Output } from '../output.js';
 
@@ -55,7 +55,7 @@ Examples:
   },
 };
 
-function printCheck(out: Output, c: Check): void {
+function printCheck(out: Output, c: DoctorCheck): void {
   const mark = { ok: out.c.green('✓'), info: out.c.blue('·'), warn: out.c.yellow('!'), fail: out.c.red('✗') }[c.status];
   out.line(`${mark} ${c.status === 'fail' ? out.c.bold(c.title) : c.title}`);
   if (c.detail) out.line(out.c.dim(`    ${c.detail}`));

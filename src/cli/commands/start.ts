@@ -1,5 +1,5 @@
 /** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
-import { dialectFor } from '../../engines/index.js';
+import { dialectFor, engineFor } from '../../engines/index.js';
 import { describeTuning } from '../describe.js';
 import { serverState, stopOwnedServer } from '../../server/registry.js';
 import { parseDuration } from '../duration.js';
@@ -12,7 +12,8 @@ import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
 import { acquire, isRunning, ownedRequest, type OwnedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
-import { dropOurDatabases, withClient } from '../../core/client.js';
+import { dropOurDatabases } from '../../core/client.js';
+import { withClient } from '../../engines/connect.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -77,7 +78,7 @@ Examples:
       cacheDir: str(values['cache-dir']) ?? base.cacheDir,
     };
     handOutName(options.engine, str(values.database));
-    if (values['data-cache'] && options.engine !== 'postgres')
+    if (values['data-cache'] && !engineFor(options.engine).server.dataCache)
       throw new FastTestDbError(
         'BAD_OPTION',
         '--data-cache is for the embedded PostgreSQL only',
@@ -87,12 +88,13 @@ Examples:
     // The port asked for, or nothing: a URL on another port would not match the app's .env.
     if (port) refuseOtherPort(req, serverState(req.dir).info?.port, port);
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
-    const dialect = await dialectFor(server.engine);
+    const engine = engineFor(server.engine);
+    const roles = await engine.load();
     // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
-    const adminUrl = dialect.url(server, server.adminDatabase);
-    const { report, handed } = await withClient(dialect, server, async (admin) => ({
-      report: await dialect.describe(admin, server),
-      handed: await handOutDatabase(dialect, admin, server, {
+    const adminUrl = engine.urls.url(server, server.adminDatabase);
+    const { report, handed } = await withClient(roles.connector, server, async (admin) => ({
+      report: await roles.inspector.describe(admin, server),
+      handed: await handOutDatabase({ ...roles.markers, ...roles.templates, ...roles.logins, url: engine.urls.url }, admin, server, {
         database: str(values.database),
         user: str(values.user),
         password: str(values.password),

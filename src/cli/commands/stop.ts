@@ -1,5 +1,5 @@
 /** `fast-test-db stop`: stops this project's servers (or every one of ours), refusing while clients use them unless --force. */
-import { ENGINE_LABEL, SESSION_ID_NAME } from '../../engines/labels.js';
+import { engineNamed } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, type Command } from '../command.js';
 import { serverOptions, SERVER_OPTIONS } from '../options.js';
@@ -82,7 +82,7 @@ Examples:
 };
 
 function label(t: StopTarget): string {
-  const engine = t.engine === 'unknown' ? 'server' : ENGINE_LABEL[t.engine];
+  const engine = engineNamed(t.engine)?.label ?? 'server';
   return `${engine}${t.port ? ` on port ${t.port}` : ''} (${t.dir})`;
 }
 
@@ -92,7 +92,7 @@ function describeTarget(t: StopTarget, out: Parameters<Command['run']>[0]['out']
     out.line(`  ${h.foregroundStart ? 'fast-test-db start' : 'held by'} pid ${h.pid}: ${h.command || '(command line unknown)'}`);
   for (const s of t.sessions)
     out.line(
-      `  client ${t.engine === 'unknown' ? 'pid' : SESSION_ID_NAME[t.engine]} ${s.pid}: ${s.application ? `${s.application}, ` : ''}database ${s.database ?? '(none)'}, user ${s.user ?? '(unknown)'}${s.client ? `, from ${s.client}` : ''}`,
+      `  client ${engineNamed(t.engine)?.server.sessionIdName ?? 'pid'} ${s.pid}: ${s.application ? `${s.application}, ` : ''}database ${s.database ?? '(none)'}, user ${s.user ?? '(unknown)'}${s.client ? `, from ${s.client}` : ''}`,
     );
   if (t.sessionsError) out.line(`  could not list its sessions: ${t.sessionsError}`);
   if (!inUse(t)) out.line(out.c.dim('  no clients'));

@@ -1,6 +1,6 @@
 /** `fast-test-db url`: the URL of the project's reused server, started if needed. */
 import { parseDuration } from '../duration.js';
-import { dialectFor } from '../../engines/index.js';
+import { engineFor } from '../../engines/index.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { acquire, ownedRequest } from '../owned.js';
 import { SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
@@ -31,7 +31,7 @@ ${COMMON_HELP}`,
         ? `${req.label} is running`
         : `started ${req.label}; it stops after ${idle ?? '15m'} without clients, or now with fast-test-db stop`,
     );
-    const url = (await dialectFor(server.engine)).url(server, str(values.database) ?? server.adminDatabase);
+    const url = engineFor(server.engine).urls.url(server, str(values.database) ?? server.adminDatabase);
     out.data({ url, joined, server });
     out.line(url);
     return 0;

@@ -6,7 +6,7 @@
  * process is still alive on this machine is left alone.
  */
 import type { Dialect, Marker, SqlClient } from '../../engines/dialect.js';
-import { dialectFor } from '../../engines/index.js';
+import { dialectFor, engineFor } from '../../engines/index.js';
 import { messageOf } from '../../errors.js';
 import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
@@ -82,7 +82,7 @@ export interface CleanReport {
 }
 
 function publicUrl(s: Pick<ServerInfo, 'engine' | 'user' | 'host' | 'port' | 'socket'>): string {
-  return `${s.engine === 'postgres' ? 'postgres' : 'mysql'}://${encodeURIComponent(s.user)}@${s.host}:${s.port}`;
+  return `${engineFor(s.engine).urls.schemes[0]}://${encodeURIComponent(s.user)}@${s.host}:${s.port}`;
 }
 
 /** Why a marked database stays, or undefined when it is stale. `ours`: every database of ours on the server. */

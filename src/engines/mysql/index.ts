@@ -30,6 +30,8 @@ export const mysql: Engine = {
   },
   monitor,
   inserts,
+  systemDatabases: ['mysql', 'information_schema', 'performance_schema', 'sys'],
+  doctor: async () => (await import('./doctor.js')).doctor,
   provisioning: { embedded: () => import('./embedded.js') },
   load() {
     loaded ??= loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());

@@ -2,7 +2,7 @@
 import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
 import { loadPeer } from '../../util/peer.js';
-import { untimed } from '../../reporters/untimed.js';
+import { untimed } from '../../util/untimed.js';
 import type { ServerInfo } from '../../types.js';
 import type { SqlClient } from '../engine.js';
 

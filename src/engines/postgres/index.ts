@@ -30,6 +30,8 @@ export const postgres: Engine = {
   },
   monitor,
   inserts,
+  systemDatabases: ['postgres', 'template0', 'template1'],
+  doctor: async () => (await import('./doctor.js')).doctor,
   provisioning: { embedded: () => import('./embedded.js') },
   load(options = {}) {
     const key = options.cloneStrategy ?? 'file_copy';
