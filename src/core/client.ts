@@ -1,33 +1,11 @@
 /**
- * A connection for the length of one job: opened, used, closed whatever happens. Every
- * connect-then-finally-close in the library goes through here.
+ * Jobs on an admin connection that entries above the core run: a server's description (until its
+ * callers take engines/connect.ts's, which asks the engine) and the drop of our test databases at
+ * the end of a run.
  */
 import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
 import type { DescribeReport, ServerInfo } from '../types.js';
-
-/** Runs `fn` on a connection to `database` (default: the server's admin database), closed afterwards. */
-export function withClient<T>(dialect: Dialect, server: ServerInfo, fn: (client: SqlClient) => Promise<T>): Promise<T>;
-export function withClient<T>(
-  dialect: Dialect,
-  server: ServerInfo,
-  database: string | undefined,
-  fn: (client: SqlClient) => Promise<T>,
-): Promise<T>;
-export async function withClient<T>(
-  dialect: Dialect,
-  server: ServerInfo,
-  dbOrFn: string | undefined | ((client: SqlClient) => Promise<T>),
-  maybeFn?: (client: SqlClient) => Promise<T>,
-): Promise<T> {
-  const fn = typeof dbOrFn === 'function' ? dbOrFn : maybeFn!;
-  const database = typeof dbOrFn === 'function' ? undefined : dbOrFn;
-  const client = await dialect.connect(server, database);
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+import { withClient } from '../engines/connect.js';
 
 /** What the server is and how it is tuned, over a connection of its own. */
 export function describeServer(dialect: Dialect, server: ServerInfo): Promise<DescribeReport> {

@@ -5,17 +5,17 @@
  * killed processes left in the way is dropped on the way (leftovers.ts).
  */
 import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { dialectFor } from '../engines/index.js';
-import { resolveOptions } from '../options/resolve.js';
+import { dialectFor, engineFor } from '../engines/index.js';
+import { type Context, contextOf } from '../options/context.js';
 import { resolveServer } from '../server/providers/index.js';
 import { runScopedNote } from '../state.js';
 import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../types.js';
 import { logger } from '../util/log.js';
-import { withClient } from './client.js';
+import { withClient } from '../engines/connect.js';
 import { cloneInto, nameOfOurOwn } from './clone.js';
 import { RUN_SCOPED_NOTE } from './fingerprint.js';
 import { Database } from './handle.js';
-import { releaseName, resolveNames } from './names.js';
+import { ENTRY, releaseName, resolveNames } from './names.js';
 import { type PreparedTemplate, type TemplateInputs, type TemplatePlace, templateOn } from './template.js';
 import { leaseTemplate } from './users.js';
 
@@ -25,55 +25,61 @@ const log = logger('database');
  * Starts (or joins) the server the options describe, without creating any database: for scripts
  * and global setups that hand the server on. The server lives while this process does.
  */
-export async function startServer(options: TestDatabaseOptions = {}): Promise<ServerInfo> {
-  const { engine } = resolveNames(options);
-  await dialectFor(engine); // a missing driver is PEER_MISSING before a server starts
-  return resolveServer(options, engine);
+export async function startServer(options: TestDatabaseOptions | Context = {}): Promise<ServerInfo> {
+  const ctx = contextOf(options, ENTRY);
+  const { engine } = resolveNames(ctx);
+  await dialectOf(ctx, engine); // a missing driver is PEER_MISSING before a server starts
+  return resolveServer(ctx, engine);
 }
 
 /**
  * Starts (or joins) the server and builds the template if no process has yet. Runner global setups
  * call this once per run, so that workers only clone.
  */
-export async function prepareTemplate(options: TestDatabaseOptions = {}): Promise<PreparedTemplate> {
-  const place = await placeOf(options);
+export async function prepareTemplate(options: TestDatabaseOptions | Context = {}): Promise<PreparedTemplate> {
+  const ctx = contextOf(options, ENTRY);
+  const place = await placeOf(ctx);
   return withClient(place.dialect, place.server, async (admin) => {
     // The caller hands the template on to processes that clone it later: it is leased for the life
     // of this process, so that `clean` and other runs' eviction leave it (users.ts). One dropped
     // between the check and the lease is built again.
     for (let attempt = 1; ; attempt++) {
-      const prepared = await templateOn(admin, place, inputsOf(options, place.server));
+      const prepared = await templateOn(admin, place, inputsOf(ctx, place.server));
       if ((await leaseTemplate(place.dialect, admin, prepared.template.name, place.names.run)) || attempt === 3) return prepared;
     }
   });
 }
 
 /** This process's own database: a server, the template, a clone of it under a name no live run holds. */
-export async function openDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const place = await placeOf(options);
+export async function openDatabase(options: TestDatabaseOptions | Context = {}): Promise<TestDatabase> {
+  const ctx = contextOf(options, ENTRY);
+  const place = await placeOf(ctx);
   const { dialect, server, names } = place;
   // One admin connection serves the template check (and build) and the clone.
   const { template, seeded, name, runScoped } = await withClient(dialect, server, async (admin) => {
-    const name = await nameOfOurOwn(dialect, admin, names, options.suffix);
+    const name = await nameOfOurOwn(dialect, admin, names, ctx.options.suffix);
     try {
-      return { ...(await cloneTemplate(admin, place, inputsOf(options, server), name)), name };
+      return { ...(await cloneTemplate(admin, place, inputsOf(ctx, server), name)), name };
     } catch (e) {
       releaseName(name);
       throw e;
     }
   });
-  if (runScoped) noteRunScoped(options);
+  if (runScoped) noteRunScoped(ctx);
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
   return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
 }
 
-/** The names, the dialect and the server of `options` (started or joined). */
-async function placeOf(options: TestDatabaseOptions): Promise<TemplatePlace> {
-  const names = resolveNames(options);
-  const dialect: Dialect = await dialectFor(names.engine);
-  const server = await resolveServer(options, names.engine);
+/** The names, the dialect and the server of an entry (started or joined). */
+async function placeOf(ctx: Context): Promise<TemplatePlace> {
+  const names = resolveNames(ctx);
+  const dialect = await dialectOf(ctx, names.engine);
+  const server = await resolveServer(ctx, names.engine);
   return { dialect, server, names };
 }
+
+const dialectOf = (ctx: Context, engine: TemplatePlace['names']['engine']): Promise<Dialect> =>
+  dialectFor(engine, { cloneStrategy: ctx.resolved.cloneStrategy });
 
 /** The template (built if missing) cloned into `name`. */
 async function cloneTemplate(admin: SqlClient, place: TemplatePlace, inputs: TemplateInputs, name: string): Promise<PreparedTemplate> {
@@ -88,11 +94,13 @@ async function cloneTemplate(admin: SqlClient, place: TemplatePlace, inputs: Tem
   return prepared;
 }
 
-/** What the template of `options` is built from, on `server`. */
-function inputsOf(options: TestDatabaseOptions, server: ServerInfo): TemplateInputs {
-  const resolved = resolveOptions(options);
+/** What the template of an entry is built from, on `server`. */
+function inputsOf(ctx: Context, server: ServerInfo): TemplateInputs {
+  const { options, resolved } = ctx;
   const unlogged =
-    options.unlogged === undefined || options.unlogged === 'auto' ? !server.tuned && server.engine === 'postgres' : options.unlogged;
+    options.unlogged === undefined || options.unlogged === 'auto'
+      ? !server.tuned && engineFor(server.engine).tuning.unloggedWhenUntuned
+      : options.unlogged;
   return {
     migrate: options.migrate,
     cacheKey: options.cacheKey,
@@ -101,6 +109,7 @@ function inputsOf(options: TestDatabaseOptions, server: ServerInfo): TemplateInp
     keepTemplates: options.keepTemplates ?? 3,
     migrateTimeoutMs: resolved.migrateTimeoutMs,
     envVars: envVarNames(resolved.envVar),
+    env: ctx.env,
   };
 }
 
@@ -115,8 +124,8 @@ function envVarNames(value: string | string[] | undefined): string[] {
  * says it for the runner's template (prepareTemplate prints nothing); a worker gets here only for a
  * template of its own (another schema than the runner's, see runners/shared/compose.ts).
  */
-function noteRunScoped(options: TestDatabaseOptions): void {
-  if (runScopedNote.shown || resolveOptions(options).quiet) return;
+function noteRunScoped(ctx: Context): void {
+  if (runScopedNote.shown || ctx.resolved.quiet) return;
   runScopedNote.shown = true;
   process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
 }

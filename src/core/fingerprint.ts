@@ -50,8 +50,8 @@ export function sourceHash(fn: (...args: never[]) => unknown): string {
 const processScope = `p${process.pid}-${randomBytes(4).toString('hex')}`;
 
 /**
- * One run: the run id when there is one (runners set FAST_TEST_DB_RUN_ID for all their workers, CI
- * jobs have theirs); else the parent process when it is Node (a test runner whose workers we are,
+ * One run: the run id when there is one (a runner's workers have the run of its handoff, CI jobs
+ * have theirs); else the parent process when it is Node (a test runner whose workers we are,
  * told apart from an earlier runner with the same pid by its start time); else this process alone.
  */
 export function runScope(run: string | undefined): string {

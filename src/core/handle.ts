@@ -5,6 +5,7 @@
  */
 import type { Dialect, SqlClient } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
+import { engineFor } from '../engines/index.js';
 import { keeperFiles, type KeeperStatus } from '../server/keeper/files.js';
 import { readJson } from '../server/os/shared-files.js';
 import { backendsServing } from '../server/os/processes.js';
@@ -51,8 +52,8 @@ export class Database implements TestDatabase {
   private resetClient?: Promise<SqlClient>;
   private adminClient?: Promise<SqlClient>;
   private adminUsers = 0;
-  /** Our PostgreSQL's postmaster, once read from its keeper's status (sessionTasks). */
-  private postmaster?: number;
+  /** The main process of our server whose sessions are processes, once read from its keeper's status (sessionTasks). */
+  private serverPid?: number;
 
   constructor(private readonly spec: DatabaseSpec) {
     const { dialect, server, name } = spec;
@@ -156,18 +157,18 @@ export class Database implements TestDatabase {
   }
 
   /**
-   * The OS tasks serving the sessions now connected to this database (CPU pairing). PostgreSQL's
-   * are found by their process titles, without a connection; else the dialect asks the server.
+   * The OS tasks serving the sessions now connected to this database (CPU pairing). On an engine
+   * whose sessions are processes of their own (PostgreSQL's back-ends), those of a server started
+   * here are found by their process titles, without a connection; else the server is asked.
    */
   async sessionTasks(): Promise<number[]> {
     // A runner's worker asks every 100 ms; the server's pid stays for the life of this handle.
     const { stateDir } = this.server;
-    if (this.server.engine === 'postgres' && stateDir) this.postmaster ??= readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid;
-    const found = this.postmaster ? backendsServing(this.postmaster, this.name) : undefined;
+    if (stateDir && engineFor(this.server.engine).server.sessionsAreProcesses)
+      this.serverPid ??= readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid;
+    const found = this.serverPid ? backendsServing(this.serverPid, this.name) : undefined;
     if (found) return found;
-    const { sessionTasks } = this.dialect;
-    if (!sessionTasks) return [];
-    return this.withAdmin((admin) => sessionTasks(admin, this.name));
+    return this.withAdmin((admin) => this.dialect.sessionTasks(admin, this.name));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -21,6 +21,8 @@ export interface MigrateJob {
   timeoutMs: number;
   /** Env var names the command also finds the URL in (the runners' envVar). */
   envVars: readonly string[];
+  /** The environment the command runs in (the entry's copy), with the URL's vars set on top. */
+  env: Readonly<NodeJS.ProcessEnv>;
   cwd?: string;
 }
 
@@ -50,7 +52,7 @@ export async function runMigrate(job: MigrateJob): Promise<void> {
 
 function runCommand(job: MigrateJob, command: string): Promise<void> {
   const template = job.ctx.database;
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...job.env };
   for (const name of new Set([DEFAULT_ENV_VAR, ...job.envVars])) env[name] = job.url;
   log('running migrate command %s for %s', command, template);
   // A group of its own, so that a timeout ends the shell and whatever it started (npm, then node).

@@ -12,8 +12,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dialect } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
-import { checkEntry } from '../options/resolve.js';
-import { detectRun, detectShard, detectWorker } from '../options/workers.js';
+import { engineFor } from '../engines/index.js';
+import { type Context, contextOf } from '../options/context.js';
 import { engineOfUrl } from '../server/providers/url.js';
 import { heldNames } from '../state.js';
 import type { Engine, TestDatabaseOptions } from '../types.js';
@@ -27,33 +27,33 @@ export interface ResolvedNames {
   worker: string;
 }
 
-/** Options, then env vars, then defaults: who this process is and what it names things. */
-export function resolveNames(options: TestDatabaseOptions): ResolvedNames {
-  const resolved = checkEntry(options, 'fast-test-db options');
-  const url = resolved.url;
+/** Where the core's entries say a bad option was given. */
+export const ENTRY = { where: 'fast-test-db options' };
+
+/** Options, then env vars, then defaults (the entry's context): who this process is and what it names things. */
+export function resolveNames(options: TestDatabaseOptions | Context = {}): ResolvedNames {
+  const ctx = contextOf(options, ENTRY);
+  const { url } = ctx.resolved;
   const ofUrl = url ? engineOfUrl(url) : undefined;
-  const engine = resolved.engine ?? ofUrl ?? 'postgres';
-  if (ofUrl && ofUrl !== engine)
+  const engine = ctx.resolved.engine ?? ofUrl ?? 'postgres';
+  const { urls } = engineFor(engine);
+  if (url && ofUrl && !urls.schemes.includes(schemeOf(url)))
     throw new FastTestDbError(
       'BAD_OPTION',
-      `the engine is '${engine}' (${options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${options.url ? '' : ' in TEST_DATABASE_URL'} is a ${ofUrl} URL`,
-      `leave the engine out (it follows the URL's scheme), or give a ${engine === 'postgres' ? 'postgres://' : 'mysql://'} URL`,
+      `the engine is '${engine}' (${ctx.options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${ctx.options.url ? '' : ' in TEST_DATABASE_URL'} is a ${ofUrl} URL`,
+      `leave the engine out (it follows the URL's scheme), or give a ${urls.schemes[0]}:// URL`,
     );
-  const prefix = resolved.prefix;
+  const { prefix } = ctx.names;
   if (!/^[a-z][a-z0-9]{0,15}$/.test(prefix))
     throw new FastTestDbError(
       'BAD_OPTION',
       `prefix "${prefix}" is not 1-16 lowercase letters and digits`,
       "use something like 'ftdb' or 'myapp'",
     );
-  return {
-    engine,
-    prefix,
-    run: options.runId ?? detectRun(),
-    shard: options.shard ?? detectShard(),
-    worker: options.worker ?? detectWorker().id,
-  };
+  return { engine, prefix, run: ctx.names.run, shard: ctx.names.shard, worker: ctx.names.worker };
 }
+
+const schemeOf = (url: string) => url.slice(0, url.indexOf(':')).toLowerCase();
 
 export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
   return databaseName(dialect.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);

@@ -11,20 +11,27 @@
  * (leftovers.ts), and by `clean`.
  * Engines without a database rename (MySQL) drop, then clone, as before.
  */
-import type { SqlClient } from '../engines/dialect.js';
+import type { Dialect, SqlClient } from '../engines/dialect.js';
+import type { Swap } from '../engines/engine.js';
 import { newMarker, ownerGone } from '../engines/dialect.js';
 import type { FastTestDbError } from '../errors.js';
 import { logger } from '../util/log.js';
 import { pidAlive } from '../server/os/lock.js';
 import { createPastLeftover, sweepLeftovers } from './leftovers.js';
 import { cloneInto, type CloneRequest } from './clone.js';
-import { withClient } from './client.js';
+import { withClient } from '../engines/connect.js';
 import { oldName, prefixOf, spareName } from './names.js';
 import { heldByOther, liveOtherOwner } from './users.js';
 import type { ServerInfo } from '../types.js';
 import { recreateWork } from '../state.js';
 
 const log = logger('recreate');
+
+/** The engine's rename swap (engines/engine.ts, Swap): both of its operations, or null without one. */
+function swapOf(dialect: Dialect): Swap | null {
+  const { renameDatabases, endConnections } = dialect;
+  return renameDatabases && endConnections ? { renameDatabases, endConnections } : null;
+}
 
 /** recreate()'s background work is kept per server and database name (state.ts, recreateWork). */
 const keyOf = (server: ServerInfo, name: string) => `${server.host}:${server.port}/${name}`;
@@ -40,7 +47,8 @@ export async function settleRecreate(server: ServerInfo, name: string): Promise<
  */
 export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Promise<void> {
   const { dialect, server, template, name } = req;
-  if (!dialect.renameDatabases) return cloneInto(admin, req);
+  const swap = swapOf(dialect);
+  if (!swap) return cloneInto(admin, req);
   const key = keyOf(server, name);
   const started = performance.now();
   await recreateWork.get(key);
@@ -51,13 +59,13 @@ export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Pro
   if (!existing) return cloneInto(admin, req);
   const owner = liveOtherOwner(existing);
   if (owner !== undefined) throw heldByOther(name, existing, owner);
-  if (req.force || ownerGone(existing, pidAlive)) await dialect.endConnections!(admin, name);
+  if (req.force || ownerGone(existing, pidAlive)) await swap.endConnections(admin, name);
   const old = oldName(name);
   const spare = spareName(name, template);
   // Only a spare this process made: another's may be a clone of a template since rebuilt.
   let usedSpare = (await dialect.readMarker(admin, spare))?.pid === process.pid;
   if (usedSpare) {
-    await dialect
+    await swap
       .renameDatabases(admin, [
         [name, old],
         [spare, name],
@@ -68,7 +76,7 @@ export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Pro
         usedSpare = false;
       });
   }
-  if (!usedSpare) await dialect.renameDatabases(admin, [[name, old]]);
+  if (!usedSpare) await swap.renameDatabases(admin, [[name, old]]);
   try {
     if (!usedSpare) await cloneInto(admin, { ...req, force: false });
     log(
@@ -110,7 +118,7 @@ function background(req: CloneRequest, drops: string[]): void {
 export async function releaseSpare(admin: SqlClient, req: Pick<CloneRequest, 'dialect' | 'server' | 'template' | 'name'>): Promise<void> {
   const { dialect, server, template, name } = req;
   await settleRecreate(server, name);
-  if (!dialect.renameDatabases) return;
+  if (!swapOf(dialect)) return;
   const spare = spareName(name, template);
   const marker = await dialect.readMarker(admin, spare);
   if (marker && marker.pid === process.pid) await dialect.drop(admin, spare, { force: true });

@@ -13,7 +13,7 @@ import { dropLeftoverStaging, dropLeftoverTemplate } from './leftovers.js';
 import { markWorthSaving } from '../server/os/warm-cache.js';
 import type { MigrateFn, ServerInfo, TestDatabase } from '../types.js';
 import { hostname } from 'node:os';
-import { withClient } from './client.js';
+import { withClient } from '../engines/connect.js';
 import { templateInUse } from './users.js';
 import { runMigrate } from './migrate-run.js';
 import { closeLeftOpen, noteClients } from './left-open.js';
@@ -34,6 +34,8 @@ export interface TemplateInputs {
   migrateTimeoutMs: number;
   /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
   envVars: readonly string[];
+  /** The environment a migrate command runs in (the entry's copy), before the URL's vars are set. */
+  env: Readonly<NodeJS.ProcessEnv>;
 }
 
 /** What every database of one fingerprint shares: the server and the template. */
@@ -86,6 +88,7 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     migrate,
     migrateTimeoutMs: source.migrateTimeoutMs,
     envVars: source.envVars,
+    env: source.env,
     unlogged: source.unlogged,
     keepTemplates: source.keepTemplates,
     run: names.run,
@@ -108,6 +111,8 @@ export interface TemplateRequest {
   migrateTimeoutMs?: number;
   /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
   envVars?: readonly string[];
+  /** The environment a migrate command runs in (the entry's copy). */
+  env: Readonly<NodeJS.ProcessEnv>;
   unlogged: boolean;
   keepTemplates: number;
   run?: string;
@@ -161,7 +166,7 @@ async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migr
   let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
   try {
     await pausePoint('template:migrate');
-    ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [] })));
+    ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [], env: req.env })));
   } catch (e) {
     // Without force: ending the connections a failed migrate left open would make its driver emit
     // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.

@@ -9,18 +9,11 @@
  * machine that wrote them; a lease from another machine counts for LEASE_REMOTE_MS.
  */
 import { hostname } from 'node:os';
-import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
+import type { Dialect, Lease, Marker, SqlClient } from '../engines/dialect.js';
+import { invocationPid } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import { pidAlive } from '../server/os/lock.js';
 import { invocation } from '../state.js';
-
-export interface Lease {
-  pid: number;
-  host: string;
-  run?: string;
-  /** ISO time the lease was taken. */
-  at: string;
-}
 
 /** A lease written on another machine cannot be checked: it holds this long, as a run rarely lasts longer. */
 const LEASE_REMOTE_MS = 24 * 3_600_000;
@@ -28,11 +21,6 @@ const LEASE_REMOTE_MS = 24 * 3_600_000;
 /** A runner's worker: its databases belong to the run of the runner's main process `pid`. */
 export function joinInvocation(pid: number | undefined): void {
   invocation.joined = pid;
-}
-
-/** The process this process's databases belong to. */
-export function invocationPid(): number {
-  return invocation.joined ?? process.pid;
 }
 
 /** The live invocation other than ours that holds `marker`'s database on this machine, if any. */

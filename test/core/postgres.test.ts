@@ -112,6 +112,7 @@ describe('safety', () => {
         prefix: 'ftdb',
         unlogged: false,
         keepTemplates: 3,
+        env: process.env,
       });
       await new Promise((r) => setTimeout(r, 200));
       release();

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
 import { dialectFor } from '../../src/engines/index.js';
-import { withClient } from '../../src/core/client.js';
+import { withClient } from '../../src/engines/connect.js';
 import { handOutDatabase } from '../../src/cli/hand-out.js';
 import { passwordFile } from '../../src/server/os/password.js';
 import { keeperFiles } from '../../src/server/keeper/files.js';

@@ -35,7 +35,7 @@ import { here } from '../../here.js';
 import { installLine, postgresBinaryPackage } from './versions.js';
 import { executableName, libraryPathVariable, socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, firstBlockedDir, unprivilegedUser, type ServerUser } from '../../server/os/user.js';
-import { withClient } from '../../core/client.js';
+import { withClient } from '../connect.js';
 import type { Dialect } from '../dialect.js';
 import { lit } from './quote.js';
 import { newPassword, passwordFile, scramSecret, writePasswordFile } from '../../server/os/password.js';

@@ -31,7 +31,7 @@ import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, installWorker, workerDatabase } from '../shared/worker.js';
 
 export type { TestDatabase } from '../../types.js';
-import { withClient } from '../../core/client.js';
+import { withClient } from '../../engines/connect.js';
 import { checkEntry, resolveOptions } from '../../options/resolve.js';
 
 // Under another runner this module would start a run of its own beside that runner's.

@@ -14,7 +14,7 @@ import type { TestDatabase } from '../../types.js';
 import { Database } from '../../core/handle.js';
 import { recreateDatabase } from '../../core/recreate.js';
 import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
-import { withClient } from '../../core/client.js';
+import { withClient } from '../../engines/connect.js';
 import { settled } from './ready.js';
 import { pairCpu, type CpuPairing } from './cpu-pairing.js';
 import { joinInvocation } from '../../core/users.js';
