@@ -6,7 +6,7 @@
  *   node --import tsx bench/dsm.ts [rounds]
  */
 import pg from 'pg';
-import { findPostgresBinaries } from '../src/engines/postgres/embedded.js';
+import { findPostgresBinaries } from '../src/engines/postgres/embedded-binaries.js';
 import { postgresSettings } from '../src/engines/postgres/tuning.js';
 import { startPlainPostgres } from '../test/helpers/plain-postgres.js';
 

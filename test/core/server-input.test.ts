@@ -27,18 +27,18 @@ describe('a host hidden in the URL parameters', () => {
     'mysql://root@127.0.0.1/x?host=192.0.2.2',
   ])
     it(`is refused like the URL's own host: ${url}`, () => {
-      expect(() => parseServerUrl(url, false)).toThrow(expect.objectContaining({ code: 'REMOTE_REFUSED' }));
+      expect(() => parseServerUrl(url, false, {})).toThrow(expect.objectContaining({ code: 'REMOTE_REFUSED' }));
     });
 
   it('a socket path stays allowed, and allowRemote lets a named host through as the host', () => {
-    expect(parseServerUrl('postgres://u@localhost/x?host=/var/run/postgresql', false)).toMatchObject({
+    expect(parseServerUrl('postgres://u@localhost/x?host=/var/run/postgresql', false, {})).toMatchObject({
       socket: '/var/run/postgresql',
       host: 'localhost',
     });
-    expect(parseServerUrl('mysql://root@localhost/x?socketPath=/run/mysqld/mysqld.sock', false)).toMatchObject({
+    expect(parseServerUrl('mysql://root@localhost/x?socketPath=/run/mysqld/mysqld.sock', false, {})).toMatchObject({
       socket: '/run/mysqld/mysqld.sock',
     });
-    expect(parseServerUrl('postgres://u@localhost/x?host=192.0.2.2', true)).toMatchObject({ host: '192.0.2.2', socket: undefined });
+    expect(parseServerUrl('postgres://u@localhost/x?host=192.0.2.2', true, {})).toMatchObject({ host: '192.0.2.2', socket: undefined });
   });
 
   it('is refused by clean <url> too, before any connection', async () => {

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError } from '../../src/index.js';
-import { findPostgresBinaries } from '../../src/engines/postgres/embedded.js';
+import { findPostgresBinaries } from '../../src/engines/postgres/embedded-binaries.js';
 import { privateDataRoot, removeDataRoot, ROOT, serverPids } from './helpers.js';
 
 const asRoot = process.getuid?.() === 0;

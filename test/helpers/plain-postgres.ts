@@ -12,7 +12,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
-import { findPostgresBinaries, type PostgresBinaries, reachableBinaries } from '../../src/engines/postgres/embedded.js';
+import { findPostgresBinaries, type PostgresBinaries, reachableBinaries } from '../../src/engines/postgres/embedded-binaries.js';
 import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
 import { freePort, serversRoot } from '../../src/server/registry.js';
 import { type ServerUser, unprivilegedUser } from '../../src/server/os/user.js';

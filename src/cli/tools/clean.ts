@@ -197,7 +197,7 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
     ok: true,
   };
   const counter = { done: 0, total: 0 };
-  const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote) : undefined;
+  const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote, process.env) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
   const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter(
     (o) => !byUrl || sameServer(o.info, byUrl),

@@ -218,7 +218,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck[]): Promise<DoctorReport['server']> {
   let partial: ServerInfo;
   try {
-    partial = serverAt(url, true);
+    partial = serverAt(url, true, process.env);
   } catch (e) {
     checks.push({ id: 'url', status: 'fail', title: 'the URL cannot be used', detail: errorWhat(e), fix: errorFix(e) });
     return undefined;
@@ -226,7 +226,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck
   const where = partial.socket ?? `${partial.host}:${partial.port}`;
   let local = true;
   try {
-    serverAt(url, false);
+    serverAt(url, false, process.env);
   } catch {
     local = false;
   }

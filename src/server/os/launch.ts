@@ -21,7 +21,7 @@ export interface LaunchPlan {
   init: Command[];
   server: Command;
   /** Signal for a fast, clean shutdown (PostgreSQL: SIGINT; mysqld: SIGTERM). */
-  stopSignal: 'SIGINT' | 'SIGTERM';
+  stopSignal: NodeJS.Signals;
   /** Paths the keeper removes once the server has exited. */
   cleanup: string[];
   /**

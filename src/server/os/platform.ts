@@ -61,7 +61,7 @@ export function socketDirFor(platform: Platform, serverDir: string, socketFile: 
  * kill() terminates the process at once, which is acceptable for a throwaway server (its data is
  * removed anyway) but is not a clean shutdown, so no data-directory snapshot is taken there.
  */
-export function stopMethod(platform: Platform, fast: 'SIGINT' | 'SIGTERM'): { signal: 'SIGINT' | 'SIGTERM'; clean: boolean } {
+export function stopMethod(platform: Platform, fast: NodeJS.Signals): { signal: NodeJS.Signals; clean: boolean } {
   if (platform === 'win32') return { signal: 'SIGTERM', clean: false };
   return { signal: fast, clean: true };
 }

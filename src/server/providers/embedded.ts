@@ -4,17 +4,10 @@
  * the others join. Its started server's stop() gives up this process's lease, and stops the server
  * when no other process holds one.
  */
-import { dialectFor } from '../../engines/index.js';
+import { engineFor } from '../../engines/index.js';
 import type { Engine, TestDatabaseOptions } from '../../types.js';
-import type { EmbeddedServer } from '../os/launch.js';
 import { type ProviderFactory, startedServer } from '../provider.js';
 import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from '../registry.js';
-
-/** Each engine's embedded provisioning, loaded only when that engine's server is wanted. */
-const PROVISIONING: Record<Engine, () => Promise<{ embeddedServer(options: TestDatabaseOptions): EmbeddedServer }>> = {
-  postgres: () => import('../../engines/postgres/embedded.js'),
-  mysql: () => import('../../engines/mysql/embedded.js'),
-};
 
 /**
  * The embedded server this project's processes share for `engine` and `options`: tests, the
@@ -26,7 +19,7 @@ export async function embeddedRequest(
   options: TestDatabaseOptions,
   port?: number,
 ): Promise<{ request: OwnedServerRequest; label: string }> {
-  const server = (await PROVISIONING[engine]()).embeddedServer(options);
+  const server = (await engineFor(engine).provisioning.embedded()).embeddedServer(options);
   return {
     label: server.label,
     request: {
@@ -43,7 +36,8 @@ export const embeddedProvider: ProviderFactory = ({ engine, context }) => ({
   async start() {
     const { request } = await embeddedRequest(engine, context.options);
     const info = await acquireOwnedServer(request);
-    const dialect = await dialectFor(engine);
-    return startedServer('embedded', info, dialect.url, async () => (info.stateDir ? releaseOwnedServer(info.stateDir) : 'not-running'));
+    return startedServer('embedded', info, engineFor(engine).urls.url, async () =>
+      info.stateDir ? releaseOwnedServer(info.stateDir) : 'not-running',
+    );
   },
 });

@@ -3,7 +3,7 @@
  * `start`) and handed down to its workers in FAST_TEST_DB_SERVER. The parent stops it: this
  * process's stop() leaves it running.
  */
-import { dialectFor } from '../../engines/index.js';
+import { engineFor } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { SERVER_ENV } from '../../options/handoff.js';
 import type { ServerInfo } from '../../types.js';
@@ -24,7 +24,6 @@ export const handedOverProvider: ProviderFactory = (request) => ({
         `no ${request.engine} server was handed down to this process (${SERVER_ENV})`,
         `run it under the runner integration that starts the server, or leave ${SERVER_ENV} unset`,
       );
-    const dialect = await dialectFor(info.engine);
-    return startedServer('handed-over', info, dialect.url, async () => 'not-ours');
+    return startedServer('handed-over', info, engineFor(info.engine).urls.url, async () => 'not-ours');
   },
 });

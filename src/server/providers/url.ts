@@ -2,17 +2,19 @@
  * A server known by its URL: which engine the scheme names, where it is (refusing hosts that are
  * not this machine unless allowed), and the admin credentials it gives or the defaults fill in.
  */
+import { engineFor, engineOfScheme, URL_SCHEMES } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import type { Engine, ServerInfo } from '../../types.js';
 
 export function engineOfUrl(url: string): Engine {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
-  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
+  const engine = engineOfScheme(scheme);
+  if (engine) return engine.name;
+  const schemes = URL_SCHEMES.map((s) => `${s}://`);
   throw new FastTestDbError(
     'BAD_OPTION',
     `cannot tell the engine of URL scheme "${scheme}:"`,
-    'use a postgres://, postgresql://, mysql:// or mariadb:// URL',
+    `use a ${schemes.slice(0, -1).join(', ')} or ${schemes.at(-1)} URL`,
   );
 }
 
@@ -29,7 +31,15 @@ export function isLoopback(host: string): boolean {
  */
 const HOST_PARAMS = ['host', 'socket', 'socketPath', 'hostaddr'];
 
-export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerInfo, 'version' | 'major' | 'tuned' | 'flavor'> {
+/**
+ * Where the URL points and as whom. What it leaves out is what the engine's own clients would
+ * take: `env` is where those read their fallbacks (libpq's PGUSER and PGPASSWORD).
+ */
+export function parseServerUrl(
+  url: string,
+  allowRemote: boolean,
+  env: Readonly<Record<string, string | undefined>>,
+): Omit<ServerInfo, 'version' | 'major' | 'tuned' | 'flavor'> {
   let u: URL;
   try {
     u = new URL(url);
@@ -57,16 +67,17 @@ export function parseServerUrl(url: string, allowRemote: boolean): Omit<ServerIn
     }
   }
   if (!socket && !isLoopback(host) && !allowRemote) throw remoteRefused(host, 'the URL');
+  const defaults = engineFor(engine).urls.defaults(env);
   return {
     engine,
     provider: 'external',
     owned: false,
     host,
-    port: Number(u.port) || (engine === 'postgres' ? 5432 : 3306),
+    port: Number(u.port) || defaults.port,
     socket,
-    user: decodeURIComponent(u.username) || (engine === 'postgres' ? (process.env.PGUSER ?? 'postgres') : 'root'),
-    password: decodeURIComponent(u.password) || (engine === 'postgres' ? (process.env.PGPASSWORD ?? '') : ''),
-    adminDatabase: decodeURIComponent(u.pathname.slice(1)) || (engine === 'postgres' ? 'postgres' : 'mysql'),
+    user: decodeURIComponent(u.username) || defaults.user,
+    password: decodeURIComponent(u.password) || defaults.password,
+    adminDatabase: decodeURIComponent(u.pathname.slice(1)) || defaults.adminDatabase,
   };
 }
 
@@ -82,7 +93,7 @@ function remoteRefused(host: string, where: string): FastTestDbError {
  * A server known only by its URL, before anyone asked it what it is: flavor, version and tuning
  * are placeholders until describe() fills them in.
  */
-export function serverAt(url: string, allowRemote: boolean): ServerInfo {
-  const partial = parseServerUrl(url, allowRemote);
+export function serverAt(url: string, allowRemote: boolean, env: Readonly<Record<string, string | undefined>>): ServerInfo {
+  const partial = parseServerUrl(url, allowRemote, env);
   return { ...partial, flavor: partial.engine, version: '', major: 0, tuned: false };
 }
