@@ -16,14 +16,22 @@ export { engineFor, engineNamed, engineOfFlavor, flavorOfScheme } from './engine
 export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';
-export { adapterDatabase } from './runners/shared/compose.js';
-export type { TemplateSource } from './options/config.js';
+export { createTestDatabase } from './runners/shared/create-test-database.js';
 export type { PoolEvents } from './runners/shared/cpu-pairing.js';
-export type { ConnectionOptions, Engine, Flavor, MigrateFn, ServerInfo, TestDatabase, TestDatabaseOptions } from './types.js';
+export type {
+  ConnectionOptions,
+  Engine,
+  Flavor,
+  MigrateFn,
+  ServerInfo,
+  TemplateSource,
+  TestDatabase,
+  TestDatabaseOptions,
+} from './types.js';
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
 export function runnerServer(): ServerInfo | undefined {
-  return readHandoff(process.env)?.server;
+  return readHandoff()?.server;
 }
 
 export interface OrmHandle<T> {

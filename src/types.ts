@@ -220,3 +220,33 @@ export interface Handoff {
   /** The pid of the process that writes `pending`. */
   owner?: number;
 }
+
+/** What an ORM adapter contributes: how to build the schema and what identifies it. */
+export interface TemplateSource {
+  migrate?: MigrateFn;
+  cacheKey?: string;
+  migrationFiles?: string | string[];
+  /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */
+  engine?: Engine;
+}
+
+export interface RunnerOptions {
+  /** 'worker' (default): a clone per worker; 'file': a fresh clone per test file; 'test': reset() before each test. */
+  isolation?: Isolation;
+  /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
+  envVar?: string | string[];
+  /**
+   * No line on stderr at the start of a run (which server, tuned or not) and no status line while
+   * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.
+   */
+  quiet?: boolean;
+}
+
+export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {
+  /**
+   * Schema source, usually from an ORM adapter; may be a function so that the ORM is loaded only
+   * when a template has to be fingerprinted. Its fields fill in `migrate`/`cacheKey`/`migrationFiles`
+   * where those are not given directly.
+   */
+  adapter?: TemplateSource | (() => TemplateSource | Promise<TemplateSource>);
+}

@@ -6,7 +6,7 @@ import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import {
-  adapterDatabase,
+  createTestDatabase,
   type PoolEvents,
   ormHandle,
   type MigrateFn,
@@ -66,7 +66,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     await template.migrate?.(url, ctx);
     if (seed) await seed(url, ctx);
   };
-  const database = await adapterDatabase({
+  const database = await createTestDatabase({
     ...core,
     engine,
     migrate,

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import {
-  adapterDatabase,
+  createTestDatabase,
   type PoolEvents,
   ormHandle,
   FastTestDbError,
@@ -203,7 +203,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     );
   }
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
-  const database = await adapterDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
+  const database = await createTestDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
 
   const {
     orm: opened,

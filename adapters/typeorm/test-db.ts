@@ -4,7 +4,7 @@
  */
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
-  adapterDatabase,
+  createTestDatabase,
   type PoolEvents,
   ormHandle,
   FastTestDbError,
@@ -81,7 +81,7 @@ export async function typeormDataSource(
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
   const { schema, overrides, ...core } = ourOptions;
   const s = await typeormTemplate(ormOptions, { schema });
-  const database = await adapterDatabase({
+  const database = await createTestDatabase({
     ...core,
     engine: s.engine,
     cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),

@@ -8,9 +8,11 @@ import { pathToFileURL } from 'node:url';
 import { FastTestDbError, isFastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
 import { loadPeer } from '../util/peer.js';
-import type { Engine, MigrateFn, TestDatabaseOptions } from '../types.js';
+import type { FastTestDbConfig, RunnerOptions, TestDatabaseOptions } from '../types.js';
 import { resolveOptions } from './resolve.js';
 import { checkOptions } from './schema.js';
+
+export type { FastTestDbConfig, RunnerOptions, TemplateSource } from '../types.js';
 
 const log = logger('config');
 
@@ -27,36 +29,6 @@ export const CONFIG_FILES = [
 
 /** CONFIG_FILES as one name for help texts and docs: `fast-test-db.config.{ts,mts,…,json}`. */
 export const CONFIG_PATTERN = `fast-test-db.config.{${CONFIG_FILES.map((f) => f.slice('fast-test-db.config.'.length)).join(',')}}`;
-
-/** What an ORM adapter contributes: how to build the schema and what identifies it. */
-export interface TemplateSource {
-  migrate?: MigrateFn;
-  cacheKey?: string;
-  migrationFiles?: string | string[];
-  /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */
-  engine?: Engine;
-}
-
-export interface RunnerOptions {
-  /** 'worker' (default): a clone per worker; 'file': a fresh clone per test file; 'test': reset() before each test. */
-  isolation?: 'worker' | 'file' | 'test';
-  /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
-  envVar?: string | string[];
-  /**
-   * No line on stderr at the start of a run (which server, tuned or not) and no status line while
-   * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.
-   */
-  quiet?: boolean;
-}
-
-export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {
-  /**
-   * Schema source, usually from an ORM adapter; may be a function so that the ORM is loaded only
-   * when a template has to be fingerprinted. Its fields fill in `migrate`/`cacheKey`/`migrationFiles`
-   * where those are not given directly.
-   */
-  adapter?: TemplateSource | (() => TemplateSource | Promise<TemplateSource>);
-}
 
 /** Identity helper that gives a `fast-test-db.config.ts` its types. */
 export function defineConfig(config: FastTestDbConfig): FastTestDbConfig {
@@ -112,11 +84,14 @@ export function mergeConfig(file: FastTestDbConfig, explicit: FastTestDbConfig =
 }
 
 /** Resolves `adapter` into plain options; explicit migrate/cacheKey/migrationFiles win over the adapter's. */
-export async function resolveAdapter(config: FastTestDbConfig): Promise<TestDatabaseOptions & RunnerOptions> {
+export async function resolveAdapter(
+  config: FastTestDbConfig,
+  env: Readonly<NodeJS.ProcessEnv> = process.env,
+): Promise<TestDatabaseOptions & RunnerOptions> {
   const { adapter, ...rest } = config;
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
-  const given = resolveOptions(rest).engine;
+  const given = resolveOptions(rest, env).engine;
   if (source.engine && given && source.engine !== given)
     throw new FastTestDbError(
       'BAD_OPTION',

@@ -76,6 +76,11 @@ export interface BuildContextOptions {
   config?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * False in a runner's worker and where a context stands in for options given to an internal
+   * function: the options and the env were checked where the run (or the entry) began.
+   */
+  check?: boolean;
 }
 
 /**
@@ -84,7 +89,7 @@ export interface BuildContextOptions {
  */
 export function buildContext(options: EntryOptions = {}, build: BuildContextOptions = {}): Context {
   const env = Object.freeze({ ...(build.env ?? process.env) });
-  checkEntry(options, build.where ?? 'fast-test-db options', { config: build.config, env });
+  if (build.check !== false) checkEntry(options, build.where ?? 'fast-test-db options', { config: build.config, env });
   return contextFrom(options, env, resolve(build.cwd ?? process.cwd()));
 }
 

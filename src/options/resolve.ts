@@ -16,8 +16,7 @@ import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show }
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
 import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
 import { DEFAULT_MYSQL_IMAGE } from '../engines/mysql/container.js';
-import type { RunnerOptions } from './config.js';
-import type { Engine, ServerMode, TestDatabaseOptions } from '../types.js';
+import type { Engine, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
 
 export const DEFAULT_PREFIX = 'ftdb';
 /**
@@ -306,12 +305,17 @@ export function checkEntry(
 
 /**
  * The project's cache directory (initdb output, warm copies, file times), absolute: cacheDir
- * (relative to the working directory), else node_modules/.cache/fast-test-db of `project` (the
- * working directory, or a runner's root).
+ * (relative to the working directory), else node_modules/.cache/fast-test-db of the project (a
+ * context's directory; or `project`, the working directory or a runner's root, beside options).
  */
-export function cacheRoot(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env, project = process.cwd()): string {
-  const dir = resolveOptions(options, env).cacheDir;
-  return dir ? resolve(dir) : join(resolve(project), 'node_modules', '.cache', 'fast-test-db');
+export function cacheRoot(
+  from: TestDatabaseOptions | { resolved: Pick<ResolvedOptions, 'cacheDir'>; cwd: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+  project = process.cwd(),
+): string {
+  // A context (options/context.ts) is told apart by shape: that module stands on this one.
+  const [dir, root] = 'resolved' in from ? [from.resolved.cacheDir, from.cwd] : [resolveOptions(from, env).cacheDir, project];
+  return dir ? resolve(dir) : join(resolve(root), 'node_modules', '.cache', 'fast-test-db');
 }
 
 export type WarmCacheMode = 'always' | 'built' | 'off';

@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, statfsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { FastTestDbConfig } from './config.js';
+import type { FastTestDbConfig } from '../types.js';
 import { FastTestDbError } from '../errors.js';
 
 /** What a value must be, in words, or undefined when it is fine. */

@@ -68,6 +68,6 @@ const RUNNER_ENV_VARS: [RunnerName, string][] = [
 ];
 
 /** The runner whose env vars this process carries, or undefined. */
-export function runnerFromEnv(env: NodeJS.ProcessEnv = process.env): RunnerName | undefined {
+export function runnerFromEnv(env: Readonly<NodeJS.ProcessEnv>): RunnerName | undefined {
   return RUNNER_ENV_VARS.find(([runner, name]) => env[name] !== undefined && (env[name] !== '' || runner === 'node-test'))?.[0];
 }

@@ -23,7 +23,7 @@ describe('status line', () => {
 
   test('on a terminal: a redrawn line while it works, then the result in its place', async () => {
     const tty = stream(true);
-    expect(await withStatus(false, 'starting', slow, (n) => `done ${n}`, tty, {})).toBe(7);
+    expect(await withStatus({ quiet: false, label: 'starting', work: slow, done: (n) => `done ${n}`, stderr: tty, env: {} })).toBe(7);
     expect(tty.text()).toContain('\r\x1b[2K');
     expect(tty.text()).toMatch(/starting .*s/);
     expect(tty.text().trimEnd().split('\n').at(-1)).toMatch(/done 7 .*\(0\.\d s\)/);
@@ -31,17 +31,17 @@ describe('status line', () => {
 
   test('on a terminal in CI: nothing redrawn, the start and the result on lines of their own', async () => {
     const tty = stream(true);
-    await withStatus(false, 'starting', slow, (n) => `done ${n}`, tty, { CI: 'true' });
+    await withStatus({ quiet: false, label: 'starting', work: slow, done: (n) => `done ${n}`, stderr: tty, env: { CI: 'true' } });
     expect(tty.text()).not.toContain('\r');
     expect(tty.text()).toMatch(/^starting\.\.\.\n.*done 7/s);
   });
 
   test('not a terminal: only the result line; quiet: nothing', async () => {
     const log = stream(false);
-    await withStatus(false, 'starting', slow, (n) => `done ${n}`, log);
+    await withStatus({ quiet: false, label: 'starting', work: slow, done: (n) => `done ${n}`, stderr: log, env: process.env });
     expect(log.text()).toBe('done 7\n');
     const quiet = stream(true);
-    await withStatus(true, 'starting', slow, (n) => `done ${n}`, quiet);
+    await withStatus({ quiet: true, label: 'starting', work: slow, done: (n) => `done ${n}`, stderr: quiet, env: process.env });
     expect(quiet.text()).toBe('');
   });
 });

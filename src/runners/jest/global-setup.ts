@@ -2,7 +2,7 @@
  * Jest `globalSetup`: runs in Jest's main process before any worker starts (and again before each
  * watch-mode run, where it finds the server and the template already there).
  */
-import type { FastTestDbConfig } from '../../options/config.js';
+import type { FastTestDbConfig } from '../../types.js';
 import { currentRun, startRun } from '../shared/global.js';
 
 interface JestGlobalConfig {

@@ -5,11 +5,11 @@
  *   import { withFastTestDb } from 'fast-test-db/jest';
  *   export default withFastTestDb({ testEnvironment: 'node' }, { migrate, envVar: 'DATABASE_URL' });
  */
-import { readHandoff } from '../../options/handoff.js';
-import type { FastTestDbConfig } from '../../options/config.js';
+import { buildContext } from '../../options/context.js';
+import type { FastTestDbConfig } from '../../types.js';
 import { FastTestDbError } from '../../errors.js';
 import { stashOptions } from '../shared/global.js';
-import { requireHandoff } from '../shared/handoff.js';
+import { requireHandoff, workerTarget } from '../shared/handoff.js';
 import { jestBaseSequencer } from './base-sequencer.js';
 import { runnerFile } from '../shared/paths.js';
 import type { TestDatabase } from '../../types.js';
@@ -17,7 +17,7 @@ import { workerDatabase } from '../shared/worker.js';
 
 export { default as globalSetup } from './global-setup.js';
 export { default as globalTeardown } from './global-teardown.js';
-export type { FastTestDbConfig } from '../../options/config.js';
+export type { FastTestDbConfig } from '../../types.js';
 export type { TestDatabase } from '../../types.js';
 export type { Isolation } from '../shared/handoff.js';
 
@@ -66,10 +66,12 @@ export function withFastTestDb<C extends JestConfigLike>(config: C, options: Fas
 
 /** This worker's database, inside a test file. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
-  return workerDatabase(requireHandoff('jest'));
+  const ctx = buildContext({}, { check: false });
+  const h = requireHandoff(ctx, 'jest');
+  return workerDatabase(h, workerTarget(h, ctx.names.worker));
 }
 
 /** True inside a Jest run wired with fast-test-db. */
 export function isActive(): boolean {
-  return readHandoff(process.env) !== undefined;
+  return buildContext({}, { check: false }).handoff !== undefined;
 }

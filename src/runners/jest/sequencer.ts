@@ -12,6 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FastTestDbError } from '../../errors.js';
+import { buildContext } from '../../options/context.js';
 import { cacheRoot } from '../../options/resolve.js';
 import { readJson, writeJson } from '../../server/os/shared-files.js';
 import { fileTimesPath, jestBaseSequencer, type FileTimes, type RunResults, type SequencedTest } from './base-sequencer.js';
@@ -30,7 +31,7 @@ export default class FastTestDbSequencer extends Base {
   // The cacheDir given to withFastTestDb (this is the process that evaluated the config), or
   // FAST_TEST_DB_CACHE_DIR. Jest sorts before its global setup reads fast-test-db.config.*, so a
   // cacheDir set only there is not seen here.
-  readonly #file = fileTimesPath(cacheRoot(stashedOptions()));
+  readonly #file = fileTimesPath(cacheRoot(buildContext(stashedOptions(), { check: false })));
   readonly #earlier = readJson<FileTimes>(this.#file) ?? {};
 
   override time(test: SequencedTest): number | undefined {

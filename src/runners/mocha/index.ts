@@ -12,7 +12,7 @@
  *   isolation 'file' clones afresh before the first test of each next file (connections still
  *   open on the old clone are ended: close the app's pool in the file's `after`).
  */
-import { readHandoff } from '../../options/handoff.js';
+import { buildContext } from '../../options/context.js';
 import { currentRun, startRun } from '../shared/global.js';
 import { exportUrl, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
@@ -20,6 +20,8 @@ import { cloneFresh, ensureCloned, workerDatabase, workerPairing } from '../shar
 
 export type { TestDatabase } from '../../types.js';
 
+/** This process's context, read when Mocha loads this module: in the main process, and in each --parallel worker. */
+const ctx = buildContext({}, { check: false });
 let target: WorkerTarget | undefined;
 /** The handle whose reset connection serves isolation 'test' for the files this process runs. */
 let resetting: Promise<TestDatabase> | undefined;
@@ -28,11 +30,14 @@ let lastFile: string | undefined;
 /** CPU pairing of a numbered (--parallel) worker's sessions, as the other runners' setup files do it. */
 let pairing: ReturnType<typeof workerPairing> | undefined;
 
+/** The run's handoff: of the run this process started (a serial run), else the one its main process handed down. */
+const handoffOf = (): Handoff | undefined => currentRun()?.handoff ?? ctx.handoff;
+
 function prepare(): Handoff | undefined {
-  const h = readHandoff(process.env);
+  const h = handoffOf();
   if (!h) return undefined;
-  target ??= workerTarget(h);
-  exportUrl(h, target.url);
+  target ??= workerTarget(h, ctx.names.worker);
+  exportUrl(h, target.url, process.env);
   return h;
 }
 
@@ -50,20 +55,20 @@ export async function mochaGlobalTeardown(): Promise<void> {
 
 export const mochaHooks = {
   async beforeAll(): Promise<void> {
-    const h = prepare() ?? requireHandoff('mocha');
+    const h = prepare() ?? requireHandoff(ctx, 'mocha');
     lastFile = undefined;
     if (h.isolation === 'file') await cloneFresh(h, target!.name);
     else await ensureCloned(h, target!.name);
   },
   async beforeEach(this: { currentTest?: { file?: string } }): Promise<void> {
-    const h = requireHandoff('mocha');
+    const h = handoffOf() ?? requireHandoff(ctx, 'mocha');
     const file = this.currentTest?.file;
     // A serial run calls beforeAll once for all its files: the first test of each next file clones again.
     if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
     lastFile = file;
-    if (h.cpus) await (pairing ??= workerPairing(h, target!)).beforeEach();
+    if (h.cpus) await (pairing ??= workerPairing(ctx, h, target!)).beforeEach();
     if (h.isolation !== 'test') return;
-    resetting ??= workerDatabase(h, target);
+    resetting ??= workerDatabase(h, target!);
     await (await resetting).reset();
   },
   async afterAll(): Promise<void> {
@@ -79,6 +84,6 @@ export const mochaHooks = {
 
 /** This worker's database. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
-  const h = prepare() ?? requireHandoff('mocha');
-  return workerDatabase(h, target);
+  const h = prepare() ?? requireHandoff(ctx, 'mocha');
+  return workerDatabase(h, target!);
 }

@@ -12,16 +12,15 @@
  *   up between files and stops when the whole run ends (unless `reuse`).
  * With isolation 'test', every test starts from an emptied database (a root `beforeEach`).
  */
-import { readHandoff } from '../../options/handoff.js';
 import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfigFile, resolveAdapter } from '../../options/config.js';
+import { buildContext, withOptions } from '../../options/context.js';
+import { SERVER_ENV } from '../../options/handoff.js';
 import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { takeLease } from '../../server/registry.js';
-import { SERVER_ENV } from '../../options/handoff.js';
-import { detectWorker } from '../../options/workers.js';
 import { expectRunner } from '../shared/current-runner.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';
 import { runBanner, serverSource } from '../shared/banner.js';
@@ -32,12 +31,14 @@ import { cloneFresh, ensureCloned, installWorker, workerDatabase } from '../shar
 
 export type { TestDatabase } from '../../types.js';
 import { withClient } from '../../engines/connect.js';
-import { checkEntry, resolveOptions } from '../../options/resolve.js';
+
+/** This process's context, read when it imports this module (the runner process, or one file's child). */
+const entry = buildContext({}, { check: false });
 
 // Under another runner this module would start a run of its own beside that runner's.
-expectRunner('node-test', 'fast-test-db/node-test');
+expectRunner('node-test', 'fast-test-db/node-test', entry.env);
 
-const isChild = process.env.NODE_TEST_CONTEXT !== undefined;
+const isChild = entry.env.NODE_TEST_CONTEXT !== undefined;
 const isRunner = !isChild && process.execArgv.some((a) => a === '--test' || a.startsWith('--test='));
 
 /** Hooks of node:test's root test, so that they wrap every test of the file. */
@@ -56,18 +57,22 @@ const SCOPED_MARK = '.run-scoped-noted-';
 /** A child without a parent's global setup: its own run of one file. */
 async function standaloneChild(): Promise<Handoff> {
   const { file, config: fileConfig } = await loadConfigFile();
-  const config = await resolveAdapter(fileConfig);
-  const runId = checkEntry(config, 'fast-test-db options').runId ?? `nt${process.ppid}`;
-  const dir = runDir(runId, config);
+  const config = await resolveAdapter(fileConfig, entry.env);
+  const given = buildContext(config, { env: entry.env });
+  // The run of the `node --test` process, which every file's child shares.
+  const runId = given.resolved.runId ?? `nt${process.ppid}`;
+  const ctx = withOptions(given, { runId });
+  const { quiet } = ctx.resolved;
+  const dir = runDir(runId, ctx);
   mkdirSync(dir, { recursive: true });
-  if (!resolveOptions(config).quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, process.cwd()));
-  const { handoff, built, runScoped } = await prepareHandoff(config, runId, dir);
+  if (!quiet) noteOnce(dir, process.ppid, noSchemaNote(file, config, ctx.cwd));
+  const { handoff, built, runScoped } = await prepareHandoff(ctx, runId, dir);
   const server = handoff.server;
   // The line every runner prints once per run: here the first file's process to get this far does.
-  if (!resolveOptions(config).quiet)
-    noteOnce(dir, process.ppid, runBanner(server, { source: serverSource(config, false), template: handoff.template, built }), BANNER_MARK);
-  if (runScoped && !resolveOptions(config).quiet) noteOnce(dir, process.ppid, RUN_SCOPED_NOTE, SCOPED_MARK);
-  if (server.owned && server.stateDir && !process.env[SERVER_ENV]) {
+  if (!quiet)
+    noteOnce(dir, process.ppid, runBanner(server, { source: serverSource(ctx, false), template: handoff.template, built }), BANNER_MARK);
+  if (runScoped && !quiet) noteOnce(dir, process.ppid, RUN_SCOPED_NOTE, SCOPED_MARK);
+  if (server.owned && server.stateDir && !ctx.env[SERVER_ENV]) {
     // Keep the server for the whole `node --test` run, not just this file's process.
     takeLease(server.stateDir, process.ppid);
   }
@@ -83,29 +88,41 @@ const inProcess = isRunner && process.execArgv.some((a) => /^--(experimental-)?t
 if (isRunner) {
   if (!currentRun()) {
     const { file, config } = await loadConfigFile();
-    const note = noSchemaNote(file, config, process.cwd());
-    if (note && !resolveOptions(config).quiet) process.stderr.write(`${note}\n`);
+    const note = noSchemaNote(file, config, entry.cwd);
+    if (note && !withOptions(entry, config).resolved.quiet) process.stderr.write(`${note}\n`);
   }
   const run = currentRun() ?? (await startRun());
   process.once('beforeExit', () => void run.teardown());
-}
-if (isRunner && inProcess) {
-  const handoff = readHandoff(process.env)!;
-  const target = workerTarget(handoff);
-  db = await workerDatabase(handoff, target);
-  await cloneFresh(handoff, target.name);
-  installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, await nodeTestHooks(), target);
-} else if (!isRunner) {
-  const handed = readHandoff(process.env);
+  if (inProcess) {
+    const { handoff } = run;
+    const target = workerTarget(handoff, entry.names.worker);
+    db = await workerDatabase(handoff, target);
+    await cloneFresh(handoff, target.name);
+    installWorker({
+      ctx: entry,
+      handoff: { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' },
+      hooks: await nodeTestHooks(),
+      target,
+      appEnv: process.env,
+    });
+  }
+} else {
+  const handed = entry.handoff;
   const handoff = handed ?? (await standaloneChild());
   // Without a parent's global setup, this process (one test file) names its own database.
-  const target = workerTarget(handoff, handed ? detectWorker().id : `p${process.pid}`);
+  const target = workerTarget(handoff, handed ? entry.names.worker : `p${process.pid}`);
   db = await workerDatabase(handoff, target);
   // Clone before the test file is even loaded: no hook ordering to get wrong.
   if (!handed || handoff.isolation === 'file') await cloneFresh(handoff, target.name);
   else await ensureCloned(handoff, target.name);
   const hooks = await nodeTestHooks();
-  installWorker({ ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' }, hooks, target);
+  installWorker({
+    ctx: entry,
+    handoff: { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' },
+    hooks,
+    target,
+    appEnv: process.env,
+  });
   if (!handed) {
     // After the file's own `after` hooks closed the app's pools, not before: dropping earlier
     // would end connections the app still holds.

@@ -15,12 +15,16 @@
  * per-worker databases, so point it at one with `testDatabase()` from a single worker or use
  * isolation per test there.
  */
+import { buildContext } from '../../options/context.js';
 import { currentRun, startRun } from '../shared/global.js';
 import { exportUrl, requireHandoff, workerTarget } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase } from '../shared/worker.js';
 
 export type { TestDatabase } from '../../types.js';
+
+/** A worker's context, read when the worker imports this module (after the global setup handed the run down). */
+const ctx = buildContext({}, { check: false });
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const run = currentRun() ?? (await startRun());
@@ -29,9 +33,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
 /** This worker's database, cloned on first call (fresh on every call with isolation 'file'); exports the URL too. */
 export async function testDatabase(): Promise<TestDatabase> {
-  const h = requireHandoff('playwright');
-  const target = workerTarget(h);
-  exportUrl(h, target.url);
+  const h = requireHandoff(ctx, 'playwright');
+  const target = workerTarget(h, ctx.names.worker);
+  exportUrl(h, target.url, process.env);
   if (h.isolation === 'file') await cloneFresh(h, target.name);
   else await ensureCloned(h, target.name);
   return workerDatabase(h, target);
@@ -64,7 +68,7 @@ export const fixtures: {
   ],
   fastTestDbIsolation: [
     async ({ db }: { db: TestDatabase }, use: Use<void>, testInfo: { file: string }) => {
-      const { isolation } = requireHandoff('playwright');
+      const { isolation } = requireHandoff(ctx, 'playwright');
       // The worker's first file already has a fresh clone from the `db` fixture.
       if (isolation === 'file' && lastFile !== undefined && lastFile !== testInfo.file) await db.recreate();
       lastFile = testInfo.file;

@@ -5,11 +5,11 @@
  */
 import { Output, type Io, type Status } from '../../cli/output.js';
 import type { ServerInfo } from '../../types.js';
-import { resolveOptions } from '../../options/resolve.js';
+import type { Context } from '../../options/context.js';
 
 const FLAVOR = { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' } as const;
 
-export interface BannerContext {
+export interface BannerFacts {
   /** Where the server came from when it is not ours: an option, TEST_DATABASE_URL, or a parent run. */
   source: 'option' | 'env' | 'handed' | 'started';
   template: string;
@@ -17,20 +17,20 @@ export interface BannerContext {
 }
 
 /** Where a run's server comes from, for the banner: handed by a parent run, the url option, TEST_DATABASE_URL, or started by us. */
-export function serverSource(options: { url?: string }, handed: boolean): BannerContext['source'] {
-  return handed ? 'handed' : options.url ? 'option' : resolveOptions({}).url ? 'env' : 'started';
+export function serverSource(ctx: Pick<Context, 'options' | 'resolved'>, handed: boolean): BannerFacts['source'] {
+  return handed ? 'handed' : ctx.options.url ? 'option' : ctx.resolved.url ? 'env' : 'started';
 }
 
-export function runBanner(server: ServerInfo, ctx: BannerContext): string {
+export function runBanner(server: ServerInfo, facts: BannerFacts): string {
   const name = `${FLAVOR[server.flavor] ?? server.engine} ${server.version.replace(/-.*$/, '')}`;
   const where = server.owned
     ? `${server.provider}, ours`
-    : `${server.host}:${server.port}${ctx.source === 'env' ? ' from TEST_DATABASE_URL' : ctx.source === 'option' ? ' from the url option' : ''}, not ours`;
-  const template = `template ${ctx.template}${ctx.built ? ' built' : ''}`;
+    : `${server.host}:${server.port}${facts.source === 'env' ? ' from TEST_DATABASE_URL' : facts.source === 'option' ? ' from the url option' : ''}, not ours`;
+  const template = `template ${facts.template}${facts.built ? ' built' : ''}`;
   if (server.tuned) return `fast-test-db: ${name} (${where}), tuned; ${template}`;
   const fix = server.owned
     ? 'fast-test-db doctor says why'
-    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${ctx.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
+    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${facts.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
   return `fast-test-db: ${name} (${where}), NOT tuned: ${fix}; ${template}`;
 }
 
@@ -38,14 +38,22 @@ export function runBanner(server: ServerInfo, ctx: BannerContext): string {
  * Shows `label` with a spinner and the time while `work` runs, then the line `done` returns in its
  * place; without a terminal, only that line. Nothing at all when quiet.
  */
-export async function withStatus<T>(
-  quiet: boolean,
-  label: string,
-  work: () => Promise<T>,
-  done: (value: T) => string,
-  stderr: Io['stderr'] = process.stderr,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<T> {
+export async function withStatus<T>({
+  quiet,
+  label,
+  work,
+  done,
+  stderr = process.stderr,
+  env,
+}: {
+  quiet: boolean;
+  label: string;
+  work: () => Promise<T>;
+  done: (value: T) => string;
+  stderr?: Io['stderr'];
+  /** The entry's env (context.ts): whether a terminal's line is redrawn (not in CI) and coloured. */
+  env: Readonly<NodeJS.ProcessEnv>;
+}): Promise<T> {
   // On a terminal the CLI's status line; it is redrawn in place unless CI is set (a CI log keeps lines).
   const status: Status | undefined = !quiet && stderr.isTTY ? new Output({ stdout: process.stdout, stderr, env }).status(label) : undefined;
   let value: T;

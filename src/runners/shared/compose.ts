@@ -10,18 +10,18 @@
  *   runner's teardown drops it if the test does not.
  * Outside a runner, or on another server, nothing changes.
  */
-import { readHandoff } from '../../options/handoff.js';
 import { logger } from '../../util/log.js';
 import { openDatabase, prepareTemplate } from '../../core/database.js';
-import type { ServerInfo, TestDatabase, TestDatabaseOptions } from '../../types.js';
-import { workerTarget, type Handoff } from './handoff.js';
+import type { Context } from '../../options/context.js';
+import type { Handoff, ServerInfo, TestDatabase } from '../../types.js';
+import { workerTarget } from './handoff.js';
 import { settled } from './ready.js';
 import { readyForFile, workerDatabase } from './worker.js';
 
 const log = logger('runner');
 
-const sameServer = (a: ServerInfo, b: ServerInfo) =>
-  a.engine === b.engine && a.host === b.host && a.port === b.port && a.socket === b.socket;
+/** One address is one server: the same host (or socket) and port. */
+const sameServer = (a: ServerInfo, b: ServerInfo) => a.host === b.host && a.port === b.port && a.socket === b.socket;
 
 /** The name suffix an adapter's own database takes under a runner: its template's fingerprint. */
 export function adapterSuffix(fingerprint: string, suffix?: string): string {
@@ -29,19 +29,17 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
 }
 
 /**
- * createTestDatabase, made to share the server with a runner integration of this run rather than
- * fight it. This is what the package exports as `createTestDatabase` and what every adapter calls:
- * a test file that calls it directly composes with the runner exactly as an adapter does.
+ * createTestDatabase (create-test-database.ts) in a worker of a runner's run (`pending` is its
+ * handoff), made to share the server with the runner rather than fight it.
  */
-export async function adapterDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const pending = readHandoff(process.env);
-  if (!pending) return openDatabase(options);
+export async function composeWithRunner(ctx: Context, pending: Handoff): Promise<TestDatabase> {
   const h = await settled(pending);
-  const withRun = { ...options, runId: options.runId ?? h.run };
+  // The context's run is the handoff's unless the caller gave one.
+  const withRun = { ...ctx.options, runId: ctx.names.run };
   const prepared = await prepareTemplate(withRun);
-  if (!sameServer(prepared.server, h.server)) return openDatabase(options);
-  if (prepared.template.name === h.template) return runnersDatabase(h);
-  const suffix = adapterSuffix(prepared.template.fingerprint, options.suffix);
+  if (!sameServer(prepared.server, h.server)) return openDatabase(ctx.options);
+  if (prepared.template.name === h.template) return runnersDatabase(h, ctx.names.worker);
+  const suffix = adapterSuffix(prepared.template.fingerprint, ctx.options.suffix);
   log(
     'the runner built %s and this adapter %s: the adapter takes its own database (suffix %s)',
     h.template,
@@ -52,8 +50,8 @@ export async function adapterDatabase(options: TestDatabaseOptions = {}): Promis
 }
 
 /** The runner's database of this worker: disposing it leaves it to the runner, which drops it at the end of the run. */
-async function runnersDatabase(h: Handoff): Promise<TestDatabase> {
-  const target = workerTarget(h);
+async function runnersDatabase(h: Handoff, worker: string): Promise<TestDatabase> {
+  const target = workerTarget(h, worker);
   await readyForFile(h, target.name);
   log('the adapter uses the runner database %s (same template %s)', target.name, h.template);
   return workerDatabase(h, target);

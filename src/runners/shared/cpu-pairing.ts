@@ -20,16 +20,15 @@
  * its thread, for the worker's life (workerPairing in runners/worker.ts): a suite of light tests
  * pays no `taskset` (a process of its own per task). Processes a paired thread starts inherit its CPU.
  */
-import { readHandoff } from '../../options/handoff.js';
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { logger } from '../../util/log.js';
-import { resolveOptions } from '../../options/resolve.js';
 
 import { canPinCpus } from '../../server/os/platform.js';
 import { statFields } from '../../server/os/proc-stat.js';
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { detectWorker, NUMBERED_FROM } from '../../options/workers.js';
+import { NUMBERED_FROM } from '../../options/workers.js';
+import { contextOf, type Context, type EntryOptions } from '../../options/context.js';
 
 const log = logger('cpu');
 
@@ -89,10 +88,11 @@ export function parseCpuList(list: string): number[] {
 /**
  * The CPUs workers are paired with, in order: those this thread may use, read where no worker was
  * paired yet (a runner's global setup, or an adapter outside any runner integration). Undefined
- * when pairing is off or not on Linux.
+ * when pairing is off or not on Linux. Takes the entry's context, or options and the env they are
+ * resolved against.
  */
-export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.ProcessEnv = process.env): number[] | undefined {
-  if (!resolveOptions(options, env).cpuPairing || !canPinCpus(process.platform)) return undefined;
+export function pairableCpus(from: EntryOptions | Context = {}, env?: NodeJS.ProcessEnv): number[] | undefined {
+  if (!contextOf(from, { env, check: false }).resolved.cpuPairing || !canPinCpus(process.platform)) return undefined;
   try {
     return parseCpuList(allowedList('thread-self'));
   } catch {
@@ -100,22 +100,22 @@ export function pairableCpus(options: TestDatabaseOptions = {}, env: NodeJS.Proc
   }
 }
 
-/** This worker's CPU among `cpus`, or why it gets none. */
+/** This worker's CPU among `cpus`, or why it gets none: the worker is the option's, else the one `env` names. */
 export function pairingCpu(
   server: Pick<ServerInfo, 'owned' | 'provider' | 'flavor'>,
   cpus: number[] | undefined,
-  options: Pick<TestDatabaseOptions, 'worker'> = {},
-  env: NodeJS.ProcessEnv = process.env,
+  options: Pick<TestDatabaseOptions, 'worker'>,
+  env: NodeJS.ProcessEnv,
 ): { cpu: number } | { off: string } {
   if (!cpus) return { off: 'turned off, or not on Linux' };
   if (!server.owned || server.provider !== 'embedded') return { off: 'not a server started here' };
   // Its sessions' threads cannot be named (no PROCESSLIST.TID, and ours runs without performance_schema).
   if (server.flavor === 'mysql') return { off: "MySQL does not name its sessions' threads" };
-  const worker = options.worker !== undefined ? { id: options.worker, source: 'FAST_TEST_DB_WORKER' } : detectWorker(env);
-  const first = NUMBERED_FROM[worker.source as keyof typeof NUMBERED_FROM];
-  if (first === undefined || !/^\d+$/.test(worker.id)) return { off: `worker "${worker.id}" is not a numbered runner worker` };
-  const slot = Math.max(0, Number(worker.id) - first);
-  if (slot >= cpus.length) return { off: `worker ${worker.id} of more workers than the ${cpus.length} CPUs` };
+  const { worker, workerSource } = contextOf({ worker: options.worker }, { env, check: false }).names;
+  const first = NUMBERED_FROM[workerSource as keyof typeof NUMBERED_FROM];
+  if (first === undefined || !/^\d+$/.test(worker)) return { off: `worker "${worker}" is not a numbered runner worker` };
+  const slot = Math.max(0, Number(worker) - first);
+  if (slot >= cpus.length) return { off: `worker ${worker} of more workers than the ${cpus.length} CPUs` };
   return { cpu: cpus[slot]! };
 }
 
@@ -158,14 +158,15 @@ async function pinThread(cpu: number): Promise<{ thread: number; before: string 
 export async function pairCpu(
   server: ServerInfo,
   source: SessionSource,
-  options: TestDatabaseOptions = {},
+  from: EntryOptions | Context = {},
   mode: 'eager' | 'busy' = 'eager',
 ): Promise<CpuPairing | undefined> {
+  const ctx = contextOf(from, { check: false });
   // Inside a runner integration, its global setup decided for the run and read the CPUs before any
   // worker was paired; this handle's own option can still turn pairing off.
-  const handoff = readHandoff(process.env);
-  const cpus = !handoff ? pairableCpus(options) : resolveOptions(options).cpuPairing ? handoff.cpus : undefined;
-  const decision = pairingCpu(server, cpus, options);
+  const { handoff } = ctx;
+  const cpus = !handoff ? pairableCpus(ctx) : ctx.resolved.cpuPairing ? handoff.cpus : undefined;
+  const decision = pairingCpu(server, cpus, ctx.options, ctx.env);
   if ('off' in decision) {
     log('no CPU pairing: %s', decision.off);
     return undefined;

@@ -41,7 +41,7 @@ const SCRIPT: [RunnerName, RegExp][] = [
 
 /** The runner this process runs under, or undefined when none is recognised. */
 export function currentRunner(
-  env?: NodeJS.ProcessEnv,
+  env: Readonly<NodeJS.ProcessEnv>,
   script: string | undefined = process.argv[1],
   execArgv: readonly string[] = process.execArgv,
 ): RunnerName | undefined {
@@ -55,9 +55,10 @@ export function currentRunner(
 /**
  * Refuses the entry of `entry`'s runner in a process of another runner, naming the entry of the
  * runner it is in. Nothing is refused when no runner is recognised (a wrapper script of the user's).
+ * `env` is the entry's (its context's).
  */
-export function expectRunner(entry: RunnerName, what: string): void {
-  const runner = currentRunner();
+export function expectRunner(entry: RunnerName, what: string, env: Readonly<NodeJS.ProcessEnv>): void {
+  const runner = currentRunner(env);
   if (!runner || runner === entry) return;
   throw new FastTestDbError(
     'BAD_OPTION',

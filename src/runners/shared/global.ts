@@ -6,7 +6,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pairableCpus } from './cpu-pairing.js';
-import { loadConfig, mergeConfig, resolveAdapter, type FastTestDbConfig } from '../../options/config.js';
+import { loadConfig, mergeConfig, resolveAdapter } from '../../options/config.js';
+import { buildContext, withOptions, type Context, type EntryOptions } from '../../options/context.js';
 import type { Dialect } from '../../engines/dialect.js';
 import { dialectFor } from '../../engines/index.js';
 import { explainEngineMismatch } from '../../core/engine-mismatch.js';
@@ -14,17 +15,15 @@ import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import { ON_PLANNED, releaseOwnedServer, serversRoot, type PlannedListener } from '../../server/registry.js';
-import { SERVER_ENV } from '../../options/handoff.js';
 import { prepareTemplate } from '../../core/database.js';
 import { resolveNames } from '../../core/names.js';
-import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { detectRun } from '../../options/workers.js';
+import type { FastTestDbConfig, ServerInfo } from '../../types.js';
 import { runBanner, serverSource, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, type Handoff, type Isolation } from './handoff.js';
-import { RUNNER_ENV } from '../../options/handoff.js';
+import { RUNNER_ENV, SERVER_ENV } from '../../options/handoff.js';
 import { dropOurDatabases } from '../../core/client.js';
 import { withClient } from '../../engines/connect.js';
-import { checkEntry, DEFAULT_ENV_VAR, resolveOptions } from '../../options/resolve.js';
+import { DEFAULT_ENV_VAR } from '../../options/resolve.js';
 import { readJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { liveOtherOwner } from '../../core/users.js';
@@ -62,7 +61,7 @@ export interface RunHandle {
   resetRun(): Promise<void>;
 }
 
-export interface StartRunContext {
+export interface StartRunOptions {
   /** Where to look for fast-test-db.config.*; default cwd. */
   cwd?: string;
   /**
@@ -84,8 +83,8 @@ const runOwnerFile = (dir: string) => `${dir}.owner`;
  * `run`, unless another live process on this machine runs under it (two runs in one CI job, a run
  * id set by hand): then a run id of this invocation's own, so that neither touches the other's databases.
  */
-function runOfOurOwn(run: string, options: FastTestDbConfig): string {
-  const owner = Number(readJson<number>(runOwnerFile(runDir(run, options))));
+function runOfOurOwn(run: string, ctx: Context): string {
+  const owner = Number(readJson<number>(runOwnerFile(runDir(run, ctx))));
   if (!owner || owner === process.pid || !pidAlive(owner)) return run;
   const own = `${run}${newRunId()}`;
   log('run %s belongs to process %d, which is still running: this run is %s', run, owner, own);
@@ -113,80 +112,86 @@ function parseEnvVars(value: string | string[] | undefined): string[] {
 }
 
 /** Directory for one run's bookkeeping (which workers already cloned), next to this user's servers. */
-export function runDir(run: string, options: TestDatabaseOptions = {}): string {
-  return join(serversRoot(options), 'runs', run);
+export function runDir(run: string, ctx: Context): string {
+  return join(serversRoot(ctx.options), 'runs', run);
 }
 
 /**
- * The template for `options` (built if no process has yet) and what workers of run `run` need:
- * the handoff both the runners' global setups and node:test's standalone children give out.
+ * The template for the context's options (built if no process has yet) and what workers of run
+ * `run` need: the handoff both the runners' global setups and node:test's standalone children
+ * give out. `ctx` carries the run's id already (withOptions(ctx, { runId: run })).
  */
 export async function prepareHandoff(
-  options: FastTestDbConfig,
+  ctx: Context,
   run: string,
   dir: string,
 ): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean; runScoped: boolean }> {
-  const names = resolveNames({ ...options, runId: run });
-  const prepared = await prepareTemplate({ ...options, runId: run }).catch((e: unknown) => {
+  const names = resolveNames(ctx.options);
+  const prepared = await prepareTemplate(ctx.options).catch((e: unknown) => {
     throw explainEngineMismatch(e, names.engine);
   });
   const dialect = await dialectFor(names.engine);
-  const handoff = handoffFor(options, run, dir, dialect, prepared.server, prepared.template, prepared.seeded);
+  const handoff = handoffFor({ ctx, run, dir, dialect, server: prepared.server, template: prepared.template, seeded: prepared.seeded });
   return { handoff, dialect, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
 }
 
-function handoffFor(
-  options: FastTestDbConfig,
-  run: string,
-  dir: string,
-  dialect: Dialect,
-  server: ServerInfo,
-  template: { name: string; fingerprint: string },
-  seeded: string[],
-): Handoff {
-  const names = resolveNames({ ...options, runId: run });
+interface HandoffParts {
+  ctx: Context;
+  run: string;
+  dir: string;
+  dialect: Dialect;
+  server: ServerInfo;
+  template: { name: string; fingerprint: string };
+  seeded: string[];
+}
+
+function handoffFor({ ctx, run, dir, dialect, server, template, seeded }: HandoffParts): Handoff {
   return {
     v: 1,
     run,
-    engine: names.engine,
-    prefix: names.prefix,
-    shard: names.shard,
+    engine: dialect.engine,
+    prefix: ctx.names.prefix,
+    shard: ctx.names.shard,
     server,
     template: template.name,
     fingerprint: template.fingerprint,
     seeded,
-    isolation: parseIsolation(resolveOptions(options).isolation),
-    envVars: parseEnvVars(resolveOptions(options).envVar),
+    isolation: parseIsolation(ctx.resolved.isolation),
+    envVars: parseEnvVars(ctx.resolved.envVar),
     urlPattern: dialect.url(server, NAME_SLOT),
     main: process.pid,
     dir,
-    cpus: pairableCpus(options),
+    cpus: pairableCpus(ctx),
   };
 }
 
 /** Only a server this run may start itself can be announced before it answers; FAST_TEST_DB_EARLY=0 turns it off. */
-function mayStartEarly(options: FastTestDbConfig, handed: boolean): boolean {
-  const resolved = resolveOptions(options);
+function mayStartEarly(ctx: Context, handed: boolean): boolean {
+  const { resolved } = ctx;
   if (handed || resolved.url || !resolved.early) return false;
   return resolved.server === 'auto' || resolved.server === 'embedded';
 }
 
-export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunContext = {}): Promise<RunHandle> {
-  const merged = await resolveAdapter(mergeConfig(await loadConfig(ctx.cwd), mergeConfig(stashedOptions(), explicit)));
-  checkEntry(merged, 'the runner options');
-  // Fixed for the life of this process, so that watch-mode re-runs keep their names.
-  const run = runOfOurOwn(resolveOptions(merged).runId ?? detectRun() ?? newRunId(), merged);
-  process.env.FAST_TEST_DB_RUN_ID = run;
-  const options = { ...merged, runId: run };
-  const handed = Boolean(process.env[SERVER_ENV]);
+/**
+ * The runners' entry in their main process: the config file, the runner config's options and
+ * `explicit` make the run's one context, from which the server, the template and the handoff come.
+ */
+export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOptions = {}): Promise<RunHandle> {
+  const merged = await resolveAdapter(mergeConfig(await loadConfig(how.cwd), mergeConfig(stashedOptions(), explicit)));
+  const entry = buildContext(merged, { where: 'the runner options' });
+  // Fixed for the life of this process, so that watch-mode re-runs keep their names. The workers
+  // learn it from the handoff (detectRun reads it there), not from an env var of its own.
+  const run = runOfOurOwn(entry.names.run ?? newRunId(), entry);
+  const ctx = withOptions(entry, { runId: run });
+  const handed = Boolean(ctx.env[SERVER_ENV]);
 
   const started = performance.now();
-  const dir = runDir(run, options);
+  const dir = runDir(run, ctx);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(runOwnerFile(dir), String(process.pid));
-  const quiet = resolveOptions(options).quiet;
-  const source = serverSource(merged, handed);
+  const { quiet, reuse } = ctx.resolved;
+  const source = serverSource(ctx, handed);
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
     runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
   // After the status line, every run: a template from migrate alone is never reused (fingerprint.ts).
@@ -197,8 +202,8 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   clearReady(readyFile);
 
   let announce: PlannedListener | undefined;
-  const planned = ctx.early && mayStartEarly(options, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
-  const work = prepareHandoff(announce ? ({ ...options, [ON_PLANNED]: announce } as FastTestDbConfig) : options, run, dir);
+  const planned = how.early && mayStartEarly(ctx, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
+  const work = prepareHandoff(announce ? withOptions(ctx, { [ON_PLANNED]: announce } as EntryOptions) : ctx, run, dir);
   // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.
   const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
 
@@ -208,13 +213,15 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   if (expected) {
     const dialect = await dialectFor(expected.engine);
     handoff = {
-      ...handoffFor(options, run, dir, dialect, expected, { name: '', fingerprint: '' }, []),
+      ...handoffFor({ ctx, run, dir, dialect, server: expected, template: { name: '', fingerprint: '' }, seeded: [] }),
       pending: readyFile,
       owner: process.pid,
     };
     outcome = work
       .then(async (p) => {
         await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+        // Workers started from now on (a watch re-run's) need not wait for the ready file.
+        handDown(p.handoff);
         writeReady(readyFile, { handoff: p.handoff });
         if (!quiet) process.stderr.write(banner(p) + '\n');
         noteScoped(p);
@@ -234,7 +241,13 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
         return { error: e };
       });
   } else {
-    const p = await withStatus(quiet, 'fast-test-db: starting the server and the template', () => work, banner);
+    const p = await withStatus({
+      quiet,
+      label: 'fast-test-db: starting the server and the template',
+      work: () => work,
+      done: banner,
+      env: ctx.env,
+    });
     noteScoped(p);
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
     await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
@@ -250,12 +263,10 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
     );
   }
   const { server } = handoff;
-  process.env[RUNNER_ENV] = JSON.stringify(handoff);
-  process.env[SERVER_ENV] = JSON.stringify([server]);
+  handDown(handoff);
 
   // We stop only a server that this process started or joined through the registry.
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
-  const reuse = resolveOptions(options).reuse;
   const handle: RunHandle = {
     handoff,
     resetRun: async () => {
@@ -292,6 +303,17 @@ export async function startRun(explicit: FastTestDbConfig = {}, ctx: StartRunCon
   };
   (globalThis as Stash)[HANDLE] = handle;
   return handle;
+}
+
+/**
+ * The runner's workers (Jest's and Mocha's worker processes, node:test's children, Vitest's forks
+ * and threads) start after this and inherit this process's environment: it is the one channel
+ * Jest's global setup has to them, and the one an adapter or createTestDatabase() in any runner's
+ * worker reads without loading that runner. The handoff carries the run's id too.
+ */
+function handDown(handoff: Handoff): void {
+  process.env[RUNNER_ENV] = JSON.stringify(handoff);
+  process.env[SERVER_ENV] = JSON.stringify([handoff.server]);
 }
 
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */

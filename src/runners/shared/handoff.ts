@@ -7,8 +7,8 @@
 import { FastTestDbError } from '../../errors.js';
 import { workerDatabaseName } from '../../core/names.js';
 import type { ConnectionOptions, Handoff, Isolation } from '../../types.js';
-import { readHandoff, RUNNER_ENV } from '../../options/handoff.js';
-import { detectWorker } from '../../options/workers.js';
+import type { Context } from '../../options/context.js';
+import { RUNNER_ENV } from '../../options/handoff.js';
 import { expectRunner, RUNNER_WIRING, type RunnerName } from './current-runner.js';
 
 export type { Handoff, Isolation } from '../../types.js';
@@ -21,10 +21,10 @@ export const ISOLATIONS: readonly Isolation[] = ['worker', 'file', 'test'];
 export const NAME_SLOT = '__FAST_TEST_DB_NAME__';
 
 /** The handoff, or an error naming how `runner`'s global setup is wired (or the entry of the runner this really is). */
-export function requireHandoff(runner: RunnerName): Handoff {
-  const h = readHandoff(process.env);
+export function requireHandoff(ctx: Pick<Context, 'handoff' | 'env'>, runner: RunnerName): Handoff {
+  const h = ctx.handoff;
   if (h) return h;
-  expectRunner(runner, `fast-test-db/${runner}`);
+  expectRunner(runner, `fast-test-db/${runner}`, ctx.env);
   throw new FastTestDbError(
     'BAD_OPTION',
     `fast-test-db/${runner} found no handoff from its global setup (${RUNNER_ENV} is not set): the global setup did not run first`,
@@ -39,8 +39,8 @@ export interface WorkerTarget {
   connection: ConnectionOptions;
 }
 
-/** This worker's database, computed from the handoff and the runner's worker id env var. */
-export function workerTarget(h: Handoff, worker = detectWorker().id, suffix?: string): WorkerTarget {
+/** This worker's database, computed from the handoff and the worker's id (the context's `names.worker`). */
+export function workerTarget(h: Handoff, worker: string, suffix?: string): WorkerTarget {
   // Only the engine is needed for a name: no driver is loaded here.
   const name = workerDatabaseName({ engine: h.engine }, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
   const s = h.server;
@@ -52,7 +52,10 @@ export function workerTarget(h: Handoff, worker = detectWorker().id, suffix?: st
   };
 }
 
-/** Puts the URL where the app reads it. Runs before the app's modules are imported. */
-export function exportUrl(h: Handoff, url: string, env: NodeJS.ProcessEnv = process.env): void {
+/**
+ * Puts the URL where the app reads it (the process's live environment, which the runner's entry
+ * passes). Runs before the app's modules are imported.
+ */
+export function exportUrl(h: Handoff, url: string, env: NodeJS.ProcessEnv): void {
   for (const v of h.envVars) env[v] = url;
 }

@@ -17,6 +17,7 @@ import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './hand
 import { withClient } from '../../engines/connect.js';
 import { settled } from './ready.js';
 import { pairCpu, type CpuPairing } from './cpu-pairing.js';
+import type { Context } from '../../options/context.js';
 import { joinInvocation } from '../../core/users.js';
 
 const log = logger('runner');
@@ -129,13 +130,24 @@ export interface RunnerHooks {
   beforeEach: Hook;
 }
 
+export interface WorkerSetup {
+  /** The worker's entry context: its worker id, whether CPU pairing is on. */
+  ctx: Context;
+  handoff: Handoff;
+  hooks: RunnerHooks;
+  /** This worker's database; by default the one of the context's worker id. */
+  target?: WorkerTarget;
+  /** Where the app reads its URL: the process's live environment. */
+  appEnv: NodeJS.ProcessEnv;
+}
+
 /**
  * What a runner's setup file does in each worker (or test file): export the URL right away, so
  * that app modules imported by the test file read it, and register the hooks that create or empty
  * the database before the first test touches it.
  */
-export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTarget(h)): WorkerTarget {
-  exportUrl(h, target.url);
+export function installWorker({ ctx, handoff: h, hooks, target = workerTarget(h, ctx.names.worker), appEnv }: WorkerSetup): WorkerTarget {
+  exportUrl(h, target.url, appEnv);
   (globalThis as { [FILE]?: FileState })[FILE] = { name: target.name, cloned: false };
   // Without a beforeAll hook the caller awaits readyForFile() itself, before the test file loads.
   if (hooks.beforeAll) {
@@ -148,7 +160,7 @@ export function installWorker(h: Handoff, hooks: RunnerHooks, target = workerTar
     else if (h.pending) beforeAll(() => settled(h));
   }
   if (h.cpus) {
-    const pairing = workerPairing(h, target);
+    const pairing = workerPairing(ctx, h, target);
     hooks.beforeEach(pairing.beforeEach);
     hooks.afterAll(pairing.afterAll);
   }
@@ -177,13 +189,13 @@ const LOOK_EVERY_MS = 100;
  * runner calls `beforeEach` before every test and `afterAll` after each file (once per run for
  * a serial Mocha run), after which the next `beforeEach` starts looking again.
  */
-export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach(): Promise<void>; afterAll(): Promise<void> } {
+export function workerPairing(ctx: Context, h: Handoff, target: WorkerTarget): { beforeEach(): Promise<void>; afterAll(): Promise<void> } {
   let db: Database | undefined;
   let paired: Promise<CpuPairing | undefined> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     paired ??= workerDatabase(h, target)
-      .then((d) => pairCpu(d.server, (db = d), {}, 'busy'))
+      .then((d) => pairCpu(d.server, (db = d), ctx, 'busy'))
       .catch((e: unknown) => void log('no CPU pairing: %s', messageOf(e)));
     const pairing = await paired;
     // None for this worker (no worker number, more workers than CPUs, an engine without it): the
@@ -215,7 +227,7 @@ export function workerPairing(h: Handoff, target: WorkerTarget): { beforeEach():
  * This worker's database as a TestDatabase, for tests that want to reset or recreate it
  * themselves. The runner owns the database: disposing the handle only closes it (see TestDatabase).
  */
-export async function workerDatabase(pending: Handoff, target = workerTarget(pending)): Promise<Database> {
+export async function workerDatabase(pending: Handoff, target: WorkerTarget): Promise<Database> {
   // A server handed out while it starts: the template and seeded tables are known once it is ready.
   const h = await settled(pending);
   joinInvocation(h.main);

@@ -12,17 +12,17 @@
  * (not in code evaluated by vitest.config), and prefer `testDatabase()` or `inject('fastTestDb')`
  * over env vars in code that is shared across threads (globalThis state with isolate: false).
  */
-import { readHandoff } from '../../options/handoff.js';
-import type { FastTestDbConfig } from '../../options/config.js';
+import { buildContext } from '../../options/context.js';
+import type { FastTestDbConfig } from '../../types.js';
 import { stashOptions } from '../shared/global.js';
-import type { Handoff } from '../shared/handoff.js';
+import { PROVIDE_KEY, workerTarget, type Handoff } from '../shared/handoff.js';
 import { runnerFile } from '../shared/paths.js';
 import type { TestDatabase } from '../../types.js';
 import { workerDatabase } from '../shared/worker.js';
 import { FastTestDbError } from '../../errors.js';
 import { expectRunner } from '../shared/current-runner.js';
 
-export type { FastTestDbConfig } from '../../options/config.js';
+export type { FastTestDbConfig } from '../../types.js';
 export type { TestDatabase } from '../../types.js';
 export type { Handoff, Isolation } from '../shared/handoff.js';
 export { PROVIDE_KEY } from '../shared/handoff.js';
@@ -70,14 +70,15 @@ export function withFastTestDb<C extends VitestConfigLike>(config: C, options: F
 /** This worker's database, inside a test file. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
   // Outside Vitest, loading it fails (not installed, or its internal state missing) in words that name neither runner.
-  expectRunner('vitest', "testDatabase() from 'fast-test-db/vitest'");
+  const ctx = buildContext({}, { check: false });
+  expectRunner('vitest', "testDatabase() from 'fast-test-db/vitest'", ctx.env);
   const { inject } = await import('vitest');
-  const handoff = ((inject as (key: string) => unknown)('fastTestDb') as Handoff | undefined) ?? readHandoff(process.env);
+  const handoff = ((inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined) ?? ctx.handoff;
   if (!handoff)
     throw new FastTestDbError(
       'BAD_OPTION',
       'testDatabase() found no fast-test-db global setup in this Vitest run',
       "wrap the config in withFastTestDb(...) from 'fast-test-db/vitest'",
     );
-  return workerDatabase(handoff);
+  return workerDatabase(handoff, workerTarget(handoff, ctx.names.worker));
 }

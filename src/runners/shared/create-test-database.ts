@@ -1,0 +1,18 @@
+/**
+ * createTestDatabase(), the package's and every adapter's: this process's own database (a server,
+ * a template built once, and a clone of it), or, in a worker of a runner's run, one that shares the
+ * runner's server (compose.ts): the runner's database for the same schema, one of its own beside
+ * it for another. The composing code is loaded only then, so that importing the package stays
+ * cheap (it added ~20 ms to every import).
+ */
+import { openDatabase } from '../../core/database.js';
+import { buildContext } from '../../options/context.js';
+import type { TestDatabase, TestDatabaseOptions } from '../../types.js';
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const ctx = buildContext(options);
+  const pending = ctx.handoff;
+  if (!pending) return openDatabase(ctx.options);
+  const { composeWithRunner } = await import('./compose.js');
+  return composeWithRunner(ctx, pending);
+}
