@@ -51,17 +51,6 @@ export async function containersOf(pid: number): Promise<string[]> {
   return (await ourContainers()).filter((c) => c.owner.startsWith(`${pid}@`)).map((c) => c.id);
 }
 
-/** Polls until `check` holds or `ms` pass; returns the last value. */
-export async function until<T>(check: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await check();
-  while (!ok(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    v = await check();
-  }
-  return v;
-}
-
 /** Starts a container server as an entry would, with these options. */
 export function startContainer(engine: Engine, options: TestDatabaseOptions): Promise<StartedServer> {
   return containerProvider({ engine, context: contextOf(options) }).start();

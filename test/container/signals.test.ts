@@ -2,11 +2,14 @@
  * A process that started a container and ends, on a real Docker engine with Ryuk off: a signal
  * removes the container and ends the process as the signal would (130/143) within seconds, whether
  * something keeps it alive or nothing does; after a SIGKILL, which no process can clean up after,
- * the container stays, `clean` lists it, and the next start removes it.
+ * the container stays, `doctor` and `clean` list it, and the project's next start removes it.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ourContainers, removeLeftContainers } from '../../src/server/providers/container.js';
-import { containersOf, images, ryukOff, skipReason, startContainer, until } from './helpers.js';
+import { cleanLeftContainers, containerChecks, ourContainers } from '../../src/server/providers/container.js';
+import { containersOf, images, skipReason } from './helpers.js';
 import { startOwner } from './fixtures/spawn.js';
 
 const postgres = { ENGINE: 'postgres', IMAGE: images.postgres };
@@ -36,30 +39,31 @@ describe.skipIf(skipReason)('a container owner that ends (real Docker engine)', 
     expect(await containersOf(owner.child.pid!)).toEqual([]);
   }, 60_000);
 
-  it('SIGKILL leaves it; clean --dry-run lists it, and the next start removes it', async () => {
-    const owner = await startOwner({ ...postgres, END: 'busy' });
-    const pid = owner.child.pid!;
-    owner.child.kill('SIGKILL');
-    await owner.exited;
-    const left = await containersOf(pid);
-    expect(left).toHaveLength(1);
-    expect((await ourContainers()).find((c) => c.id === left[0])).toMatchObject({ ended: true, engine: 'postgres' });
-    const listed = await removeLeftContainers({ dryRun: true });
-    expect(listed.find((c) => c.id === left[0])).toMatchObject({ removed: false });
-    expect(await containersOf(pid)).toEqual(left);
-
-    process.env.TESTCONTAINERS_RYUK_DISABLED ??= ryukOff.TESTCONTAINERS_RYUK_DISABLED;
-    const next = await startContainer('postgres', { image: images.postgres });
+  it('SIGKILL leaves it; doctor and clean --dry-run list it, and the next run of the project removes it', async () => {
+    // A project of its own, so that no other test's start or clean removes it meanwhile.
+    const project = mkdtempSync(join(tmpdir(), 'ftdb-container-project-'));
     try {
-      expect(
-        await until(
-          () => containersOf(pid),
-          (ids) => ids.length === 0,
-          10_000,
-        ),
-      ).toEqual([]);
+      const owner = await startOwner({ ...postgres, END: 'busy', PROJECT: project });
+      const pid = owner.child.pid!;
+      owner.child.kill('SIGKILL');
+      await owner.exited;
+      const left = await containersOf(pid);
+      expect(left).toHaveLength(1);
+      expect((await ourContainers(project)).find((c) => c.id === left[0])).toMatchObject({ ended: true, engine: 'postgres', project });
+      expect(await containerChecks(project)).toMatchObject([
+        { id: 'left-containers', status: 'warn', detail: expect.stringContaining(left[0]!) },
+      ]);
+      expect(await cleanLeftContainers({ dryRun: true, project })).toMatchObject([
+        { dir: expect.stringContaining(left[0]!), action: 'would remove', reason: expect.stringContaining(`process ${pid}@`) },
+      ]);
+      expect(await containersOf(pid)).toEqual(left);
+
+      const next = await startOwner({ ...postgres, END: 'start-only', PROJECT: project });
+      expect((await next.exited).code).toBe(0);
+      expect(await containersOf(pid)).toEqual([]);
+      expect(await ourContainers(project)).toEqual([]);
     } finally {
-      expect(await next.stop()).toBe('stopped');
+      rmSync(project, { recursive: true, force: true });
     }
   }, 90_000);
 });

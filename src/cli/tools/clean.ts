@@ -11,6 +11,7 @@ import { messageOf } from '../../errors.js';
 import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
 import { listOwnedServers, reapServer } from '../../server/registry.js';
+import { cleanLeftContainers } from '../../server/providers/container.js';
 import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/keeper/stray-copies.js';
 import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
@@ -232,6 +233,9 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
       else report.servers.push({ ...base, action: found.processes.length > 0 ? 'stopped' : 'removed', reason: found.summary });
     }
   }
+  // Containers whose owner ended (SIGKILL with Ryuk off) go with the servers, like them not when a URL names one.
+  if (opts.servers !== false && !byUrl)
+    report.servers.push(...(await cleanLeftContainers({ dryRun: opts.dryRun, project: opts.all ? undefined : process.cwd() })));
   // Files go with the servers (after them: a server reaped above no longer holds a binaries copy),
   // and like them are left alone when a URL names the one server to clean.
   if (opts.servers !== false && !byUrl) cleanStrayCopies(opts, report, counter);

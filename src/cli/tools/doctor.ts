@@ -16,6 +16,7 @@ import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../type
 import { resolveOptions } from '../../options/resolve.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
+import { containerChecks } from '../../server/providers/container.js';
 import { strayCopies, type StrayKind } from '../../server/keeper/stray-copies.js';
 
 export type { CheckStatus, DoctorCheck } from '../../engines/engine.js';
@@ -328,7 +329,16 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     checkDocker(),
     ...ENGINE_NAMES.map(async (name) => (await engineFor(name).doctor()).local(inputs)),
   ]);
-  checks.push(...perEngine.flat(), docker, checkUser(), checkTmpfs(options), ...checkOwnedServers(options), ...checkStrayCopies(options));
+  const containers = docker.status === 'ok' ? await containerChecks(options.all ? undefined : process.cwd()) : [];
+  checks.push(
+    ...perEngine.flat(),
+    docker,
+    ...containers,
+    checkUser(),
+    checkTmpfs(options),
+    ...checkOwnedServers(options),
+    ...checkStrayCopies(options),
+  );
   if (!options.url && perEngine.every(([binaries]) => binaries?.status !== 'ok') && docker.status !== 'ok')
     checks.push({
       id: 'no-server',

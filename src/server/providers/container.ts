@@ -28,11 +28,6 @@ import { startedServer, type ProviderFactory, type ServerContext, type StartedSe
 
 export type { ContainerDefinition };
 
-/** Cheap check for a Docker engine: a socket or DOCKER_HOST. testcontainers does the real handshake. */
-export function dockerLikelyAvailable(): boolean {
-  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
-}
-
 // ---------------------------------------------------------------------------------------------
 // Owners
 
@@ -41,15 +36,22 @@ export const OURS_LABEL = 'fast-test-db.engine';
 const OWNER_HOST = 'fast-test-db.owner-host';
 const OWNER_PID = 'fast-test-db.owner-pid';
 const OWNER_START = 'fast-test-db.owner-start';
+/** The project (working directory) it was started for: a start and `clean` look at their project's only, as for embedded servers. */
+const PROJECT = 'fast-test-db.project';
 
 /** When `pid` started (clock ticks since boot): a recycled pid has another. Undefined without /proc. */
 function startOf(pid: number | 'self'): string | undefined {
   return statFields(pid)?.[19];
 }
 
-/** The labels a container started by this process carries. */
-export function ownerLabels(engine: Engine): Record<string, string> {
-  const labels: Record<string, string> = { [OURS_LABEL]: engine, [OWNER_HOST]: hostname(), [OWNER_PID]: String(process.pid) };
+/** The labels a container started by this process for `project` carries. */
+export function ownerLabels(engine: Engine, project: string): Record<string, string> {
+  const labels: Record<string, string> = {
+    [OURS_LABEL]: engine,
+    [OWNER_HOST]: hostname(),
+    [OWNER_PID]: String(process.pid),
+    [PROJECT]: project,
+  };
   const start = startOf('self');
   if (start) labels[OWNER_START] = start;
   return labels;
@@ -74,6 +76,7 @@ export interface OurContainer {
   engine: string;
   /** `pid@host` of the process that started it. */
   owner: string;
+  project: string;
   ended: boolean | undefined;
   ageMs: number;
 }
@@ -152,8 +155,8 @@ export interface ContainerRunner {
   start(def: ContainerDefinition, labels: Record<string, string>): Promise<RunningContainer>;
   /** Last resort at process exit, when nothing asynchronous can run any more. */
   removeNow?(id: string): void;
-  /** Removes the containers of ours whose owner has ended (a SIGKILLed run's). */
-  removeLeft?(): Promise<void>;
+  /** Removes the containers of `project` whose owner has ended (a SIGKILLed run's). */
+  removeLeft?(project: string): Promise<void>;
 }
 
 /** Read where testcontainers reads it (process.env), so that both agree on whether Ryuk runs. */
@@ -202,16 +205,21 @@ async function listOurs(tc: any): Promise<Array<{ Id: string; Image: string; Cre
   return client.container.dockerode.listContainers({ all: true, filters: { label: [OURS_LABEL] } });
 }
 
-/** The containers of ours on the Docker engine testcontainers finds; none when it cannot be loaded or reached. */
-export async function ourContainers(now = Date.now()): Promise<OurContainer[]> {
+/**
+ * The containers of ours on the Docker engine testcontainers finds, of `project` only when given;
+ * none when testcontainers cannot be loaded or no engine answers.
+ */
+export async function ourContainers(project?: string, now = Date.now()): Promise<OurContainer[]> {
   let tc: any;
   try {
     tc = await loadTestcontainers();
-    return (await listOurs(tc)).map((c) => ({
+    const listed = (await listOurs(tc)).filter((c) => project === undefined || c.Labels[PROJECT] === project);
+    return listed.map((c) => ({
       id: c.Id.slice(0, 12),
       image: c.Image,
       engine: c.Labels[OURS_LABEL] ?? '?',
       owner: `${c.Labels[OWNER_PID] ?? '?'}@${c.Labels[OWNER_HOST] ?? '?'}`,
+      project: c.Labels[PROJECT] ?? '?',
       ended: ownerEnded(c.Labels),
       ageMs: now - c.Created * 1000,
     }));
@@ -220,11 +228,11 @@ export async function ourContainers(now = Date.now()): Promise<OurContainer[]> {
   }
 }
 
-/** Removes the containers whose owner has ended (or, with dryRun, only says which); returns them. */
+/** Removes the containers (of `project`, else every project's) whose owner has ended, or with dryRun only says which. */
 export async function removeLeftContainers(
-  opts: { dryRun?: boolean } = {},
+  opts: { dryRun?: boolean; project?: string } = {},
 ): Promise<Array<OurContainer & { removed: boolean; error?: string }>> {
-  const left = (await ourContainers()).filter((c) => c.ended === true);
+  const left = (await ourContainers(opts.project)).filter((c) => c.ended === true);
   if (opts.dryRun || left.length === 0) return left.map((c) => ({ ...c, removed: false }));
   const tc = await loadTestcontainers();
   const client = await tc.getContainerRuntimeClient();
@@ -266,8 +274,8 @@ export const testcontainersRunner: ContainerRunner = {
     // The docker CLI, when there is one; otherwise the next run removes it (its owner has ended).
     spawnSync('docker', ['rm', '-f', '-v', id], { stdio: 'ignore', timeout: 10_000 });
   },
-  async removeLeft() {
-    await removeLeftContainers();
+  async removeLeft(project) {
+    await removeLeftContainers({ project });
   },
 };
 
@@ -327,16 +335,17 @@ export function ownedContainerCount(): number {
   return ownedContainers.all.size;
 }
 
-/** Starts a container from its definition and reads the server's version and settings back. */
+/** Starts a container for `project` (a working directory) from its definition and reads the server's version and settings back. */
 export async function startDefinedContainer(
   def: ContainerDefinition,
   runner: ContainerRunner = testcontainersRunner,
+  project = process.cwd(),
 ): Promise<StartedServer> {
-  // What killed runs left goes first, beside this start: it must not delay it, nor fail it.
-  const swept = runner.removeLeft?.().catch(() => undefined);
+  // What killed runs of the project left goes first, beside this start: it must not delay it, nor fail it.
+  const swept = runner.removeLeft?.(project).catch(() => undefined);
   let container: RunningContainer;
   try {
-    container = await runner.start(def, ownerLabels(def.server.engine));
+    container = await runner.start(def, ownerLabels(def.server.engine, project));
   } catch (e) {
     await swept;
     if (e instanceof FastTestDbError) throw e;
@@ -399,5 +408,59 @@ async function definitionFor(engine: Engine, context: ServerContext): Promise<Co
 
 export const containerProvider: ProviderFactory = ({ engine, context }) => ({
   kind: 'container',
-  start: async () => startDefinedContainer(await definitionFor(engine, context)),
+  start: async () => startDefinedContainer(await definitionFor(engine, context), testcontainersRunner, context.cwd),
 });
+
+// ---------------------------------------------------------------------------------------------
+// For `clean` and `doctor`
+
+/**
+ * `clean`'s part: removes our containers whose owner ended, as the servers list of its report has
+ * them. Age plays no part: a container whose owner ended is reachable by nobody (only its owner
+ * knew it), unlike an orphaned embedded server, which a later run may join.
+ */
+export async function cleanLeftContainers(opts: {
+  dryRun?: boolean;
+  /** This project's (its working directory); undefined: every project's. */
+  project?: string;
+}): Promise<Array<{ dir: string; engine: string; action: 'removed' | 'would remove' | 'kept'; reason: string }>> {
+  return (await removeLeftContainers(opts)).map((c) => ({
+    dir: `container ${c.id} (${c.image})`,
+    engine: c.engine,
+    action: opts.dryRun ? 'would remove' : c.removed ? 'removed' : 'kept',
+    reason: c.error ? `could not remove it: ${c.error}` : `its owner, process ${c.owner}, has ended`,
+  }));
+}
+
+/** `doctor`'s part: our containers (of `project`, else every project's), those whose owner ended first (a warning, with the `clean` that removes them). */
+export async function containerChecks(
+  project: string | undefined,
+): Promise<Array<{ id: string; status: 'info' | 'warn'; title: string; detail: string; fix?: string }>> {
+  const ours = await ourContainers(project);
+  const line = (c: OurContainer) => `${c.id} ${c.image}, started by process ${c.owner}`;
+  const left = ours.filter((c) => c.ended === true);
+  const live = ours.filter((c) => c.ended !== true);
+  return [
+    ...(left.length
+      ? [
+          {
+            id: 'left-containers',
+            status: 'warn' as const,
+            title: `${left.length} container(s) of ours whose process has ended (killed, with Ryuk off)`,
+            detail: left.map(line).join('\n    '),
+            fix: `fast-test-db clean${project === undefined ? ' --all' : ''}   (removes them; the project's next container start does too)`,
+          },
+        ]
+      : []),
+    ...(live.length
+      ? [
+          {
+            id: 'containers',
+            status: 'info' as const,
+            title: `${live.length} container(s) of ours in use, or started on another machine`,
+            detail: live.map(line).join('\n    '),
+          },
+        ]
+      : []),
+  ];
+}
