@@ -82,8 +82,10 @@ function userFrame(stack: string): string {
  * the template has no session left and no user's client sees its session ended under it.
  */
 export async function closeLeftOpen(dialect: Dialect, admin: SqlClient, template: string, noted: Noted[]): Promise<void> {
-  if (!dialect.openSessions) return;
-  if ((await settled(dialect, admin, template, 0)).length === 0) return;
+  const { openSessions } = dialect;
+  if (!dialect.clonesNeedNoSessions || !openSessions) return;
+  const sessions = () => openSessions(admin, template);
+  if ((await settled(sessions, 0)).length === 0) return;
   const open = noted.filter(({ client }) => client.connectionParameters?.database === template && !client._ending && !client._ended);
   for (const { client, stack } of open) {
     process.emitWarning(
@@ -92,7 +94,7 @@ export async function closeLeftOpen(dialect: Dialect, admin: SqlClient, template
     );
     await client.end().catch((e: unknown) => log('closing a client migrate left open: %s', (e as Error).message));
   }
-  const left = await settled(dialect, admin, template, SETTLE_MS);
+  const left = await settled(sessions, SETTLE_MS);
   for (const s of left)
     process.emitWarning(
       `fast-test-db: migrate left a session open on template ${template} (${describeSession(s)}); it is ended now. Close the connections migrate opens before it returns.`,
@@ -106,11 +108,11 @@ function describeSession(s: OpenSession): string {
   return `${app}${from}server process ${s.pid}, ${s.state ?? 'state unknown'}${s.query ? `, last query: ${s.query}` : ''}`;
 }
 
-/** The sessions on `template`, once none are left or after `ms`. */
-async function settled(dialect: Dialect, admin: SqlClient, template: string, ms: number): Promise<OpenSession[]> {
+/** What `sessions` reads, once it reads none or after `ms`. */
+async function settled(sessions: () => Promise<OpenSession[]>, ms: number): Promise<OpenSession[]> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const open = await dialect.openSessions!(admin, template);
+    const open = await sessions();
     if (open.length === 0 || Date.now() >= deadline) return open;
     await sleep(50);
   }

@@ -46,7 +46,7 @@ export async function settleRecreate(server: ServerInfo, name: string): Promise<
  * used database are ended (a previous test file's pool); without it such connections make it fail.
  */
 export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Promise<void> {
-  const { dialect, server, template, name } = req;
+  const { dialect, server, name } = req;
   const swap = swapOf(dialect);
   if (!swap) return cloneInto(admin, req);
   const key = keyOf(server, name);
@@ -61,21 +61,7 @@ export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Pro
   if (owner !== undefined) throw heldByOther(name, existing, owner);
   if (req.force || ownerGone(existing, pidAlive)) await swap.endConnections(admin, name);
   const old = oldName(name);
-  const spare = spareName(name, template);
-  // Only a spare this process made: another's may be a clone of a template since rebuilt.
-  let usedSpare = (await dialect.readMarker(admin, spare))?.pid === process.pid;
-  if (usedSpare) {
-    await swap
-      .renameDatabases(admin, [
-        [name, old],
-        [spare, name],
-      ])
-      .catch((e: unknown) => {
-        if ((e as FastTestDbError).code === 'DATABASE_IN_USE') throw e;
-        log('spare %s not taken: %s', spare, (e as Error).message);
-        usedSpare = false;
-      });
-  }
+  const usedSpare = await takeSpare(admin, req, swap, old);
   if (!usedSpare) await swap.renameDatabases(admin, [[name, old]]);
   try {
     if (!usedSpare) await cloneInto(admin, { ...req, force: false });
@@ -90,6 +76,30 @@ export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Pro
     // The used database is dropped even when its replacement failed.
     background(req, [old]);
   }
+}
+
+/**
+ * Renames `req.name` to `old` and this process's spare into its place, in one transaction; false
+ * (nothing renamed) when there is no spare of ours or it cannot be taken.
+ */
+async function takeSpare(admin: SqlClient, req: CloneRequest, swap: Swap, old: string): Promise<boolean> {
+  const { name } = req;
+  const spare = spareName(name, req.template);
+  // Only a spare this process made: another's may be a clone of a template since rebuilt.
+  if ((await req.dialect.readMarker(admin, spare))?.pid !== process.pid) return false;
+  return swap
+    .renameDatabases(admin, [
+      [name, old],
+      [spare, name],
+    ])
+    .then(
+      () => true,
+      (e: unknown) => {
+        if ((e as FastTestDbError).code === 'DATABASE_IN_USE') throw e;
+        log('spare %s not taken: %s', spare, (e as Error).message);
+        return false;
+      },
+    );
 }
 
 /** Drops `drops`, then makes the next spare, on a connection of its own; failures are logged, not thrown. */
