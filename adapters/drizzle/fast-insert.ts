@@ -8,6 +8,7 @@
 import type { InferModelFromColumns } from 'drizzle-orm';
 import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
 import type { GetPrimarySerialOrDefaultKeys, MySqlDatabase, MySqlTable } from 'drizzle-orm/mysql-core';
+import { classifyDriverError } from '../../src/adapter-kit.js';
 import { coalescer, type Coalesced } from '../shared/coalesce.js';
 import { chunk } from '../shared/insert-sql.js';
 import { executorFor, type Executor, type RawInsertResult } from './driver.js';
@@ -85,7 +86,10 @@ function mysqlRecords(plan: TablePlan, rows: PreparedRow[], insertId: number): A
 function sendBatch(executor: Executor, plan: TablePlan, rows: PreparedRow[], returning: boolean): Promise<RawInsertResult> {
   const sql = statement(plan, rows, returning);
   const params = rows.length === 1 ? rows[0]!.values : rows.flatMap((r) => r.values);
-  return executor.insert(sql, params, returning && plan.returns);
+  // A refusal is the library's error with its code, as the other adapters' fastInsert gives it; the driver's is its cause.
+  return executor.insert(sql, params, returning && plan.returns).catch((e: unknown) => {
+    throw classifyDriverError(e, `fastInsert: ${sql.slice(0, 200)}`);
+  });
 }
 
 /** One row's statement: its record, or nothing without returning. */

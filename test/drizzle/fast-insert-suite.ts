@@ -65,15 +65,6 @@ export function drizzleZooSuite(version: string, installed: Record<string, unkno
         await t?.[Symbol.asyncDispose]();
       });
 
-      if (setup.engine === 'postgres')
-        it('the driver connects over the server socket; the handle still names TCP for the app', async () => {
-          const { sql } = await import('drizzle-orm');
-          const result = await db().execute(sql`SELECT inet_server_addr() AS addr`);
-          const rows = Array.isArray(result) ? result : result.rows; // postgres.js returns rows, pg a result
-          expect(rows[0].addr).toBeNull(); // NULL: a Unix socket connection
-          expect(t.database.connection.host).toBe('127.0.0.1');
-        });
-
       async function empty(c: ZooCase): Promise<void> {
         await t.database.reset();
         resetCounters();

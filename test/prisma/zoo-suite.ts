@@ -150,13 +150,6 @@ export function prismaZooSuite(under: PrismaUnderTest): void {
         if (pg) expect(prisma._engineConfig.adapter).toBeInstanceOf(under.PrismaPg);
       });
 
-      if (pg)
-        it('the client connects over the server socket; the handle still names TCP for the app', async () => {
-          const [row] = await prisma.$queryRawUnsafe('SELECT inet_server_addr()::text AS addr');
-          expect(row.addr).toBeNull(); // NULL: a Unix socket connection
-          expect(t.database.connection.host).toBe('127.0.0.1');
-        });
-
       it(`gap: the runtime data model of a Prisma ${under.version} client carries no @default, @id, @updatedAt, list, optional or native type`, () => {
         // What the schema text must supply (adapters/prisma/runtime-model.ts); fails when Prisma ships it.
         const model = runtimeDataModel(prisma)!.models.Account!;

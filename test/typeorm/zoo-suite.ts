@@ -65,13 +65,6 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         }
       });
 
-      if (engine === 'postgres')
-        it('the DataSource connects over the server socket; the handle still names TCP for the app', async () => {
-          const [row] = await a.dataSource.query('SELECT inet_server_addr() AS addr');
-          expect(row.addr).toBeNull(); // NULL: a Unix socket connection
-          expect(a.database.connection.host).toBe('127.0.0.1');
-        });
-
       const done = new Set<string>();
       for (const shape of zoo.shapes) {
         it(`${shape.name}: same rows and keys`, async () => {
