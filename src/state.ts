@@ -75,3 +75,19 @@ export const ownedContainers: {
   all: Map<string, { id: string; stop(): Promise<void>; removeNow?(id: string): void }>;
   hooked: boolean;
 } = { all: new Map(), hooked: false };
+
+// ---- engines (src/engines) ----
+
+/**
+ * The server roles each engine built (Engine.load), by `<engine>:<clone strategy>`, as promises of
+ * their engine's ServerRoles (typed there: this file imports nothing above it). Per process: the
+ * driver is loaded once, and the MySQL roles cache the template captures that clones and resets
+ * read. Never reset.
+ */
+export const engineRoles = new Map<string, Promise<unknown>>();
+
+/**
+ * The kinds of reset() warnings (what a PostgreSQL reset cannot give back) this process already
+ * printed. Per process: each is said once, however many databases reset. Never reset.
+ */
+export const resetWarningsShown = new Set<string>();

@@ -1,7 +1,7 @@
 /** The shape of one CLI command: its help text, its options, and what it does. */
 import type { ParseArgsConfig } from 'node:util';
 import { resolveOptions } from '../options/resolve.js';
-import type { Io, Output } from './output.js';
+import type { Io, Output } from '../util/output.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 

@@ -10,7 +10,7 @@ import { monitorCommand } from './commands/monitor.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
 import { urlCommand } from './commands/url.js';
-import { Output, type Io } from './output.js';
+import { Output, type Io } from '../util/output.js';
 
 export const COMMANDS: Command[] = [startCommand, stopCommand, urlCommand, doctorCommand, monitorCommand, cleanCommand];
 

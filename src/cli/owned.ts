@@ -7,7 +7,7 @@ import { engineFor } from '../engines/index.js';
 import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
 import { embeddedRequest } from '../server/providers/embedded.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
-import type { Output } from './output.js';
+import type { Output } from '../util/output.js';
 
 export interface OwnedRequest {
   request: OwnedServerRequest;

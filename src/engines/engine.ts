@@ -280,6 +280,11 @@ export interface ServerTraits {
   readonly dataCache: boolean;
   /** What OpenSession.pid is: PostgreSQL's server process, MySQL's connection id. */
   readonly sessionIdName: string;
+  /**
+   * Whether a server of `flavor` names the OS task serving each session (Inspector.sessionTasks),
+   * for CPU pairing: MySQL has no PROCESSLIST.TID, and ours runs without performance_schema.
+   */
+  namesSessionTasks(flavor: Flavor): boolean;
 }
 
 /** What each engine gives the monitor: a reading of its counters, and the change between two. */
@@ -322,10 +327,12 @@ export interface ContainerDefinition {
 
 /**
  * Where this engine's servers of our own come from, each loaded only when wanted: the binaries on
- * this machine (<engine>/embedded.ts).
+ * this machine (<engine>/embedded.ts) or the official image (<engine>/container.ts).
  */
 export interface Provisioning {
-  embedded(): Promise<{ embeddedServer(options: TestDatabaseOptions): EmbeddedServer }>;
+  /** `engine`: the engine asking, so that its provisioning reaches the engine's facts and roles without importing them back. */
+  embedded(): Promise<{ embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer }>;
+  container(): Promise<{ containerDefinition(options: TestDatabaseOptions, image: string | undefined): ContainerDefinition }>;
 }
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
@@ -367,6 +374,8 @@ export interface Engine {
   readonly flavors: readonly Flavor[];
   /** How messages name each flavor of it. */
   readonly flavorLabels: Readonly<Partial<Record<Flavor, string>>>;
+  /** The flavor of a server whose version string (`SELECT VERSION()`, a binary's --version) is `version`. */
+  flavorOfVersion(version: string): Flavor;
   readonly urls: Urls;
   readonly quoting: Quoting;
   readonly errors: ErrorCodes;

@@ -40,9 +40,10 @@ export function flavorOfScheme(scheme: string): Flavor | undefined {
 /** Every URL scheme an engine accepts, for messages ("a postgres://, postgresql://, … URL"). */
 export const URL_SCHEMES = ENGINE_NAMES.flatMap((n) => ENGINES[n].urls.schemes);
 
-/** What a server reports of itself under `flavor`, in words ("MariaDB"). */
-export function flavorLabel(engine: Engine, flavor: string): string {
-  return engine.flavorLabels[flavor as keyof Engine['flavorLabels']] ?? engine.label;
+/** How messages name a server of `flavor` ("MariaDB"). */
+export function flavorLabel(flavor: Flavor): string {
+  const engine = engineOfFlavor(flavor);
+  return engine.flavorLabels[flavor] ?? engine.label;
 }
 
 /**
@@ -57,6 +58,7 @@ export async function dialectFor(
   return flatten(engine, await engine.load(options));
 }
 
+// Per set of roles (so not in src/state.ts): one flat view each, so that callers comparing dialects see one.
 const flat = new WeakMap<ServerRoles, Dialect>();
 
 function flatten(engine: Engine, roles: ServerRoles): Dialect {

@@ -3,7 +3,7 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
-import type { Status } from '../output.js';
+import type { Status } from '../../util/output.js';
 import { strayLabel } from '../../server/keeper/stray-copies.js';
 import { formatBytes } from '../bytes.js';
 

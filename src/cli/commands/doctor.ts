@@ -2,7 +2,7 @@
 import { parseDuration } from '../duration.js';
 import { doctor, type DoctorCheck } from '../tools/doctor.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command } from '../command.js';
-import type { Output } from '../output.js';
+import type { Output } from '../../util/output.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',

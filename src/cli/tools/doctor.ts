@@ -263,7 +263,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck
     checks.push({
       id: 'reachable',
       status: 'ok',
-      title: `connected to ${flavorLabel(engine, report.flavor)} ${report.version} at ${where} as ${partial.user}`,
+      title: `connected to ${flavorLabel(report.flavor)} ${report.version} at ${where} as ${partial.user}`,
     });
     const settings = Object.keys(engine.tuning.expected)
       .map((k) => `${k}=${report.settings[k] ?? '(missing)'}`)

@@ -5,6 +5,7 @@ import { loadPeer } from '../../util/peer.js';
 import { untimed } from '../../util/untimed.js';
 import type { Flavor, ServerInfo } from '../../types.js';
 import type { SqlClient } from '../engine.js';
+import { flavorOfVersion } from './flavor.js';
 
 const log = logger('mysql');
 
@@ -71,7 +72,7 @@ export async function connectMysql(server: ServerInfo, database?: string): Promi
   let flavor: Flavor = server.flavor === 'mariadb' ? 'mariadb' : 'mysql';
   if (server.flavor !== 'mariadb' && server.flavor !== 'mysql') {
     const rows = (await run('SELECT VERSION() AS v')) as Array<{ v: string }>;
-    flavor = /mariadb/i.test(rows[0]?.v ?? '') ? 'mariadb' : 'mysql';
+    flavor = flavorOfVersion(rows[0]?.v ?? '');
   }
   // A DROP DATABASE behind someone's open transaction fails fast instead of waiting a year.
   await run(`SET SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`);

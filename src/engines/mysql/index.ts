@@ -1,15 +1,14 @@
 /** MySQL and MariaDB: the facts that need no driver here; the roles that speak to a server load with mysql2. */
+import { engineRoles } from '../../state.js';
 import { loadPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
+import { flavorOfVersion } from './flavor.js';
 import { inserts } from './inserts.js';
 import { monitor } from './monitor.js';
 import { quoting } from './quote.js';
 import { tuning } from './tuning.js';
 import { urls } from './urls.js';
-
-/** One set of roles per process: they cache template captures, and take no option. */
-let loaded: Promise<ServerRoles> | undefined;
 
 export const mysql: Engine = {
   name: 'mysql',
@@ -17,6 +16,7 @@ export const mysql: Engine = {
   aliases: ['mysql', 'mariadb'],
   flavors: ['mysql', 'mariadb'],
   flavorLabels: { mysql: 'MySQL', mariadb: 'MariaDB' },
+  flavorOfVersion,
   urls,
   quoting,
   errors,
@@ -27,14 +27,21 @@ export const mysql: Engine = {
     sessionsAreProcesses: false,
     dataCache: false,
     sessionIdName: 'connection',
+    // MariaDB's PROCESSLIST.TID (10.5+).
+    namesSessionTasks: (flavor) => flavor === 'mariadb',
   },
   monitor,
   inserts,
   systemDatabases: ['mysql', 'information_schema', 'performance_schema', 'sys'],
   doctor: async () => (await import('./doctor.js')).doctor,
-  provisioning: { embedded: () => import('./embedded.js') },
+  provisioning: { embedded: () => import('./embedded.js'), container: () => import('./container.js') },
   load() {
-    loaded ??= loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());
-    return loaded;
+    // One set of roles per process: they cache template captures, and take no option.
+    let roles = engineRoles.get('mysql') as Promise<ServerRoles> | undefined;
+    if (!roles) {
+      roles = loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());
+      engineRoles.set('mysql', roles);
+    }
+    return roles;
   },
 };

@@ -3,6 +3,7 @@ import type { DescribeReport, ServerInfo } from '../../types.js';
 import type { Inspector } from '../engine.js';
 import type { OpenSession } from '../marker.js';
 import type { MysqlClient } from './client.js';
+import { flavorOfVersion } from './flavor.js';
 import { lit } from './quote.js';
 import { MYSQL_DESCRIBE_SETTINGS, MYSQL_TUNED_EXPECT } from './tuning.js';
 
@@ -53,7 +54,7 @@ async function describe(admin: MysqlClient, server: ServerInfo): Promise<Describ
   }
   return {
     engine: 'mysql',
-    flavor: /mariadb/i.test(version) ? 'mariadb' : 'mysql',
+    flavor: flavorOfVersion(version),
     version,
     owned: server.owned,
     provider: server.provider,

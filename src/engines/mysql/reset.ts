@@ -23,6 +23,7 @@ interface ResetState {
   tables?: string[];
 }
 
+// Per connection, not per process (so not in src/state.ts): it goes with its connection.
 const states = new WeakMap<MysqlClient, ResetState>();
 
 /**

@@ -1,4 +1,5 @@
 /** PostgreSQL: the facts that need no driver here; the roles that speak to a server load with pg. */
+import { engineRoles } from '../../state.js';
 import { loadPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
@@ -8,15 +9,13 @@ import { quoting } from './quote.js';
 import { tuning } from './tuning.js';
 import { urls } from './urls.js';
 
-/** One set of roles per clone strategy, the only option they take. */
-const loaded = new Map<string, Promise<ServerRoles>>();
-
 export const postgres: Engine = {
   name: 'postgres',
   label: 'PostgreSQL',
   aliases: ['postgres', 'postgresql', 'pg'],
   flavors: ['postgres'],
   flavorLabels: { postgres: 'PostgreSQL' },
+  flavorOfVersion: () => 'postgres',
   urls,
   quoting,
   errors,
@@ -27,18 +26,20 @@ export const postgres: Engine = {
     sessionsAreProcesses: true,
     dataCache: true,
     sessionIdName: 'pid',
+    namesSessionTasks: () => true,
   },
   monitor,
   inserts,
   systemDatabases: ['postgres', 'template0', 'template1'],
   doctor: async () => (await import('./doctor.js')).doctor,
-  provisioning: { embedded: () => import('./embedded.js') },
+  provisioning: { embedded: () => import('./embedded.js'), container: () => import('./container.js') },
   load(options = {}) {
-    const key = options.cloneStrategy ?? 'file_copy';
-    let roles = loaded.get(key);
+    // One set of roles per clone strategy, the only option they take.
+    const key = `postgres:${options.cloneStrategy ?? 'file_copy'}`;
+    let roles = engineRoles.get(key) as Promise<ServerRoles> | undefined;
     if (!roles) {
       roles = loadPeer('pg', 'PostgreSQL support').then(async () => (await import('./roles.js')).postgresRoles(options));
-      loaded.set(key, roles);
+      engineRoles.set(key, roles);
     }
     return roles;
   },

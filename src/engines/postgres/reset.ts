@@ -24,6 +24,7 @@
  * for a new plan when the schema changed under it.
  */
 import { FastTestDbError } from '../../errors.js';
+import { resetWarningsShown } from '../../state.js';
 import { pausePoint } from '../../util/debug-pause.js';
 import type { ResetReport } from '../../types.js';
 import type { Resetter } from '../engine.js';
@@ -265,12 +266,12 @@ BEGIN
 END $ftdb$`;
 }
 
+// Per connection, not per process (so not in src/state.ts): each goes with its connection.
 const compiled = new WeakMap<PgClient, true>();
 
 /** What each reset connection's database must go back to, read from its marker once. */
 const baselines = new WeakMap<PgClient, ResetBaseline>();
 
-/** reset() of the dialect: `db` is connected to the database to reset; `keep` serves markers that name no seeded tables. */
 /** The database `db` is connected to needs no name: reset reads it from the connection. */
 export const resetter: Resetter<PgClient> = { reset: (db, _name, keep) => resetDatabase(db, keep) };
 
@@ -297,13 +298,11 @@ async function resetDatabase(db: PgClient, keep: readonly string[]): Promise<Res
   return resetPostgres(db, state);
 }
 
-const warned = new Set<string>();
-
 /** Once per process and kind: what reset() cannot give back here, and that recreate() does. */
 function warnUnrestorable(catalog: Catalog, template: ResetBaseline): void {
   const say = (kind: string, text: string) => {
-    if (warned.has(kind)) return;
-    warned.add(kind);
+    if (resetWarningsShown.has(kind)) return;
+    resetWarningsShown.add(kind);
     process.emitWarning(`fast-test-db: ${text}; recreate() gives the template's exact state`, { code: kind });
   };
   if (!catalog.silenceTriggers && catalog.triggers.length)

@@ -3,7 +3,7 @@
  * tuned. A TEST_DATABASE_URL that a project set for its own Docker database quietly takes the place
  * of the tuned embedded server, and leaves templates there: this line is how a user notices.
  */
-import { Output, type Io, type Status } from '../../cli/output.js';
+import { Output, type Io, type Status } from '../../util/output.js';
 import type { ServerInfo } from '../../types.js';
 import type { Context } from '../../options/context.js';
 
