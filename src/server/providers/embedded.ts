@@ -19,7 +19,8 @@ export async function embeddedRequest(
   options: TestDatabaseOptions,
   port?: number,
 ): Promise<{ request: OwnedServerRequest; label: string }> {
-  const server = (await engineFor(engine).provisioning.embedded()).embeddedServer(options);
+  const of = engineFor(engine);
+  const server = (await of.provisioning.embedded()).embeddedServer(options, of);
   return {
     label: server.label,
     request: {
