@@ -1,8 +1,8 @@
 /**
  * The template cache: the schema after migrations, built once per fingerprint under a server-wide
  * lock, marked complete only after `migrate` succeeded, cloned for every worker. What it is built
- * from (TemplateInputs) says what its fingerprint hashes and how it migrates, as pgtestdb's
- * `Migrator { Hash(); Migrate() }` does; the fingerprint names it (names.ts).
+ * from (TemplateInputs) says the two things a template needs: what its fingerprint hashes (the
+ * fingerprint names it, names.ts) and how it is migrated.
  */
 import type { Dialect, SqlClient } from '../engines/dialect.js';
 import { newMarker } from '../engines/dialect.js';
