@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
 import { dialectFor } from '../../src/engines/index.js';
 import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/engines/dialect.js';
-import { dropOurDatabases } from '../../src/core/client.js';
+import { dropOurDatabases } from '../../src/core/drop.js';
 import { ensureTemplate } from '../../src/core/template.js';
 import { settleRecreate } from '../../src/core/recreate.js';
 import { spareName } from '../../src/core/names.js';

@@ -12,7 +12,7 @@ import { COMMON_HELP, COMMON_OPTIONS, str, type Command } from '../command.js';
 import { DEFAULT_HANDED_OUT, handOutDatabase, handOutName } from '../hand-out.js';
 import { acquire, isRunning, ownedRequest, type OwnedRequest } from '../owned.js';
 import { parseCount, SERVER_HELP, SERVER_OPTIONS, serverOptions } from '../options.js';
-import { dropOurDatabases } from '../../core/client.js';
+import { dropOurDatabases } from '../../core/drop.js';
 import { withClient } from '../../engines/connect.js';
 
 export const startCommand: Command = {

@@ -21,7 +21,7 @@ import type { FastTestDbConfig, ServerInfo } from '../../types.js';
 import { runBanner, serverSource, withStatus } from './banner.js';
 import { ISOLATIONS, NAME_SLOT, type Handoff, type Isolation } from './handoff.js';
 import { RUNNER_ENV, SERVER_ENV } from '../../options/handoff.js';
-import { dropOurDatabases } from '../../core/client.js';
+import { dropOurDatabases } from '../../core/drop.js';
 import { withClient } from '../../engines/connect.js';
 import { DEFAULT_ENV_VAR } from '../../options/resolve.js';
 import { readJson } from '../../server/os/shared-files.js';

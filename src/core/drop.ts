@@ -1,16 +1,8 @@
 /**
- * Jobs on an admin connection that entries above the core run: a server's description (until its
- * callers take engines/connect.ts's, which asks the engine) and the drop of our test databases at
- * the end of a run.
+ * The end of a run, or a data directory about to be saved: our test databases of a prefix
+ * dropped, never a template and never a database without our marker.
  */
 import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
-import type { DescribeReport, ServerInfo } from '../types.js';
-import { withClient } from '../engines/connect.js';
-
-/** What the server is and how it is tuned, over a connection of its own. */
-export function describeServer(dialect: Dialect, server: ServerInfo): Promise<DescribeReport> {
-  return withClient(dialect, server, (admin) => dialect.describe(admin, server));
-}
 
 /**
  * Drops our test databases (never templates) whose names start with `prefix` and whose marker
