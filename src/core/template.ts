@@ -229,7 +229,7 @@ const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
 
 /**
  * Keeps the newest `keepTemplates` templates of this prefix; older ones are dropped when nobody uses
- * them: no live lease or clone (src/users.ts), looked at under the template's own lock, which a run
+ * them: no live lease or clone (users.ts), looked at under the template's own lock, which a run
  * leasing it takes too. One whose lock is held (being leased or rebuilt right now) is left for later.
  */
 async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
