@@ -91,3 +91,12 @@ export const engineRoles = new Map<string, Promise<unknown>>();
  * printed. Per process: each is said once, however many databases reset. Never reset.
  */
 export const resetWarningsShown = new Set<string>();
+
+// ---- server: leases (src/server/keeper/leases.ts) ----
+
+/**
+ * The server folders this process holds a lease on. Per process: a lease is a file named after
+ * this process's pid, which it removes as it exits, after which it stops a server whose keeper is
+ * gone if no other client is left. A folder is added when the process first leases it; never reset.
+ */
+export const leased = new Set<string>();

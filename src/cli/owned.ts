@@ -4,7 +4,9 @@
  * optionally on a port of the user's choosing.
  */
 import { engineFor } from '../engines/index.js';
-import { acquireOwnedServer, type OwnedServerRequest, serverDir, serverState } from '../server/registry.js';
+import { acquireOwnedServer, type OwnedServerRequest } from '../server/registry.js';
+import { serverState } from '../server/keeper/server-state.js';
+import { serverDir } from '../server/keeper/dirs.js';
 import { embeddedRequest } from '../server/providers/embedded.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from '../util/output.js';

@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
-import { listOwnedServers } from '../../src/server/registry.js';
+import { listOwnedServers } from '../../src/server/keeper/server-state.js';
 import { isolatedEnv, jsonLines, REPO } from './cli.js';
 
 const iso = isolatedEnv('ci-doc');

@@ -6,7 +6,7 @@
 import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { serversRoot } from '../../src/server/registry.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { treeBytes } from '../../src/server/os/warm-cache.js';
 import { isolatedEnv, jsonLines, runCli } from './cli.js';
 

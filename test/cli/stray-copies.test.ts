@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 import { pidAlive } from '../../src/server/os/lock.js';
-import { serversRoot } from '../../src/server/registry.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { waitFor } from '../core/helpers.js';
 import { isolatedEnv, jsonLines, runCli, runFixture } from './cli.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 import { listDir } from '../../src/server/os/shared-files.js';
-import { listOwnedServers } from '../../src/server/registry.js';
+import { listOwnedServers } from '../../src/server/keeper/server-state.js';
 import { WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 
 describe('workers in separate processes', () => {

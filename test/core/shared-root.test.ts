@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keeperFiles } from '../../src/server/keeper/files.js';
 import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
-import { serversRoot } from '../../src/server/registry.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { removeDataRoot, ROOT, waitFor } from './helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');

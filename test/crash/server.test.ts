@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/os/processes.js';
 import { postgresSegment } from '../../src/server/os/shared-memory.js';
-import { serversRoot } from '../../src/server/registry.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { listDir } from '../../src/server/os/shared-files.js';
 import { BINARIES_COPY_NAME } from '../../src/server/os/copy-names.js';
 import { statFields } from '../../src/server/os/proc-stat.js';

@@ -14,7 +14,8 @@ import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { findPostgresBinaries, type PostgresBinaries, reachableBinaries } from '../../src/engines/postgres/embedded-binaries.js';
 import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
-import { freePort, serversRoot } from '../../src/server/registry.js';
+import { freePort } from '../../src/server/registry.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { type ServerUser, unprivilegedUser } from '../../src/server/os/user.js';
 
 export interface PlainPostgres extends AsyncDisposable {

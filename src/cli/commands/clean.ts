@@ -4,7 +4,7 @@ import { clean } from '../tools/clean.js';
 import { FastTestDbError } from '../../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';
 import type { Status } from '../../util/output.js';
-import { strayLabel } from '../../server/keeper/stray-copies.js';
+import { leftoverLabel } from '../../server/keeper/leftover-copies.js';
 import { formatBytes } from '../bytes.js';
 
 export const cleanCommand: Command = {
@@ -100,7 +100,7 @@ Examples:
       out.line(s.action === 'kept' ? out.c.dim(line) : line);
     }
     for (const f of report.files) {
-      const line = `${strayLabel(f.kind)} ${f.path} (${formatBytes(f.bytes)}): ${f.action} (${f.reason})`;
+      const line = `${leftoverLabel(f.kind)} ${f.path} (${formatBytes(f.bytes)}): ${f.action} (${f.reason})`;
       out.line(f.action === 'kept' ? out.c.dim(line) : f.action === 'failed' ? out.c.red(line) : line);
     }
     const servers = report.servers.filter((s) => s.action !== 'kept').length;

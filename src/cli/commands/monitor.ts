@@ -1,6 +1,6 @@
 /** `fast-test-db monitor`: one line per second of what makes a test server stall. */
 import { FastTestDbError } from '../../errors.js';
-import { listOwnedServers } from '../../server/registry.js';
+import { listOwnedServers } from '../../server/keeper/server-state.js';
 import { serverAt } from '../../server/providers/url.js';
 import type { ServerInfo } from '../../types.js';
 import { COMMON_HELP, COMMON_OPTIONS, str, targetUrl, type Command, type CommandContext } from '../command.js';

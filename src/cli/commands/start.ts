@@ -1,7 +1,8 @@
 /** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
 import { dialectFor, engineFor } from '../../engines/index.js';
 import { describeTuning } from '../describe.js';
-import { serverState, stopOwnedServer } from '../../server/registry.js';
+import { stopOwnedServer } from '../../server/registry.js';
+import { serverState } from '../../server/keeper/server-state.js';
 import { parseDuration } from '../duration.js';
 import { resolveAdapter } from '../../options/config.js';
 import { explainEngineMismatch } from '../../core/engine-mismatch.js';

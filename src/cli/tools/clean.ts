@@ -10,9 +10,10 @@ import { dialectFor, engineFor } from '../../engines/index.js';
 import { messageOf } from '../../errors.js';
 import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
-import { listOwnedServers, reapServer } from '../../server/registry.js';
+import { reapServer } from '../../server/keeper/reap.js';
+import { listOwnedServers } from '../../server/keeper/server-state.js';
 import { cleanLeftContainers } from '../../server/providers/container.js';
-import { removeStrayCopy, strayCopies, type StrayCopy, type StrayKind } from '../../server/keeper/stray-copies.js';
+import { removeLeftoverCopy, leftoverCopies, type LeftoverCopy, type LeftoverKind } from '../../server/keeper/leftover-copies.js';
 import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
@@ -77,7 +78,7 @@ export interface CleanReport {
   targets: CleanTarget[];
   servers: Array<{ dir: string; engine: string; action: 'stopped' | 'removed' | 'kept' | 'would stop' | 'would remove'; reason: string }>;
   /** What killed saves and copies left on disk (server/stray-copies.ts), with what each holds. */
-  files: Array<{ path: string; kind: StrayKind; bytes: number; action: 'removed' | 'kept' | 'would remove' | 'failed'; reason: string }>;
+  files: Array<{ path: string; kind: LeftoverKind; bytes: number; action: 'removed' | 'kept' | 'would remove' | 'failed'; reason: string }>;
   /** False when something could not be dropped or a server could not be reached. */
   ok: boolean;
 }
@@ -246,14 +247,14 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
 /**
  * Age: --older-than applies as to everything else, from the last change (a binaries copy: its last
  * use by a start). Safety does not rest on it: a writer that runs, or a server that uses or may be
- * choosing a binaries copy, keeps it at any age (removeStrayCopy looks again right before). So
+ * choosing a binaries copy, keeps it at any age (removeLeftoverCopy looks again right before). So
  * --older-than 0 removes every binaries copy nobody uses (the next start that needs one remakes it
  * in ~0.1-0.3 s), and e.g. --older-than 1d keeps the one this machine's runs use every day.
  */
 function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { done: number; total: number }): void {
   const options = { dataRoot: opts.dataRoot, cacheDir: opts.cacheDir };
-  const stale: StrayCopy[] = [];
-  for (const copy of strayCopies(options)) {
+  const stale: LeftoverCopy[] = [];
+  for (const copy of leftoverCopies(options)) {
     const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
     if (copy.heldBy) report.files.push({ ...base, action: 'kept', reason: copy.heldBy });
     else if (copy.ageMs < opts.olderThanMs) {
@@ -271,7 +272,7 @@ function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { do
       continue;
     }
     try {
-      const held = removeStrayCopy(copy, options);
+      const held = removeLeftoverCopy(copy, options);
       report.files.push(held ? { ...base, action: 'kept', reason: held } : { ...base, action: 'removed', reason });
     } catch (e) {
       report.files.push({ ...base, action: 'failed', reason: messageOf(e) });
@@ -279,7 +280,7 @@ function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { do
   }
 }
 
-function strayReason(copy: StrayCopy): string {
+function strayReason(copy: LeftoverCopy): string {
   if (copy.kind === 'warm-save') return "a server's data directory or initdb output whose copy to the cache was killed";
   if (copy.kind === 'partial') return 'its writer is gone';
   return `no server uses it; last used ${formatDuration(copy.ageMs)} ago`;

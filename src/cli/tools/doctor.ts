@@ -7,7 +7,8 @@ import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { request } from 'node:http';
 import { homedir } from 'node:os';
 import { errorFix, errorWhat, FastTestDbError } from '../../errors.js';
-import { dataRoot, listOwnedServers } from '../../server/registry.js';
+import { listOwnedServers } from '../../server/keeper/server-state.js';
+import { dataRoot } from '../../server/keeper/dirs.js';
 import { serverAt } from '../../server/providers/url.js';
 import { unprivilegedUser } from '../../server/os/user.js';
 import { ENGINE_NAMES, engineFor, flavorLabel } from '../../engines/index.js';
@@ -17,7 +18,7 @@ import { resolveOptions } from '../../options/resolve.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
 import { containerChecks } from '../../server/providers/container.js';
-import { strayCopies, type StrayKind } from '../../server/keeper/stray-copies.js';
+import { leftoverCopies, type LeftoverKind } from '../../server/keeper/leftover-copies.js';
 
 export type { CheckStatus, DoctorCheck } from '../../engines/engine.js';
 
@@ -177,8 +178,8 @@ const UNUSED_BINARIES = '1d';
  */
 function checkStrayCopies(options: DoctorOptions): DoctorCheck[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
-  const stray = strayCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
-  const kinds: Array<{ kind: StrayKind; what: string; olderThan: string }> = [
+  const stray = leftoverCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
+  const kinds: Array<{ kind: LeftoverKind; what: string; olderThan: string }> = [
     { kind: 'warm-save', what: "staged warm copies (a server's data directory or initdb output) whose save was killed", olderThan: '0' },
     { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
     { kind: 'binaries', what: `binaries copies no server has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },

@@ -7,14 +7,10 @@ import { withClient } from '../../engines/connect.js';
 import { engineFor } from '../../engines/index.js';
 import type { OpenSession } from '../../engines/marker.js';
 import { messageOf } from '../../errors.js';
-import {
-  listOwnedServers,
-  reapServer,
-  removeEmptyDir,
-  serverState,
-  stopOwnedServer,
-  type OwnedServerEntry,
-} from '../../server/registry.js';
+import { stopOwnedServer } from '../../server/registry.js';
+import { reapServer } from '../../server/keeper/reap.js';
+import { listOwnedServers, serverState, type OwnedServerEntry } from '../../server/keeper/server-state.js';
+import { removeEmptyDir } from '../../server/keeper/dirs.js';
 import { argsOf, running, signal } from '../../server/os/processes.js';
 import { sleep } from '../../util/sleep.js';
 import type { TestDatabaseOptions } from '../../types.js';

@@ -20,7 +20,7 @@ import { SERVER_ENV } from '../../options/handoff.js';
 import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
-import { takeLease } from '../../server/registry.js';
+import { takeLease } from '../../server/keeper/leases.js';
 import { expectRunner } from '../shared/current-runner.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';
 import { runBanner, serverSource } from '../shared/banner.js';

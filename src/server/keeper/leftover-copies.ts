@@ -26,14 +26,15 @@ import { listDir, readJson } from '../os/shared-files.js';
 import { pidAlive } from '../os/lock.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { canReadCommandLines, processesNaming } from '../os/processes.js';
-import { listOwnedServers, serversRoot, type OwnedServerEntry } from '../registry.js';
+import { listOwnedServers, type OwnedServerEntry } from './server-state.js';
+import { serversRoot } from './dirs.js';
 import { treeBytes } from '../os/warm-cache.js';
 
-export type StrayKind = 'warm-save' | 'partial' | 'binaries';
+export type LeftoverKind = 'warm-save' | 'partial' | 'binaries';
 
-export interface StrayCopy {
+export interface LeftoverCopy {
   path: string;
-  kind: StrayKind;
+  kind: LeftoverKind;
   bytes: number;
   /** Since its last change; for a binaries copy, since a start last used it (embedded-postgres.ts touches it). */
   ageMs: number;
@@ -49,10 +50,10 @@ export interface StrayCopy {
  */
 const UNSEEN_SAVER_MS = 10 * 60_000;
 
-type Found = Omit<StrayCopy, 'bytes' | 'heldBy'>;
+type Found = Omit<LeftoverCopy, 'bytes' | 'heldBy'>;
 
-/** Every stray copy in the servers root and this project's cache dir, held or not. */
-export function strayCopies(options: TestDatabaseOptions = {}): StrayCopy[] {
+/** Every leftover copy in the servers root and this project's cache dir, held or not. */
+export function leftoverCopies(options: TestDatabaseOptions = {}): LeftoverCopy[] {
   const servers = serversOnce(options);
   return candidates(options, true).map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
 }
@@ -70,7 +71,7 @@ export function removeDeadWritersCopies(options: TestDatabaseOptions = {}): void
 function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[] {
   const found: Found[] = [];
   assertPrivate(serversRoot(options)); // another user's folder under our name: nothing in it is ours
-  const look = (dir: string, kinds: Array<[RegExp, StrayKind]>) => {
+  const look = (dir: string, kinds: Array<[RegExp, LeftoverKind]>) => {
     for (const name of entries(dir)) {
       for (const [re, kind] of kinds) {
         const m = re.exec(name);
@@ -87,17 +88,17 @@ function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[
   look(serversRoot(options), [
     [WARM_SAVE_NAME, 'warm-save'],
     [BINARIES_PARTIAL_NAME, 'partial'],
-    ...(withBinaries ? [[BINARIES_COPY_NAME, 'binaries'] as [RegExp, StrayKind]] : []),
+    ...(withBinaries ? [[BINARIES_COPY_NAME, 'binaries'] as [RegExp, LeftoverKind]] : []),
   ]);
   look(cacheRoot(options), [[CACHE_PARTIAL_NAME, 'partial']]);
   return found;
 }
 
 /**
- * Removes one stray copy unless something holds it now: it is looked at again first, as a writer or
+ * Removes one leftover copy unless something holds it now: it is looked at again first, as a writer or
  * a start may have begun since it was listed. Returns why it stayed, or undefined once it is gone.
  */
-export function removeStrayCopy(copy: StrayCopy, options: TestDatabaseOptions = {}): string | undefined {
+export function removeLeftoverCopy(copy: LeftoverCopy, options: TestDatabaseOptions = {}): string | undefined {
   const held = heldBy(copy, serversOnce(options));
   if (held) return held;
   if (copy.kind !== 'binaries') {
@@ -128,8 +129,8 @@ export function removeStrayCopy(copy: StrayCopy, options: TestDatabaseOptions = 
   return undefined;
 }
 
-/** What a stray copy is, in the words `clean` and `doctor` print. */
-export function strayLabel(kind: StrayKind): string {
+/** What a leftover copy is, in the words `clean` and `doctor` print. */
+export function leftoverLabel(kind: LeftoverKind): string {
   return kind === 'warm-save' ? 'staged warm copy' : kind === 'partial' ? 'partial copy' : 'binaries copy';
 }
 
