@@ -38,6 +38,17 @@ const LAYERS = [
 /** Where engine-specific code lives: the only place that may branch on the engine. */
 const ENGINES_DIR = 'src/engines/';
 
+/**
+ * Findings that stay, each with why it is right where it is. A file and a rule; keep it short.
+ */
+const ALLOWED = [
+  {
+    file: 'src/cli/demo.ts',
+    rule: 'layer',
+    why: "npm start's demonstration of the public API, run by tsx and built into no entry: a script over the facade, as a user's would be, not library code under it",
+  },
+];
+
 const SCOPE = ['src', 'adapters'];
 const SOURCE = /\.(?:c|m)?tsx?$/;
 
@@ -49,6 +60,8 @@ const ENGINE_KEYS = new Set(['postgres', 'postgresql', 'mysql', 'mariadb']);
 const ENGINE_NAME = /(?:^|[a-z])(?:engine|Engine|flavor|Flavor|family|Family)$/;
 /** Names that hold an engine object, whose `.name` or `.kind` is the engine name. */
 const ENGINE_OBJECT = /(?:engine|Engine|dialect|Dialect)$/;
+/** What another engine value may be called on the other side of a comparison: `engineOnly`, `requestedFlavor`. */
+const ENGINE_VALUE = /engine|flavor|family/i;
 /** String methods and lookups that branch when given an engine name. */
 const MATCHERS = new Set(['startsWith', 'endsWith', 'includes', 'indexOf', 'has', 'test', 'match']);
 const COMPARISONS = new Set([
@@ -114,6 +127,7 @@ function check(root) {
   // Two comparisons on one line (`engine === 'postgres' || engine === 'postgresql'`) are one decision.
   const seen = new Set();
   return findings
+    .filter((f) => !ALLOWED.some((a) => a.file === f.file && a.rule === f.rule))
     .filter((f) => {
       const key = `${f.file}:${f.line}:${f.rule}`;
       return !seen.has(key) && seen.add(key);
@@ -203,7 +217,7 @@ function branches(side, other) {
   if (ENGINE_KEYS.has(nameOf(unwrap(side)))) return true;
   // `engine !== undefined` asks whether an engine was given, and `s.engine === engine` whether two
   // engines are the same one: neither names an engine, so a new engine changes neither.
-  return holdsEngineName(side) && !isNullish(other) && !holdsEngineName(other);
+  return holdsEngineName(side) && !isNullish(other) && !holdsEngineName(other) && !ENGINE_VALUE.test(nameOf(unwrap(other)) ?? '');
 }
 
 /** The code of a finding, cut to fit its line. */

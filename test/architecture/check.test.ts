@@ -42,6 +42,7 @@ const CLEAN = {
     '// An engine given or not, or two engines the same, is no branch on which one.',
     'export const port = (engine?: Engine) => (engine !== undefined ? DEFAULT_PORT[engine] : 0);',
     'export const same = (s: { engine: Engine }, engine: Engine) => s.engine === engine;',
+    'export const only = (s: { engine: Engine }, engineOnly?: Engine) => !engineOnly || s.engine === engineOnly;',
     '',
   ].join('\n'),
   'src/index.ts': "export { port } from './core/database.js';\nexport * from './cli/main.js';\n",
