@@ -399,11 +399,10 @@ export async function startDefinedContainer(
   }
 }
 
-/** The definition of `engine`'s container for an entry's options. */
+/** The definition of `engine`'s container for an entry's options: the engine's own provisioning says it. */
 async function definitionFor(engine: Engine, context: ServerContext): Promise<ContainerDefinition> {
-  const module =
-    engine === 'postgres' ? await import('../../engines/postgres/container.js') : await import('../../engines/mysql/container.js');
-  return module.containerDefinition(context.options, context.resolved.image);
+  const { containerDefinition } = await engineFor(engine).provisioning.container();
+  return containerDefinition(context.options, context.resolved.image);
 }
 
 export const containerProvider: ProviderFactory = ({ engine, context }) => ({
