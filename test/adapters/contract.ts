@@ -23,8 +23,8 @@ export interface OrmSession {
   text: string;
   key: string;
   insert(rows: Row | Row[], options?: { returning?: false; coalesce?: false }): Promise<unknown>;
-  /** The stored texts that start with `prefix`, in key order. */
-  stored(prefix: string): Promise<string[]>;
+  /** The stored rows whose text starts with `prefix`, as [key, text], in key order. */
+  stored(prefix: string): Promise<Array<[key: number, text: string]>>;
   /** Rows of a raw query on the ORM's own connection. */
   query(sql: string): Promise<Row[]>;
   /** The driver object the INSERTs go through, and its method that sends them, when the test can reach it. */
@@ -51,6 +51,11 @@ export interface AdapterFixture {
   attach(database: TestDatabase): Promise<OrmSession>;
   /** A row the server refuses once a row of `value` is in the same statement (NULL for a NOT NULL text, or the same unique text again). */
   refused(value: string): Row;
+}
+
+/** The stored texts that start with `prefix`, in key order. */
+async function texts(s: OrmSession, prefix: string): Promise<string[]> {
+  return (await s.stored(prefix)).map(([, text]) => text);
 }
 
 const label = (engine: Engine) => (engine === 'mysql' ? 'MariaDB' : 'PostgreSQL');
@@ -94,14 +99,14 @@ export function adapterContract(fixture: AdapterFixture): void {
     it("keeps each worker's rows in its own database", async () => {
       await a.insert({ [a.text]: value('iso-a') });
       await b.insert({ [b.text]: value('iso-b') });
-      expect(await a.stored('iso-')).toEqual([value('iso-a')]);
-      expect(await b.stored('iso-')).toEqual([value('iso-b')]);
+      expect(await texts(a, 'iso-')).toEqual([value('iso-a')]);
+      expect(await texts(b, 'iso-')).toEqual([value('iso-b')]);
     });
 
     it('reset() empties what fastInsert wrote while the ORM stays connected, and keys start again', async () => {
       await a.insert([{ [a.text]: value('reset-1') }, { [a.text]: value('reset-2') }]);
       await a.database.reset();
-      expect(await a.stored('')).toEqual([]);
+      expect(await texts(a, '')).toEqual([]);
       const again = (await a.insert({ [a.text]: value('reset-3') })) as Row;
       expect(Number(again[a.key])).toBe(1);
     });
@@ -112,10 +117,10 @@ export function adapterContract(fixture: AdapterFixture): void {
       await a.database.recreate();
       const session = await fixture.attach(a.database);
       try {
-        expect(await session.stored('')).toEqual([]);
+        expect(await texts(session, '')).toEqual([]);
         const out = (await session.insert({ [session.text]: value('new-1') })) as Row;
         expect(out[session.text]).toBe(value('new-1'));
-        expect(await session.stored('')).toEqual([value('new-1')]);
+        expect(await texts(session, '')).toEqual([value('new-1')]);
       } finally {
         await session.close();
       }
@@ -132,7 +137,7 @@ export function adapterContract(fixture: AdapterFixture): void {
         expect(Array.isArray(out)).toBe(false);
         expect(out[s.text]).toBe(value('one-1'));
         expect(Number(out[s.key])).toBeGreaterThan(0);
-        expect(await s.stored('one-')).toEqual([value('one-1')]);
+        expect(await texts(s, 'one-')).toEqual([value('one-1')]);
       });
 
       it('an array in: an array of records out, in input order, keys ascending', async () => {
@@ -143,7 +148,7 @@ export function adapterContract(fixture: AdapterFixture): void {
         const keys = out.map((r) => Number(r[s.key]));
         expect(keys.every((k) => k > 0)).toBe(true);
         expect([...keys].sort((x, y) => x - y)).toEqual(keys);
-        expect(await s.stored('many-')).toEqual(rows.map((r) => r[s.text]));
+        expect(await texts(s, 'many-')).toEqual(rows.map((r) => r[s.text]));
       });
 
       it('a one-row array still gives an array', async () => {
@@ -155,7 +160,7 @@ export function adapterContract(fixture: AdapterFixture): void {
       it('returning: false resolves to nothing, for one row and for many, and writes them', async () => {
         expect(await s.insert({ [s.text]: value('quiet-1') }, { returning: false })).toBeUndefined();
         expect(await s.insert([{ [s.text]: value('quiet-2') }, { [s.text]: value('quiet-3') }], { returning: false })).toBeUndefined();
-        expect(await s.stored('quiet-')).toEqual(['quiet-1', 'quiet-2', 'quiet-3'].map(value));
+        expect(await texts(s, 'quiet-')).toEqual(['quiet-1', 'quiet-2', 'quiet-3'].map(value));
       });
 
       it(`single-row calls started together ${coalesces ? 'go out as one statement' : 'go out one statement each'}, each settling as if alone`, async () => {
@@ -163,17 +168,39 @@ export function adapterContract(fixture: AdapterFixture): void {
         const s = await fixture.attach(b.database);
         const counter: InsertCounter | undefined = s.sends && countInserts(s.sends.target, s.sends.method);
         try {
-          const rows = Array.from({ length: 8 }, (_, i) => ({ [s.text]: value(`co-${i}`) }));
+          const rows = Array.from({ length: 256 }, (_, i) => ({ [s.text]: value(`co-${i}`) }));
           const outs = (await Promise.all(rows.map((r) => s.insert(r)))) as Row[];
-          expect(outs.map((o) => o[s.text])).toEqual(rows.map((r) => r[s.text]));
-          expect(new Set(outs.map((o) => Number(o[s.key]))).size).toBe(rows.length);
-          expect((await s.stored('co-')).sort()).toEqual(rows.map((r) => r[s.text]).sort());
           if (counter) expect(counter.count).toBe(coalesces ? 1 : rows.length);
+          // Each call has its own record, with its own row's key; one statement also keeps call order.
+          expect(outs.map((o) => o[s.text])).toEqual(rows.map((r) => r[s.text]));
+          const textOf = new Map(await s.stored('co-'));
+          expect(outs.map((o) => textOf.get(Number(o[s.key])))).toEqual(rows.map((r) => r[s.text]));
+          if (coalesces) expect([...textOf.values()]).toEqual(rows.map((r) => r[s.text]));
+
+          // A row the server refuses fails the batch, which goes again row by row: only that call fails.
+          counter?.reset();
+          const mixed = [
+            { [s.text]: value('cm-1') },
+            fixture.refused(value('co-0')),
+            { [s.text]: value('cm-3') },
+            { [s.text]: value('cm-4') },
+          ];
+          const settled = await Promise.allSettled(mixed.map((r) => s.insert(r)));
+          expect(settled.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+          expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'QUERY_FAILED' });
+          if (counter) expect(counter.count).toBe(coalesces ? 1 + mixed.length : mixed.length);
+          const keys = settled.flatMap((x) => (x.status === 'fulfilled' ? [Number((x.value as Row)[s.key])] : []));
+          const byText = (pairs: Array<[number, string]>) => [...pairs].sort((x, y) => (x[1] < y[1] ? -1 : 1));
+          expect(byText(await s.stored('cm-'))).toEqual([
+            [keys[0], value('cm-1')],
+            [keys[1], value('cm-3')],
+            [keys[2], value('cm-4')],
+          ]);
 
           counter?.reset();
           await Promise.all([1, 2, 3].map((i) => s.insert({ [s.text]: value(`cs-${i}`) }, { coalesce: false })));
           if (counter) expect(counter.count).toBe(3);
-          expect(await s.stored('cs-')).toHaveLength(3);
+          expect(await texts(s, 'cs-')).toHaveLength(3);
         } finally {
           counter?.restore();
           await s.close();
@@ -184,7 +211,7 @@ export function adapterContract(fixture: AdapterFixture): void {
         const e = await s.insert([{ [s.text]: value('atomic-1') }, fixture.refused(value('atomic-1'))]).catch((x: unknown) => x);
         expect(isFastTestDbError(e)).toBe(true);
         expect(e).toMatchObject({ code: 'QUERY_FAILED' });
-        expect(await s.stored('atomic-')).toEqual([]);
+        expect(await texts(s, 'atomic-')).toEqual([]);
       });
     });
   });

@@ -35,8 +35,8 @@ export function drizzleFixture(
     insert: (rows, o) => fastInsert(db, people, rows as never, o as never),
     stored: async (prefix) =>
       (await db.select().from(people).orderBy(asc(people.id)))
-        .map((r: Row) => r.fullName as string)
-        .filter((n: string) => n.startsWith(prefix)),
+        .filter((r: Row) => (r.fullName as string).startsWith(prefix))
+        .map((r: Row) => [Number(r.id), r.fullName]),
     query: async (text) => {
       const result = await db.execute(sql.raw(text));
       // postgres.js returns the rows, pg a result holding them, mysql2 [rows, fields].

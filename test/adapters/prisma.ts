@@ -29,7 +29,10 @@ export function prismaFixture(engine: Engine, version: string, under: PrismaUnde
     key: 'id',
     insert: (rows, o) => fastInsert(prisma.account, rows as never, o as never),
     stored: async (prefix) =>
-      (await prisma.account.findMany({ where: { email: { startsWith: prefix } }, orderBy: { id: 'asc' } })).map((r: Row) => r.email),
+      (await prisma.account.findMany({ where: { email: { startsWith: prefix } }, orderBy: { id: 'asc' } })).map((r: Row) => [
+        Number(r.id),
+        r.email,
+      ]),
     query: (sql) => prisma.$queryRawUnsafe(sql),
     close,
   });

@@ -27,7 +27,10 @@ export function typeormFixture(engine: Engine, version: string): AdapterFixture 
       key: 'id',
       insert: (rows, o) => fastInsert(repo, rows as never, o as never),
       stored: async (prefix) =>
-        (await ds.query(`SELECT name FROM zoo_author WHERE name LIKE '${prefix}%' ORDER BY id`)).map((r: Row) => r.name),
+        (await ds.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${prefix}%' ORDER BY id`)).map((r: Row) => [
+          Number(r.id),
+          r.name,
+        ]),
       query: (sql) => ds.query(sql),
       sends: { target: pool, method: typeof pool.execute === 'function' ? 'execute' : 'query' },
       close,

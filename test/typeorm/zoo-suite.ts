@@ -200,39 +200,20 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
         }
       });
 
-      it('sends single-row calls started together as one statement, each settling as if alone', async () => {
+      it('coalesced calls set their keys on the objects passed in, and an entity with nothing to ask back coalesces too', async () => {
+        // How many statements, which keys, a refused row and coalesce: false: the adapter contract (test/adapters/contract.ts).
         const own = await appDataSource();
         // The INSERTs that reach the driver's pool: pg's query, mysql2's execute, mysqljs's query.
         // TypeORM loads mysqljs (`mysql`) when the project has it, as this one does, and mysql2 otherwise.
         const pool = poolOf(own) as { execute?: unknown };
         const inserts = countInserts(pool, typeof pool.execute === 'function' ? 'execute' : 'query');
         const repo = own.getRepository(zoo.Author);
-        const names = async (like: string) =>
-          (await own.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${like}' ORDER BY id`)) as Array<{ id: number; name: string }>;
         try {
-          const rows: Array<{ name: string | null; id?: number }> = Array.from({ length: 256 }, (_, i) => ({ name: `co-${i}` }));
+          const rows: Array<{ name: string; id?: number }> = Array.from({ length: 16 }, (_, i) => ({ name: `co-${i}` }));
           const results = await Promise.all(rows.map((r) => fastInsert(repo, r)));
-          // PostgreSQL only: MySQL always gets one statement per call.
-          expect(inserts.count).toBe(engine === 'postgres' ? 1 : rows.length);
-          const back = await names('co-%');
-          // Each call has its own row's key, on its own object; one statement also keeps call order.
-          const nameOf = new Map(back.map((r) => [Number(r.id), r.name]));
-          expect(results.map((r) => nameOf.get(Number(r.id)))).toEqual(rows.map((r) => r.name));
+          // Each call's key is on its own object.
           expect(results).toEqual(rows);
-          if (engine === 'postgres') expect(back.map((r) => r.name)).toEqual(rows.map((r) => r.name));
-
-          // A NULL name fails the batch, which goes again row by row: only that call fails.
-          inserts.reset();
-          const mixed: Array<{ name: string | null; id?: number }> = [{ name: 'cm-1' }, { name: null }, { name: 'cm-3' }, { name: 'cm-4' }];
-          const settled = await Promise.allSettled(mixed.map((r) => fastInsert(repo, r)));
-          expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-          expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'QUERY_FAILED' });
-          expect(inserts.count).toBe(engine === 'postgres' ? 1 + mixed.length : mixed.length);
-          expect((await names('cm-%')).map((r) => [r.name, Number(r.id)]).sort()).toEqual([
-            ['cm-1', mixed[0]!.id],
-            ['cm-3', mixed[2]!.id],
-            ['cm-4', mixed[3]!.id],
-          ]);
+          expect(rows.every((r) => Number(r.id) > 0)).toBe(true);
 
           // An entity with nothing to ask back (keys given, no defaults): one statement without RETURNING.
           inserts.reset();
@@ -242,11 +223,6 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
           expect(inserts.count).toBe(engine === 'postgres' ? 1 : profiles.length);
           const stored = await own.query(`SELECT code FROM zoo_profile WHERE code LIKE 'cp-%' ORDER BY code`);
           expect(stored.map((r: { code: string }) => r.code)).toEqual(profiles.map((p) => p.code));
-
-          inserts.reset();
-          await Promise.all([1, 2, 3].map((i) => fastInsert(repo, { name: `cs-${i}` }, { coalesce: false })));
-          expect(inserts.count).toBe(3);
-          expect(await names('cs-%')).toHaveLength(3);
         } finally {
           inserts.restore();
           await closeDataSource(own);
