@@ -5,13 +5,13 @@
  * - PrismaPg given a pg.Pool: fastInsert runs on that very pool;
  * - PrismaPg given settings or a URL: on a pool of its own from the same settings;
  * - PrismaMariaDb: on what its factory's connect() hands out (the app's pool if it gave one, else a
- *   pool from its settings), reading values with per-statement options, as Prisma's adapter does.
+ *   pool from its settings), reading values with per-statement options, as Prisma's driver adapter does.
  * A pool of our own is ended after a moment without fastInsert calls, so that it never keeps a test
  * process alive or a database busy; the next call opens it again.
  *
  * Refused, with the reason: other driver adapters, delegates of a `$transaction` callback (fastInsert
  * would run outside that transaction) and of `$extends()` clients (their query extensions would not
- * run), and Prisma 6 on MySQL/MariaDB (untested: its adapter cannot share a pool with prismaTestDb).
+ * run), and Prisma 6 on MySQL/MariaDB (untested: its driver adapter cannot share a pool with prismaTestDb).
  */
 import { FastTestDbError, loadPeer, type Flavor } from '../../src/adapter-kit.js';
 import { buildContext } from './context.js';
@@ -137,19 +137,19 @@ async function open(
       s.owned = true;
     }
   } else {
-    // The adapter keeps its pool or settings private; connecting it again hands out its pool.
-    // Connect the app's client first: an adapter that may claim its pool once must give it to the app.
+    // The driver adapter keeps its pool or settings private; connecting it again hands out its pool.
+    // Connect the app's client first: a driver adapter that may claim its pool once must give it to the app.
     await (client.$connect as () => Promise<void>)();
-    let adapter: Awaited<ReturnType<NonNullable<DriverAdapterFactory['connect']>>>;
+    let connected: Awaited<ReturnType<NonNullable<DriverAdapterFactory['connect']>>>;
     try {
-      adapter = await factory.connect!();
+      connected = await factory.connect!();
     } catch (e) {
       throw refuse(
         `PrismaMariaDb would not connect a second time (${(e as Error).message})`,
         'pass the adapter its pool without disposeExternalPool: true, or connection settings',
       );
     }
-    const pool = adapter.underlyingDriver?.();
+    const pool = connected.underlyingDriver?.();
     if (!pool)
       throw refuse(
         'this PrismaMariaDb version does not expose its pool',
@@ -157,7 +157,7 @@ async function open(
       );
     const version = (await (pool as { query(q: string): Promise<Array<{ v: string }>> }).query('SELECT VERSION() AS v'))[0]?.v ?? '';
     const flavor: Flavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
-    driver = mariadbDriverOn(pool, flavor, factory, () => adapter.dispose(), true);
+    driver = mariadbDriverOn(pool, flavor, factory, () => connected.dispose(), true);
     s.owned = true;
   }
   s.driver = driver;

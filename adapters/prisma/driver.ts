@@ -89,7 +89,7 @@ async function postgresDriver(conn: ConnectionOptions, opts: DriverOptions): Pro
   return pgDriverOn(pool, pg, new PrismaPg(pool), () => pool.end());
 }
 
-/** A pg.Pool's sessions, whoever made the pool (we did, or the app's PrismaPg adapter). */
+/** A pg.Pool's sessions, whoever made the pool (we did, or the app's PrismaPg driver adapter). */
 export function pgDriverOn(pool: unknown, pg: PgModule, driverAdapter: unknown, end: () => Promise<void>): PrismaDriver {
   const types = pgTypes(pg);
   type Queryable = { query(q: unknown): Promise<unknown> };
@@ -129,7 +129,7 @@ type MariaModule = typeof import('mariadb');
 
 /**
  * The `mariadb` driver comes with @prisma/adapter-mariadb; with strict installs (pnpm) it is only
- * resolvable from the adapter's folder, so look there when the project does not list it.
+ * resolvable from the driver adapter's folder, so look there when the project does not list it.
  */
 async function loadMariadb(why: string): Promise<MariaModule> {
   try {
@@ -149,7 +149,7 @@ async function loadMariadb(why: string): Promise<MariaModule> {
 /**
  * Pool options: dates and JSON as strings (BIGINT as bigint and DECIMAL as string are the driver's
  * defaults), converted by field type afterwards. Set on the pool, not per query: the driver runs
- * a statement with per-query options markedly slower (measured ~1.5x per row). Prisma's adapter
+ * a statement with per-query options markedly slower (measured ~1.5x per row). Prisma's driver adapter
  * passes these same three per query, so its own reads are unaffected.
  */
 const MARIA_READ = { dateStrings: true, autoJsonMap: false, jsonStrings: true } as const;
