@@ -11,6 +11,9 @@ export type ServerMode = 'auto' | 'embedded' | 'external' | 'container';
  */
 export type Isolation = 'worker' | 'file' | 'test';
 
+/** How PostgreSQL 15+ clones a template: copying its files, or through the WAL (FAST_TEST_DB_CLONE_STRATEGY). */
+export type CloneStrategy = 'file_copy' | 'wal_log';
+
 /** A running server and how to reach it as admin. Serializable: it travels to worker processes in an env var. */
 export interface ServerInfo {
   engine: Engine;
@@ -219,6 +222,8 @@ export interface Handoff {
   pending?: string;
   /** The pid of the process that writes `pending`. */
   owner?: number;
+  /** How the workers clone the template, as the run was told (absent: the default, file_copy). */
+  cloneStrategy?: CloneStrategy;
 }
 
 /** What an ORM adapter contributes: how to build the schema and what identifies it. */

@@ -91,16 +91,16 @@ export async function resolveAdapter(
   const { adapter, ...rest } = config;
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
-  const given = resolveOptions(rest, env).engine;
-  if (source.engine && given && source.engine !== given)
+  const givenEngine = resolveOptions(rest, env).engine;
+  if (source.engine && givenEngine && source.engine !== givenEngine)
     throw new FastTestDbError(
       'BAD_OPTION',
-      `the engine is '${given}', but the config's adapter builds a schema for '${source.engine}'`,
-      `use engine '${source.engine}' (--engine ${source.engine}, the engine option or FAST_TEST_DB_ENGINE), or an adapter written for '${given}'`,
+      `the engine is '${givenEngine}', but the config's adapter builds a schema for '${source.engine}'`,
+      `use engine '${source.engine}' (--engine ${source.engine}, the engine option or FAST_TEST_DB_ENGINE), or an adapter written for '${givenEngine}'`,
     );
   return {
     ...rest,
-    engine: given ?? source.engine,
+    engine: givenEngine ?? source.engine,
     migrate: rest.migrate ?? source.migrate,
     cacheKey: rest.cacheKey ?? source.cacheKey,
     migrationFiles: rest.migrationFiles ?? source.migrationFiles,

@@ -15,7 +15,8 @@
  *   `ctx.handedServers` instead of parsing FAST_TEST_DB_SERVER, `ctx.handoff` instead of
  *   readHandoff(). A child process gets `{ ...ctx.env, ...yours }`.
  * - Changing an option on the way down (the run's id, a suffix): `withOptions(ctx, { runId })`,
- *   which resolves again from the same env copy, not from `process.env`.
+ *   which resolves again from the same env copy, not from `process.env`; a worker whose pending
+ *   handoff settled: `withHandoff(ctx, settled)`.
  * Only src/options reads the environment (resolve.ts, workers.ts, handoff.ts, here).
  */
 import { resolve } from 'node:path';
@@ -104,17 +105,33 @@ export function contextOf(value: EntryOptions | Context | undefined, build: Buil
 
 /** The same entry with some options changed (the run's id, a suffix): resolved again from the same env copy. */
 export function withOptions(ctx: Context, changes: EntryOptions): Context {
-  return contextFrom({ ...ctx.options, ...changes }, ctx.env, ctx.cwd);
+  return contextFrom({ ...ctx.options, ...changes }, ctx.env, ctx.cwd, (ctx as Internal)[SETTLED]);
 }
 
-function contextFrom(options: EntryOptions, env: Readonly<NodeJS.ProcessEnv>, cwd: string): Context {
+/**
+ * The same entry once the pending handoff it was handed settled (runners/shared/ready.ts): the
+ * finished handoff, and its server as the one handed down, which the env copy still has only as
+ * an address without a version.
+ */
+export function withHandoff(ctx: Context, settled: Handoff): Context {
+  return contextFrom(ctx.options, ctx.env, ctx.cwd, { handoff: settled, servers: [settled.server] });
+}
+
+type Settled = { handoff: Handoff; servers: ServerInfo[] };
+
+/** What a context took from a settled handoff instead of its env copy, so that withOptions keeps it. */
+const SETTLED = Symbol('settled handoff');
+type Internal = Context & { readonly [SETTLED]?: Settled };
+
+function contextFrom(options: EntryOptions, env: Readonly<NodeJS.ProcessEnv>, cwd: string, settled?: Settled): Context {
   const resolved = resolveOptions(options, env);
   // A worker given as an option counts as FAST_TEST_DB_WORKER does (numbered from 1, cpu-pairing.ts).
   const worker = resolved.worker !== undefined ? { id: resolved.worker, source: 'FAST_TEST_DB_WORKER' } : detectWorker(env);
-  let handoff: { value: Handoff | undefined } | undefined;
-  let handed: { value: ServerInfo[] | undefined } | undefined;
-  return {
+  let handoff: { value: Handoff | undefined } | undefined = settled && { value: settled.handoff };
+  let handed: { value: ServerInfo[] | undefined } | undefined = settled && { value: settled.servers };
+  const ctx: Internal = {
     [CONTEXT]: true,
+    [SETTLED]: settled,
     options,
     resolved,
     env,
@@ -137,4 +154,5 @@ function contextFrom(options: EntryOptions, env: Readonly<NodeJS.ProcessEnv>, cw
     },
     cwd,
   };
+  return ctx;
 }

@@ -16,7 +16,9 @@ import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show }
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
 import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
 import { DEFAULT_MYSQL_IMAGE } from '../engines/mysql/container.js';
-import type { Engine, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
+import type { CloneStrategy, Engine, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
+
+export type { CloneStrategy } from '../types.js';
 
 export const DEFAULT_PREFIX = 'ftdb';
 /**
@@ -31,8 +33,6 @@ export const DEFAULT_MIGRATE_TIMEOUT_MS = 5 * 60_000;
 /** A reused server stops itself after this long without clients. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 export const DEFAULT_ENV_VAR = 'DATABASE_URL';
-
-export type CloneStrategy = 'file_copy' | 'wal_log';
 
 export interface OptionRow {
   /** The option in code (several when they go together), when there is one. */

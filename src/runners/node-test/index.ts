@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { loadConfigFile, resolveAdapter } from '../../options/config.js';
 import { buildContext, withOptions } from '../../options/context.js';
 import { SERVER_ENV } from '../../options/handoff.js';
-import { dialectFor } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { takeLease } from '../../server/keeper/leases.js';
@@ -27,7 +26,7 @@ import { runBanner, serverSource } from '../shared/banner.js';
 import { currentRun, prepareHandoff, runDir, startRun } from '../shared/global.js';
 import { workerTarget, type Handoff } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
-import { cloneFresh, ensureCloned, installWorker, workerDatabase } from '../shared/worker.js';
+import { cloneFresh, ensureCloned, installWorker, runDialect, workerDatabase } from '../shared/worker.js';
 
 export type { TestDatabase } from '../../types.js';
 import { withClient } from '../../engines/connect.js';
@@ -139,7 +138,7 @@ if (isRunner) {
 }
 
 async function dropOwn(h: Handoff, name: string): Promise<void> {
-  const dialect = await dialectFor(h.engine);
+  const dialect = await runDialect(h);
   await withClient(dialect, h.server, async (admin) => {
     const marker = await dialect.readMarker(admin, name);
     if (marker && marker.kind === 'database') await dialect.drop(admin, name, { force: true });

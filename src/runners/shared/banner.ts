@@ -6,8 +6,7 @@
 import { Output, type Io, type Status } from '../../util/output.js';
 import type { ServerInfo } from '../../types.js';
 import type { Context } from '../../options/context.js';
-
-const FLAVOR = { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' } as const;
+import { flavorLabel } from '../../engines/index.js';
 
 export interface BannerFacts {
   /** Where the server came from when it is not ours: an option, TEST_DATABASE_URL, or a parent run. */
@@ -22,7 +21,7 @@ export function serverSource(ctx: Pick<Context, 'options' | 'resolved'>, handed:
 }
 
 export function runBanner(server: ServerInfo, facts: BannerFacts): string {
-  const name = `${FLAVOR[server.flavor] ?? server.engine} ${server.version.replace(/-.*$/, '')}`;
+  const name = `${flavorLabel(server.flavor)} ${server.version.replace(/-.*$/, '')}`;
   const where = server.owned
     ? `${server.provider}, ours`
     : `${server.host}:${server.port}${facts.source === 'env' ? ' from TEST_DATABASE_URL' : facts.source === 'option' ? ' from the url option' : ''}, not ours`;

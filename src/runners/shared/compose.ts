@@ -12,7 +12,7 @@
  */
 import { logger } from '../../util/log.js';
 import { openDatabase, prepareTemplate } from '../../core/database.js';
-import type { Context } from '../../options/context.js';
+import { type Context, withHandoff, withOptions } from '../../options/context.js';
 import type { Handoff, ServerInfo, TestDatabase } from '../../types.js';
 import { workerTarget } from './handoff.js';
 import { settled } from './ready.js';
@@ -34,10 +34,11 @@ export function adapterSuffix(fingerprint: string, suffix?: string): string {
  */
 export async function composeWithRunner(ctx: Context, pending: Handoff): Promise<TestDatabase> {
   const h = await settled(pending);
-  // The context's run is the handoff's unless the caller gave one.
-  const withRun = { ...ctx.options, runId: ctx.names.run };
-  const prepared = await prepareTemplate(withRun);
-  if (!sameServer(prepared.server, h.server)) return openDatabase(ctx.options);
+  // The run's finished server, not the address the env still holds: the template's fingerprint
+  // takes its version. The context's run is the handoff's unless the caller gave one.
+  const entry = withHandoff(ctx, h);
+  const prepared = await prepareTemplate(entry);
+  if (!sameServer(prepared.server, h.server)) return openDatabase(entry);
   if (prepared.template.name === h.template) return runnersDatabase(h, ctx.names.worker);
   const suffix = adapterSuffix(prepared.template.fingerprint, ctx.options.suffix);
   log(
@@ -46,7 +47,7 @@ export async function composeWithRunner(ctx: Context, pending: Handoff): Promise
     prepared.template.name,
     suffix,
   );
-  return openDatabase({ ...withRun, suffix });
+  return openDatabase(withOptions(entry, { suffix }));
 }
 
 /** The runner's database of this worker: disposing it leaves it to the runner, which drops it at the end of the run. */

@@ -12,7 +12,7 @@ import type { TestDatabase, TestDatabaseOptions } from '../../types.js';
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const ctx = buildContext(options);
   const pending = ctx.handoff;
-  if (!pending) return openDatabase(ctx.options);
+  if (!pending) return openDatabase(ctx);
   const { composeWithRunner } = await import('./compose.js');
   return composeWithRunner(ctx, pending);
 }

@@ -127,11 +127,11 @@ export async function prepareHandoff(
   run: string,
   dir: string,
 ): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean; runScoped: boolean }> {
-  const names = resolveNames(ctx.options);
-  const prepared = await prepareTemplate(ctx.options).catch((e: unknown) => {
+  const names = resolveNames(ctx);
+  const prepared = await prepareTemplate(ctx).catch((e: unknown) => {
     throw explainEngineMismatch(e, names.engine);
   });
-  const dialect = await dialectFor(names.engine);
+  const dialect = await dialectFor(names.engine, { cloneStrategy: ctx.resolved.cloneStrategy });
   const handoff = handoffFor({ ctx, run, dir, dialect, server: prepared.server, template: prepared.template, seeded: prepared.seeded });
   return { handoff, dialect, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
 }
@@ -163,6 +163,7 @@ function handoffFor({ ctx, run, dir, dialect, server, template, seeded }: Handof
     main: process.pid,
     dir,
     cpus: pairableCpus(ctx),
+    cloneStrategy: ctx.resolved.cloneStrategy,
   };
 }
 
@@ -212,7 +213,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   /** The finished handoff, or the failure that the workers were told about. */
   let outcome: Promise<{ handoff: Handoff; dialect: Dialect; prefix: string } | { error: unknown }>;
   if (expected) {
-    const dialect = await dialectFor(expected.engine);
+    const dialect = await dialectFor(expected.engine, { cloneStrategy: ctx.resolved.cloneStrategy });
     handoff = {
       ...handoffFor({ ctx, run, dir, dialect, server: expected, template: { name: '', fingerprint: '' }, seeded: [] }),
       pending: readyFile,

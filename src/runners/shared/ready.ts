@@ -11,7 +11,6 @@ import { readJson, writeJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { sleep } from '../../util/sleep.js';
 import type { Handoff } from './handoff.js';
-import { SERVER_ENV } from '../../options/handoff.js';
 
 export type ReadyRecord = { handoff: Handoff } | { error: { code: ErrorCode; what: string; fix?: string } };
 
@@ -69,8 +68,8 @@ const POLL_MS = 10;
 /**
  * The finished handoff. For a pending one, waits until the global setup wrote its outcome; a
  * failure there becomes its own FastTestDbError here, as does the global setup's process ending.
- * Every caller in a process gets the same wait, so that whoever holds the pending handoff (the
- * worker's env still has it) settles it here instead of reading it again.
+ * Every caller in a process gets the same wait: whoever holds the pending handoff (the worker's
+ * env still has it) settles it here, and passes the finished one on (context.ts withHandoff).
  */
 export function settled(h: Handoff): Promise<Handoff> {
   const file = h.pending;
@@ -81,14 +80,7 @@ export function settled(h: Handoff): Promise<Handoff> {
       for (;;) {
         const record = readJson<ReadyRecord>(file);
         if (record && 'error' in record) throw failure(file, record.error);
-        if (record) {
-          // The server's resolution (src/server/providers/resolve.ts) still reads the handed server
-          // from this env var, not from the caller's context: without the finished server there, a
-          // worker's createTestDatabase() would fingerprint the template against the placeholder
-          // (no version yet) and build one of its own. Goes once it takes ctx.handedServers.
-          process.env[SERVER_ENV] = JSON.stringify([record.handoff.server]);
-          return record.handoff;
-        }
+        if (record) return record.handoff;
         if (h.owner !== undefined && !pidAlive(h.owner))
           throw new FastTestDbError(
             'SERVER_START_FAILED',

@@ -48,8 +48,13 @@ export function alreadyCloned(h: Handoff, name: string): boolean {
   return existsSync(notePath(h, name));
 }
 
+/** The run's dialect, cloning as the run was told (a hand-made handoff without it: the default). */
+export function runDialect(h: Handoff): Promise<Dialect> {
+  return dialectFor(h.engine, { cloneStrategy: h.cloneStrategy ?? 'file_copy' });
+}
+
 async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient) => Promise<T>): Promise<T> {
-  const dialect = await dialectFor(h.engine);
+  const dialect = await runDialect(h);
   return withClient(dialect, h.server, (admin) => fn(dialect, admin));
 }
 
@@ -231,7 +236,7 @@ export async function workerDatabase(pending: Handoff, target: WorkerTarget): Pr
   // A server handed out while it starts: the template and seeded tables are known once it is ready.
   const h = await settled(pending);
   joinInvocation(h.main);
-  const dialect = await dialectFor(h.engine);
+  const dialect = await runDialect(h);
   return new Database({
     dialect,
     server: h.server,
