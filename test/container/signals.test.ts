@@ -1,7 +1,7 @@
 /**
  * A process that started a container and ends, on a real Docker engine with Ryuk off: a signal
  * removes the container and ends the process as the signal would (130/143) within seconds, whether
- * something keeps it alive or nothing does; after a SIGKILL, which no process can clean up after,
+ * something keeps it alive or nothing does; an uncaught exception removes it at exit; after a SIGKILL, which no process can clean up after,
  * the container stays, `doctor` and `clean` list it, and the project's next start removes it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,6 +36,13 @@ describe.skipIf(skipReason)('a container owner that ends (real Docker engine)', 
     const owner = await startOwner({ ...postgres, END: 'start-only' });
     const { code } = await owner.exited;
     expect(code).toBe(0);
+    expect(await containersOf(owner.child.pid!)).toEqual([]);
+  }, 60_000);
+
+  it('an uncaught exception removes it too (synchronously, with the docker CLI), with exit code 1', async () => {
+    const owner = await startOwner({ ...postgres, END: 'throw' });
+    const { code } = await owner.exited;
+    expect(code, owner.output()).toBe(1);
     expect(await containersOf(owner.child.pid!)).toEqual([]);
   }, 60_000);
 
