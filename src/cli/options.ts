@@ -36,6 +36,7 @@ export function parseCount(name: string, v: string | undefined): number | undefi
 /** `engineGiven`: the engine came from the command line, the config or FAST_TEST_DB_ENGINE, not the default. */
 export async function serverOptions(
   values: Record<string, string | boolean | undefined>,
+  env: Readonly<NodeJS.ProcessEnv>,
 ): Promise<FastTestDbConfig & { engine: Engine; engineGiven: boolean }> {
   const merged = mergeConfig(await loadConfig(), {
     engine: parseEngine(str(values.engine)),
@@ -43,7 +44,7 @@ export async function serverOptions(
     dataRoot: str(values['data-root']),
     maxConnections: parseCount('max-connections', str(values['max-connections'])),
   });
-  checkEntry(merged, 'fast-test-db options', { config: true });
-  const given = merged.engine ?? parseEngine(resolveOptions({}).engine);
+  checkEntry(merged, 'fast-test-db options', { config: true, env });
+  const given = merged.engine ?? parseEngine(resolveOptions({}, env).engine);
   return { ...merged, engine: given ?? 'postgres', engineGiven: given !== undefined };
 }

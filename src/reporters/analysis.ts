@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import type { Context } from '../options/context.js';
 import { cacheRoot } from '../options/resolve.js';
 import { readJson, writeJson } from '../server/os/shared-files.js';
 import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
@@ -52,9 +53,12 @@ export interface Analysis {
 
 type History = Record<string, number[]>;
 
-/** In the cache directory (FAST_TEST_DB_CACHE_DIR, else node_modules/.cache/fast-test-db of `root`), which CI caches for the warm copy. */
-export function defaultHistoryFile(root: string): string {
-  return join(cacheRoot({}, process.env, root), 'file-times.json');
+/** The project a reporter reports on, as the reporter's entry resolved it (a Context fits). */
+export type Project = Pick<Context, 'resolved' | 'cwd' | 'env'>;
+
+/** In the cache directory (FAST_TEST_DB_CACHE_DIR, else node_modules/.cache/fast-test-db of the project), which CI caches for the warm copy. */
+function defaultHistoryFile(project: Project): string {
+  return join(cacheRoot(project), 'file-times.json');
 }
 
 function median(xs: number[]): number {
@@ -90,8 +94,8 @@ export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heap
 }
 
 /** `runMs`: the whole run's wall time as the reporter saw it; without it, the sum of the files' times. */
-export function analyse(files: FileStats[], root: string, opts: ReporterOptions = {}, runMs?: number): Analysis {
-  const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(root));
+export function analyse(files: FileStats[], project: Project, opts: ReporterOptions = {}, runMs?: number): Analysis {
+  const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(project));
   const history = (historyFile && readJson<History>(historyFile)) || {};
   const growth = heapGrowth(files, opts.heapGrowthMb ?? 50);
   const growing = new Set(growth.map((g) => g.pid));
@@ -103,7 +107,7 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
   }
   const outliers: string[] = [];
   const result = files.map((f) => {
-    const key = relative(root, f.file);
+    const key = relative(project.cwd, f.file);
     const { outlier, medianMs } = isOutlier(f.wallMs, history[key] ?? [], opts.minHistory ?? 5);
     const flags: string[] = [];
     if (outlier) {
@@ -118,7 +122,7 @@ export function analyse(files: FileStats[], root: string, opts: ReporterOptions 
     // Failed files say little about normal timing; keep them out of the history.
     for (const f of files)
       if (!f.failed)
-        history[relative(root, f.file)] = [...(history[relative(root, f.file)] ?? []), Math.round(f.wallMs)].slice(
+        history[relative(project.cwd, f.file)] = [...(history[relative(project.cwd, f.file)] ?? []), Math.round(f.wallMs)].slice(
           -(opts.historySize ?? 20),
         );
     try {

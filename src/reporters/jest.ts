@@ -6,6 +6,7 @@
  *   setupFilesAfterEnv: ['fast-test-db/reporters/jest-setup'],
  */
 import type { FileStats, ReporterOptions } from './analysis.js';
+import { buildContext } from '../options/context.js';
 import { finish } from './print.js';
 import { closeReportDir, openReportDir, readRecord } from './records.js';
 
@@ -49,7 +50,8 @@ export default class FastTestDbJestReporter {
   }
 
   onRunComplete(): void {
-    finish(this.files, this.root, this.options, performance.now() - this.startedAt);
+    // The reporter is an entry: it resolves the project's options once, from its root.
+    finish(this.files, buildContext({}, { cwd: this.root, check: false }), this.options, performance.now() - this.startedAt);
     closeReportDir(this.dir);
   }
 

@@ -29,6 +29,8 @@ export interface FileRecord {
 /** Called by a reporter's constructor, in the main process, before any worker is spawned. */
 export function openReportDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'fast-test-db-report-'));
+  // The env is the one channel into the worker processes the runner spawns after this (Jest's and
+  // Vitest's workers inherit it), whose setup file reads it; so does this process when the runner runs files in it.
   process.env[REPORT_DIR_ENV] = dir;
   return dir;
 }

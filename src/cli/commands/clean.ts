@@ -73,6 +73,7 @@ Examples:
       force: Boolean(values.force),
       servers: !values['databases-only'],
       all: Boolean(values.all),
+      env: io.env,
       onProgress(done, total, what) {
         status ??= out.status(dryRun ? 'checking' : 'cleaning', total);
         status.update(done, what, total);

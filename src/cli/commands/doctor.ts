@@ -45,6 +45,7 @@ Examples:
       dataRoot: str(values['data-root']),
       connectTimeoutMs: timeout ? parseDuration(timeout) : undefined,
       all: Boolean(values.all),
+      env: io.env,
     });
     status.succeed('checked');
     out.data(report);

@@ -40,7 +40,7 @@ ${COMMON_HELP}`,
     const { values, positionals, io } = ctx;
     const url = targetUrl({ positionals, values, io });
     // Watching only reads statistics, so a remote server is fine here.
-    const server = url ? serverAt(url, true, process.env) : ourServer(parseEngine(str(values.engine)));
+    const server = url ? serverAt(url, true, io.env) : ourServer(parseEngine(str(values.engine)));
     const duration = str(values.duration);
     const interval = str(values.interval);
     const opts = { durationMs: duration ? parseDuration(duration) : undefined, intervalMs: interval ? parseDuration(interval) : 1000 };

@@ -63,10 +63,10 @@ Examples:
     'cache-dir': { type: 'string' },
     'skip-template': { type: 'boolean' },
   },
-  async run({ values, out, signal }) {
+  async run({ values, out, signal, io }) {
     const port = parseCount('port', str(values.port));
     const idle = str(values['idle-timeout']);
-    const { engineGiven, ...base } = await serverOptions(values);
+    const { engineGiven, ...base } = await serverOptions(values, io.env);
     // The schema first: an adapter says which engine it is for, before a server of the wrong one starts.
     const wantsTemplate = !values['skip-template'] && Boolean(base.migrate || base.adapter || base.migrationFiles);
     const schema = wantsTemplate ? await resolveAdapter({ ...base, engine: engineGiven ? base.engine : undefined }) : undefined;

@@ -41,8 +41,8 @@ Examples:
     force: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   },
-  async run({ values, out }) {
-    const options = await serverOptions(values);
+  async run({ values, out, io }) {
+    const options = await serverOptions(values, io.env);
     const engineOnly = values.engine !== undefined ? options.engine : undefined;
     const targets = (await stopTargets(options, Boolean(values.all))).filter((t) => !engineOnly || t.engine === engineOnly);
     const where = values.all ? 'of ours on this machine' : 'of this project';

@@ -22,9 +22,9 @@ ${SERVER_HELP}
   --database NAME   print the URL of this database instead of the admin database
 ${COMMON_HELP}`,
   options: { ...COMMON_OPTIONS, ...SERVER_OPTIONS, 'idle-timeout': { type: 'string' }, database: { type: 'string' } },
-  async run({ values, out }) {
+  async run({ values, out, io }) {
     const idle = str(values['idle-timeout']);
-    const options = { ...(await serverOptions(values)), reuse: true, idleTimeoutMs: idle ? parseDuration(idle) : undefined };
+    const options = { ...(await serverOptions(values, io.env)), reuse: true, idleTimeoutMs: idle ? parseDuration(idle) : undefined };
     const req = await ownedRequest(options.engine, options);
     const { server, joined } = await acquire(req, out, (joined) =>
       joined

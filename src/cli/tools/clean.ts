@@ -18,7 +18,7 @@ import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
-import { resolveOptions } from '../../options/resolve.js';
+import { buildContext } from '../../options/context.js';
 import { liveOtherOwner, templateInUse, templateUsers } from '../../core/users.js';
 
 const log = logger('clean');
@@ -44,6 +44,8 @@ export interface CleanOptions {
   servers?: boolean;
   /** Servers of every project of this user, not only this one's (cwd). With `url`, only that server. */
   all?: boolean;
+  /** The environment to read (the CLI's); default this process's. */
+  env?: Readonly<NodeJS.ProcessEnv>;
   /** Where owned servers live (the dataRoot option). */
   dataRoot?: string;
   /** This project's cache of data directories (the cacheDir option), where partial copies may be left. */
@@ -199,7 +201,8 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
     ok: true,
   };
   const counter = { done: 0, total: 0 };
-  const byUrl = opts.url ? serverAt(opts.url, resolveOptions({ allowRemote: opts.allowRemote }).allowRemote, process.env) : undefined;
+  const ctx = buildContext({ allowRemote: opts.allowRemote }, { env: opts.env, check: false });
+  const byUrl = opts.url ? serverAt(opts.url, ctx.resolved.allowRemote, ctx.env) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
   const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter(
     (o) => !byUrl || sameServer(o.info, byUrl),

