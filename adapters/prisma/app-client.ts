@@ -13,7 +13,7 @@
  * would run outside that transaction) and of `$extends()` clients (their query extensions would not
  * run), and Prisma 6 on MySQL/MariaDB (untested: its driver adapter cannot share a pool with prismaTestDb).
  */
-import { FastTestDbError, loadPeer, type Flavor } from '../../src/adapter-kit.js';
+import { engineFor, FastTestDbError, loadPeer } from '../../src/adapter-kit.js';
 import { buildContext } from './context.js';
 import { DRIVER_ADAPTERS, isDriverAdapterName, mariadbDriverOn, pgDriverOn, type DriverAdapterName, type PrismaDriver } from './driver.js';
 import type { FastInsertContext } from './plan.js';
@@ -156,7 +156,7 @@ async function open(
         'use prismaTestDb()/prismaClient(), or upgrade @prisma/adapter-mariadb to 7.10 or later',
       );
     const version = (await (pool as { query(q: string): Promise<Array<{ v: string }>> }).query('SELECT VERSION() AS v'))[0]?.v ?? '';
-    const flavor: Flavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
+    const flavor = engineFor(DRIVER_ADAPTERS[driverAdapterName].engine).flavorOfVersion(version);
     driver = mariadbDriverOn(pool, flavor, factory, () => connected.dispose(), true);
     s.owned = true;
   }

@@ -7,7 +7,6 @@
 import { dirname, join } from 'node:path';
 import {
   classifyDriverError,
-  engineNamed,
   engineOfFlavor,
   FastTestDbError,
   loadPeer,
@@ -291,17 +290,6 @@ export function isDriverAdapterName(name: unknown): name is DriverAdapterName {
 
 function driverAdapterOf(engine: Engine): DriverAdapterEntry {
   return Object.values<DriverAdapterEntry>(DRIVER_ADAPTERS).find((a) => a.engine === engine)!;
-}
-
-/** The engine a Prisma datasource provider names ("postgresql", "postgres", "mysql" are engine names). */
-export function engineOfProvider(provider: string): Engine {
-  const engine = engineNamed(provider);
-  if (engine) return engine.name;
-  throw new FastTestDbError(
-    'UNSUPPORTED',
-    `datasource provider "${provider}" is not supported by fast-test-db`,
-    'use provider "postgresql" or "mysql" (MariaDB is "mysql")',
-  );
 }
 
 export async function openDriver(conn: ConnectionOptions, flavor: Flavor, opts: DriverOptions = {}): Promise<PrismaDriver> {

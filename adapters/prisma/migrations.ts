@@ -29,9 +29,15 @@ export interface ScriptExecutor {
 
 export const MIGRATIONS_TABLE = '_prisma_migrations';
 
-/** The DDL of the schema engine's `create_migrations_table`, per SQL family. */
-export const MIGRATIONS_TABLE_DDL: Record<SqlFamily, string> = {
-  postgres: `CREATE TABLE _prisma_migrations (
+/**
+ * The datasource providers we support: the names a schema may give each, the engine it runs on,
+ * and the DDL of the schema engine's `create_migrations_table` there.
+ */
+const PROVIDERS: ReadonlyArray<{ names: readonly string[]; engine: SqlFamily; migrationsTableDdl: string }> = [
+  {
+    names: ['postgresql', 'postgres'],
+    engine: 'postgres',
+    migrationsTableDdl: `CREATE TABLE _prisma_migrations (
     id                      VARCHAR(36) PRIMARY KEY NOT NULL,
     checksum                VARCHAR(64) NOT NULL,
     finished_at             TIMESTAMPTZ,
@@ -41,7 +47,11 @@ export const MIGRATIONS_TABLE_DDL: Record<SqlFamily, string> = {
     started_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
     applied_steps_count     INTEGER NOT NULL DEFAULT 0
 );`,
-  mysql: `CREATE TABLE _prisma_migrations (
+  },
+  {
+    names: ['mysql'],
+    engine: 'mysql',
+    migrationsTableDdl: `CREATE TABLE _prisma_migrations (
     id                      VARCHAR(36) PRIMARY KEY NOT NULL,
     checksum                VARCHAR(64) NOT NULL,
     finished_at             DATETIME(3),
@@ -51,7 +61,22 @@ export const MIGRATIONS_TABLE_DDL: Record<SqlFamily, string> = {
     started_at              DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
     applied_steps_count     INTEGER UNSIGNED NOT NULL DEFAULT 0
 ) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;`,
-};
+  },
+];
+
+/** The DDL of the schema engine's `create_migrations_table`, by the engine it runs on. */
+export const MIGRATIONS_TABLE_DDL = Object.fromEntries(PROVIDERS.map((p) => [p.engine, p.migrationsTableDdl])) as Record<SqlFamily, string>;
+
+/** The engine a schema's datasource provider runs on. */
+export function engineOfProvider(provider: string): SqlFamily {
+  const found = PROVIDERS.find((p) => p.names.includes(provider));
+  if (found) return found.engine;
+  throw new FastTestDbError(
+    'UNSUPPORTED',
+    `datasource provider "${provider}" is not supported by fast-test-db`,
+    'use provider "postgresql" or "mysql" (MariaDB is "mysql")',
+  );
+}
 
 /** The migrations in `dir`, in the order Prisma applies them (byte order of directory names). */
 export function readMigrations(dir: string): PrismaMigration[] {

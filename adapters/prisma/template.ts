@@ -8,8 +8,8 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FastTestDbError, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { runPrismaCli } from './cli.js';
-import { engineOfProvider, openScriptExecutor } from './driver.js';
-import { applyMigrations, lockedProvider, readMigrations } from './migrations.js';
+import { openScriptExecutor } from './driver.js';
+import { applyMigrations, engineOfProvider, lockedProvider, readMigrations } from './migrations.js';
 import { parsePrismaSchema, readSchemaText } from './schema.js';
 
 /**

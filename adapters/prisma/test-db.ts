@@ -21,7 +21,8 @@ import {
 import { driverConnection } from '../shared/connection.js';
 import { engineFor, engineOfFlavor, flavorOfScheme } from '../../src/adapter-kit.js';
 import { registerClient } from './context.js';
-import { DRIVER_ADAPTERS, engineOfProvider, openDriver } from './driver.js';
+import { DRIVER_ADAPTERS, openDriver } from './driver.js';
+import { engineOfProvider } from './migrations.js';
 import { prisma6OrOlder } from './runtime-model.js';
 import { parsePrismaSchema, readSchemaText, type PrismaSchemaText } from './schema.js';
 import { prismaTemplate, type PrismaMigrateWith } from './template.js';
