@@ -7,17 +7,15 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
-import type { Dialect } from '../../src/engines/dialect.js';
-import { dialectFor } from '../../src/engines/index.js';
+import type { Engine, EngineName, ServerRoles, SqlClient } from '../../src/engines/engine.js';
 import { engineFor } from '../../src/engines/index.js';
 import { quoteIdent, quoteLiteral } from '../../src/engines/quote.js';
-import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
 
 type Row = Record<string, unknown>;
 
 interface EngineCase {
-  engine: Engine;
+  engine: EngineName;
   /** Runs statements in order on one connection; returns the rows of the last. */
   run(url: string, statements: string[]): Promise<Row[]>;
   schema: string[];
@@ -113,7 +111,7 @@ const engines: EngineCase[] = [
 const PREFIX = 'ftcon';
 const count = async (c: EngineCase, url: string, table: string) => Number((await c.run(url, [`SELECT count(*) AS n FROM ${table}`]))[0]!.n);
 
-describe.each(engines)('dialect contract on $engine', (c) => {
+describe.each(engines)('engine contract on $engine', (c) => {
   const dataRoot = c.privateRoot ? privateDataRoot(`contract-${c.engine}`) : undefined;
   let migrations = 0;
   const base = {
@@ -127,20 +125,22 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     },
   };
   let db: TestDatabase;
-  let dialect: Dialect;
+  let engine: Engine;
+  let roles: ServerRoles;
   /** What the server answers with through its admin database (no test database involved). */
-  const admin = async <T>(fn: (client: Awaited<ReturnType<Dialect['connect']>>) => Promise<T>) => {
-    const client = await dialect.connect(db.server);
+  const admin = async <T>(fn: (client: SqlClient) => Promise<T>) => {
+    const client = await roles.connector.connect(db.server);
     try {
       return await fn(client);
     } finally {
       await client.close();
     }
   };
-  const adminUrl = (name: string) => dialect.url(db.server, name);
+  const adminUrl = (name: string) => engine.urls.url(db.server, name);
 
   beforeAll(async () => {
-    dialect = await dialectFor(c.engine);
+    engine = engineFor(c.engine);
+    roles = await engine.load();
     db = await createTestDatabase({ ...base, worker: 'main' });
   });
   afterAll(async () => {
@@ -231,15 +231,15 @@ describe.each(engines)('dialect contract on $engine', (c) => {
 
   it('marks what it creates, and lists only that', async () => {
     await admin(async (client) => {
-      expect(await dialect.readMarker(client, db.name)).toMatchObject({ tool: 'fast-test-db', kind: 'database', pid: process.pid });
-      expect(await dialect.readMarker(client, db.template.name)).toMatchObject({
+      expect(await roles.markers.readMarker(client, db.name)).toMatchObject({ tool: 'fast-test-db', kind: 'database', pid: process.pid });
+      expect(await roles.markers.readMarker(client, db.template.name)).toMatchObject({
         tool: 'fast-test-db',
         kind: 'template',
         seeded: ['country'],
       });
-      expect(await dialect.templateState(client, db.template.name)).toBe('complete');
-      expect(await dialect.readMarker(client, `${PREFIX}_nosuchdb`)).toBeUndefined();
-      const ours = (await dialect.listOurs(client, PREFIX)).map((o) => o.name);
+      expect(await roles.templates.templateState(client, db.template.name)).toBe('complete');
+      expect(await roles.markers.readMarker(client, `${PREFIX}_nosuchdb`)).toBeUndefined();
+      const ours = (await roles.markers.listOurs(client, PREFIX)).map((o) => o.name);
       expect(ours).toEqual(expect.arrayContaining([db.name, db.template.name]));
     });
   });
@@ -249,13 +249,13 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     const one = await createTestDatabase({ ...base, worker: hostile });
     try {
       expect(one.name).toMatch(/^[a-z0-9_]+$/);
-      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(engineFor(dialect.engine).quoting.maxNameBytes);
+      expect(Buffer.byteLength(one.name)).toBeLessThanOrEqual(engine.quoting.maxNameBytes);
       const again = await createTestDatabase({ ...base, worker: hostile, suffix: 'b' });
       expect(again.name).not.toBe(one.name);
       await again.destroy();
       await admin(async (client) => {
-        expect(await dialect.readMarker(client, one.name)).toMatchObject({ kind: 'database' });
-        expect(await dialect.readMarker(client, c.systemDatabase)).toBeNull(); // still there, and not ours
+        expect(await roles.markers.readMarker(client, one.name)).toMatchObject({ kind: 'database' });
+        expect(await roles.markers.readMarker(client, c.systemDatabase)).toBeNull(); // still there, and not ours
       });
     } finally {
       await one.destroy();
@@ -274,12 +274,12 @@ describe.each(engines)('dialect contract on $engine', (c) => {
       await admin((client) => client.query(c.lookalike(name)));
       await expect(createTestDatabase({ ...base, worker: 'foreign' })).rejects.toMatchObject({ code: 'NOT_OURS' });
       await admin(async (client) => {
-        expect(await dialect.readMarker(client, name)).toBeNull();
-        expect((await dialect.listOurs(client, PREFIX)).map((o) => o.name)).not.toContain(name);
+        expect(await roles.markers.readMarker(client, name)).toBeNull();
+        expect((await roles.markers.listOurs(client, PREFIX)).map((o) => o.name)).not.toContain(name);
       });
-      const inside = await dialect.connect(db.server, name);
+      const inside = await roles.connector.connect(db.server, name);
       try {
-        await expect(dialect.reset(inside, name, [])).rejects.toMatchObject({ code: 'NOT_OURS' });
+        await expect(roles.resetter.reset(inside, name, [])).rejects.toMatchObject({ code: 'NOT_OURS' });
       } finally {
         await inside.close();
       }
@@ -298,7 +298,7 @@ describe.each(engines)('dialect contract on $engine', (c) => {
     try {
       // Replace our template with somebody else's database of the same name.
       await admin(async (client) => {
-        await dialect.drop(client, template, { force: true });
+        await roles.templates.drop(client, template, { force: true });
         for (const s of create) await client.query(s);
       });
       if (c.engine === 'postgres') await c.run(adminUrl(template), ['CREATE TABLE precious (v int)', 'INSERT INTO precious VALUES (42)']);
