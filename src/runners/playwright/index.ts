@@ -16,20 +16,15 @@
  * isolation per test there.
  */
 import { buildContext } from '../../options/context.js';
-import { currentRun, startRun } from '../shared/global.js';
 import { exportUrl, requireHandoff, workerTarget } from '../shared/handoff.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase } from '../shared/worker.js';
 
+export { default } from './global-setup.js';
 export type { TestDatabase } from '../../types.js';
 
 /** A worker's context, read when the worker imports this module (after the global setup handed the run down). */
 const ctx = buildContext({}, { check: false });
-
-export default async function globalSetup(): Promise<() => Promise<void>> {
-  const run = currentRun() ?? (await startRun());
-  return () => run.teardown();
-}
 
 /** This worker's database, cloned on first call (fresh on every call with isolation 'file'); exports the URL too. */
 export async function testDatabase(): Promise<TestDatabase> {
