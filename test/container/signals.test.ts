@@ -1,8 +1,9 @@
 /**
  * A process that started a container and ends, on a real Docker engine with Ryuk off: a signal
  * removes the container and ends the process as the signal would (130/143) within seconds, whether
- * something keeps it alive or nothing does; an uncaught exception removes it at exit; after a SIGKILL, which no process can clean up after,
- * the container stays, `doctor` and `clean` list it, and the project's next start removes it.
+ * something keeps it alive or nothing does; an uncaught exception removes it at exit; after a
+ * SIGKILL, which no process can clean up after, the container stays, `doctor` and `clean` list
+ * it, and the project's next start removes it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
