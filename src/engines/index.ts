@@ -2,7 +2,6 @@
  * The one table from engine name to engine. Everything that differs between engines is asked of
  * the engine found here; its driver-side roles load only when used (Engine.load).
  */
-import { resolveOptions } from '../options/resolve.js';
 import type { Flavor } from '../types.js';
 import type { Dialect } from './dialect.js';
 import type { Engine, EngineName, LoadOptions, ServerRoles } from './engine.js';
@@ -50,10 +49,7 @@ export function flavorLabel(flavor: Flavor): string {
  * The flat view of the server roles (dialect.ts), for callers not yet taking the roles they use.
  * The driver is loaded with it, so that a missing one is PEER_MISSING before any server starts.
  */
-export async function dialectFor(
-  name: EngineName,
-  options: LoadOptions = { cloneStrategy: resolveOptions().cloneStrategy },
-): Promise<Dialect> {
+export async function dialectFor(name: EngineName, options: LoadOptions = {}): Promise<Dialect> {
   const engine = engineFor(name);
   return flatten(engine, await engine.load(options));
 }
