@@ -8,7 +8,9 @@ import { resolveOptions } from '../../src/options/resolve.js';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embedded.js';
+import { engineFor } from '../../src/engines/index.js';
 import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
+import { contextOf } from '../../src/options/context.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
 import { unprivilegedUser } from '../../src/server/os/user.js';
 import { mysqlServerFlags } from '../../src/engines/mysql/tuning.js';
@@ -46,7 +48,7 @@ export interface BenchMariadb {
 function plan(variant: MariaVariant, diskData: string | undefined) {
   return async (ctx: PlanContext): Promise<LaunchPlan> => {
     const bin = findMysqlBinary({});
-    const base = await planEmbeddedMysql(ctx);
+    const base = await planEmbeddedMysql(ctx, engineFor('mysql'));
     const library = new Set(
       mysqlServerFlags({ flavor: bin.flavor, version: bin.version, maxConnections: 300 }).filter((f) => !NEUTRAL.test(f)),
     );
@@ -78,7 +80,7 @@ export async function startBenchMariadb(variant: MariaVariant): Promise<BenchMar
   const info = await acquireOwnedServer({
     engine: 'mysql',
     identity: ['bench', variant, n],
-    options: { dataRoot: join(dirs.shm, 'registry') },
+    context: contextOf({ dataRoot: join(dirs.shm, 'registry') }),
     plan: plan(variant, diskData),
   });
   const mysql = await import('mysql2/promise');

@@ -8,7 +8,9 @@ import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { planEmbeddedPostgres } from '../../src/engines/postgres/embedded.js';
+import { engineFor } from '../../src/engines/index.js';
 import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
+import { contextOf } from '../../src/options/context.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';
@@ -32,7 +34,7 @@ export interface BenchPostgres {
  */
 function plan(variant: PgVariant, dataDir: string) {
   return async (ctx: PlanContext): Promise<LaunchPlan> => {
-    const base = await planEmbeddedPostgres({ ...ctx, options: { ...ctx.options, cacheDataDir: false } });
+    const base = await planEmbeddedPostgres({ ...ctx, options: { ...ctx.options, cacheDataDir: false } }, engineFor('postgres'));
     const { command, args, ...as } = base.server;
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -69,7 +71,7 @@ export async function startBenchPostgres(variant: PgVariant): Promise<BenchPostg
   const info = await acquireOwnedServer({
     engine: 'postgres',
     identity: ['bench', variant, n, dataDir],
-    options: { dataRoot: join(dirs.shm, 'registry') },
+    context: contextOf({ dataRoot: join(dirs.shm, 'registry') }),
     plan: plan(variant, dataDir),
   });
   const c = new pg.Client({ host: info.host, port: info.port, user: info.user, database: 'postgres' });

@@ -7,6 +7,7 @@ import { engineFor } from '../engines/index.js';
 import { acquireOwnedServer, type OwnedServerRequest } from '../server/registry.js';
 import { serverState } from '../server/keeper/server-state.js';
 import { serverDir } from '../server/keeper/dirs.js';
+import { contextOf } from '../options/context.js';
 import { embeddedRequest } from '../server/providers/embedded.js';
 import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from '../util/output.js';
@@ -20,7 +21,9 @@ export interface OwnedRequest {
 
 export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
   await engineFor(engine).load(); // a missing driver is PEER_MISSING before a server starts
-  const { request, label } = await embeddedRequest(engine, options, port);
+  // The command line's own keys (engineGiven) are not options; what the config file may hold is.
+  const { engineGiven: _given, ...config } = options as TestDatabaseOptions & { engineGiven?: boolean };
+  const { request, label } = await embeddedRequest(engine, contextOf(config, { config: true }), port);
   return { request, label, dir: serverDir(request) };
 }
 

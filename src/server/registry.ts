@@ -9,8 +9,9 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { here } from '../here.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, resolveOptions } from '../options/resolve.js';
-import type { ServerInfo, TestDatabaseOptions } from '../types.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../options/resolve.js';
+import type { ServerContext } from './provider.js';
+import type { ServerInfo } from '../types.js';
 import { pauseHere } from '../util/debug-pause.js';
 import { logger } from '../util/log.js';
 import { sleep } from '../util/sleep.js';
@@ -63,7 +64,8 @@ export interface OwnedServerRequest {
   engine: string;
   /** Anything that must differ for servers not to be shared (binary, options). */
   identity: unknown[];
-  options: TestDatabaseOptions;
+  /** The entry's context: its options, how they resolved, and the env the keeper is started with. */
+  context: ServerContext;
   plan(ctx: PlanContext): Promise<LaunchPlan>;
 }
 
@@ -93,7 +95,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
       // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
       // still writing) is stopped before this folder is touched: never two servers on one data directory.
       await reapLocked(dir);
-      removeDeadWritersCopies(req.options);
+      removeDeadWritersCopies(req.context.options);
       return start(req, dir);
     },
     undefined,
@@ -101,15 +103,10 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
   );
 }
 
-/** How long a server outlives its last client when not reused: options, env, default. */
-export function resolveGraceMs(options: TestDatabaseOptions): number {
-  return resolveOptions(options).graceMs;
-}
-
 async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> {
   const files = keeperFiles(dir);
-  const reuse = resolveOptions(req.options).reuse;
-  const onPlanned = (req.options as { [ON_PLANNED]?: PlannedListener })[ON_PLANNED];
+  const { options, resolved, env } = req.context;
+  const onPlanned = (options as { [ON_PLANNED]?: PlannedListener })[ON_PLANNED];
   // Once a listener was told the port, every attempt keeps it: workers already have it in their URL.
   let announced = false;
   let port = await freePort();
@@ -123,7 +120,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       announced = true;
       onPlanned({ ...expected, stateDir: dir });
     };
-    const plan = await req.plan({ dir, port, options: req.options, announce });
+    const plan = await req.plan({ dir, port, options, announce });
     const keeperPlan: KeeperPlan = {
       init: plan.init,
       server: plan.server,
@@ -131,9 +128,9 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       cleanup: plan.cleanup,
       snapshot: plan.snapshot,
       initCache: plan.initCache,
-      reuse,
-      idleTimeoutMs: req.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-      graceMs: resolveGraceMs(req.options),
+      reuse: resolved.reuse,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      graceMs: resolved.graceMs,
       project: process.cwd(),
     };
     writeJson(files.plan, keeperPlan);
@@ -141,7 +138,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], {
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, FAST_TEST_DB_KEEPER: '1' },
+      env: { ...env, FAST_TEST_DB_KEEPER: '1' },
     });
     keeper.unref();
     pauseHere('client-server-start');

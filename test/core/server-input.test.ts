@@ -3,8 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
 import { FastTestDbError } from '../../src/errors.js';
 import { classifyDriverError } from '../../src/engines/errors.js';
-import { DEFAULT_GRACE_MS } from '../../src/options/resolve.js';
-import { resolveGraceMs } from '../../src/server/registry.js';
+import { DEFAULT_GRACE_MS, resolveOptions } from '../../src/options/resolve.js';
 import { readHandedServers } from '../../src/options/handoff.js';
 import { resolveServer } from '../../src/server/providers/index.js';
 import { parseServerUrl } from '../../src/server/providers/url.js';
@@ -87,12 +86,12 @@ describe('errors a user can provoke', () => {
   });
 
   it('a grace period that is not a number of milliseconds', () => {
-    expect(resolveGraceMs({})).toBe(DEFAULT_GRACE_MS);
-    expect(resolveGraceMs({ graceMs: 0 })).toBe(0);
+    expect(resolveOptions({}).graceMs).toBe(DEFAULT_GRACE_MS);
+    expect(resolveOptions({ graceMs: 0 }).graceMs).toBe(0);
     process.env.FAST_TEST_DB_GRACE_MS = '2500';
-    expect(resolveGraceMs({})).toBe(2500);
+    expect(resolveOptions({}).graceMs).toBe(2500);
     process.env.FAST_TEST_DB_GRACE_MS = '5s';
-    expect(() => resolveGraceMs({})).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
-    expect(() => resolveGraceMs({ graceMs: -1 })).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+    expect(() => resolveOptions({}).graceMs).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+    expect(() => resolveOptions({ graceMs: -1 }).graceMs).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
   });
 });

@@ -10,6 +10,8 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
 import { findMysqlBinary, planEmbeddedMysql } from '../../src/engines/mysql/embedded.js';
+import { engineFor } from '../../src/engines/index.js';
+import { contextOf } from '../../src/options/context.js';
 import { acquireOwnedServer } from '../../src/server/registry.js';
 import { mysqlServerFlags } from '../../src/engines/mysql/tuning.js';
 import { privateDataRoot, removeDataRoot } from '../core/helpers.js';
@@ -75,9 +77,9 @@ async function defaultServer(dataRoot: string): Promise<mysql.Connection> {
   const info = await acquireOwnedServer({
     engine: 'mysql',
     identity: ['parity-default'],
-    options: { dataRoot },
+    context: contextOf({ dataRoot }),
     plan: async (ctx) => {
-      const plan = await planEmbeddedMysql(ctx);
+      const plan = await planEmbeddedMysql(ctx, engineFor('mysql'));
       const args = plan.server.args.filter((a) => !tuning.has(a.split('=')[0]!));
       args.push('--character-set-server=utf8mb4', '--collation-server=utf8mb4_general_ci');
       return { ...plan, server: { ...plan.server, args } };

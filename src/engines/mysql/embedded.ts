@@ -17,6 +17,7 @@ import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
 import { describeServer } from '../connect.js';
+import type { Engine } from '../engine.js';
 import { sleep } from '../../util/sleep.js';
 import { resolveOptions } from '../../options/resolve.js';
 import { lit } from './quote.js';
@@ -114,16 +115,17 @@ function installDbScript(bin: MysqlBinary): string | undefined {
 }
 
 /** The embedded MySQL or MariaDB that `options` describe: its binary found, nothing started yet. */
-export function embeddedServer(options: TestDatabaseOptions): EmbeddedServer {
+export function embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer {
   const bin = findMysqlBinary(options);
   return {
     label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
     identity: [resolveOptions(options).binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
-    plan: planEmbeddedMysql,
+    plan: (ctx) => planEmbeddedMysql(ctx, engine),
   };
 }
 
-export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
+/** `engine`: MySQL's, for its stop signal and the roles that describe the started server. */
+export async function planEmbeddedMysql(ctx: PlanContext, engine: Engine): Promise<LaunchPlan> {
   const bin = findMysqlBinary(ctx.options);
   const home = join(ctx.dir, 'mysql');
   const dataDir = join(home, 'data');
@@ -270,10 +272,10 @@ export async function planEmbeddedMysql(ctx: PlanContext): Promise<LaunchPlan> {
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: stopMethod(process.platform, (await import('./index.js')).mysql.server.stopSignal).signal,
+    stopSignal: stopMethod(process.platform, engine.server.stopSignal).signal,
     cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
     expected: info,
-    ready: (watch) => waitForMysql(info, watch),
+    ready: (watch) => waitForMysql(engine, info, watch),
   };
 }
 
@@ -321,14 +323,14 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
   );
 }
 
-async function waitForMysql(info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
+async function waitForMysql(engine: Engine, info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {
     if (!watch.keeperAlive()) throw startFailure(watch.logTail(), watch);
     if (existsSync(info.socket!)) {
       try {
-        const report = await describeServer((await import('./index.js')).mysql, info);
+        const report = await describeServer(engine, info);
         return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
       } catch (e) {
         last = e; // the socket appears a moment before the server accepts logins

@@ -17,6 +17,7 @@ import { touchCopy } from '../../server/os/warm-cache.js';
 import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
 import { sleep } from '../../util/sleep.js';
 import { withClient } from '../connect.js';
+import type { Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { findPostgresBinaries, INITDB, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
@@ -28,16 +29,17 @@ import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './
 export const POSTGRES_SOCKET_FILE = '.s.PGSQL.65535';
 
 /** The embedded PostgreSQL that `options` describe: its binaries found, nothing started yet. */
-export function embeddedServer(options: TestDatabaseOptions): EmbeddedServer {
+export function embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer {
   const bins = findPostgresBinaries(options);
   return {
     label: `PostgreSQL ${bins.version}`,
     identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale],
-    plan: planEmbeddedPostgres,
+    plan: (ctx) => planEmbeddedPostgres(ctx, engine),
   };
 }
 
-export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan> {
+/** `engine`: PostgreSQL's, for its stop signal and the roles that describe the started server. */
+export async function planEmbeddedPostgres(ctx: PlanContext, engine: Engine): Promise<LaunchPlan> {
   const found = findPostgresBinaries(ctx.options);
   const dataDir = join(ctx.dir, 'data');
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
@@ -88,9 +90,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
   if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
-  // The engine is loaded here, not imported: it loads this module (its provisioning) itself.
-  const { postgres } = await import('./index.js');
-  const stop = stopMethod(process.platform, postgres.server.stopSignal);
+  const stop = stopMethod(process.platform, engine.server.stopSignal);
   return {
     init: restoredFrom
       ? []
@@ -117,7 +117,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext): Promise<LaunchPlan
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     expected: info,
-    ready: (watch) => waitForPostgres(info, watch),
+    ready: (watch) => waitForPostgres(engine, info, watch),
   };
 }
 
@@ -154,8 +154,8 @@ function writeAuthFiles(dir: string, socket: boolean): { settings: Record<string
  * the password of this server (one statement on the connection that reads the settings back
  * anyway), then reads the settings. Without a socket, initdb set the password already.
  */
-async function setPasswordAndDescribe(info: ServerInfo): Promise<DescribeReport> {
-  const { connector, inspector } = await (await import('./index.js')).postgres.load();
+async function setPasswordAndDescribe(engine: Engine, info: ServerInfo): Promise<DescribeReport> {
+  const { connector, inspector } = await engine.load();
   return withClient(connector, info, async (admin) => {
     if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${lit(scramSecret(info.password))}`);
     return inspector.describe(admin, info);
@@ -210,7 +210,7 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
   );
 }
 
-async function waitForPostgres(info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
+async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -218,7 +218,7 @@ async function waitForPostgres(info: ServerInfo, watch: ReadyWatch): Promise<Ser
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        const report = await setPasswordAndDescribe(info);
+        const report = await setPasswordAndDescribe(engine, info);
         return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again

@@ -11,6 +11,7 @@ import { resolveOptions } from '../../options/resolve.js';
 import type { Engine, TestDatabaseOptions } from '../../types.js';
 import { logger } from '../../util/log.js';
 import { defaultDataRoot } from '../os/platform.js';
+import type { ServerContext } from '../provider.js';
 
 const log = logger('server');
 
@@ -30,12 +31,12 @@ export function serversRoot(options: TestDatabaseOptions): string {
 }
 
 /** A server's folder in the servers root: the request's engine, a hash of the project and the request's identity. */
-export function serverDir(req: { engine: string; identity: unknown[]; options: TestDatabaseOptions }): string {
+export function serverDir(req: { engine: string; identity: unknown[]; context: Pick<ServerContext, 'options'> }): string {
   const key = createHash('sha256')
     .update(JSON.stringify([process.cwd(), ...req.identity]))
     .digest('hex')
     .slice(0, 10);
-  return join(serversRoot(req.options), `${req.engine}-${key}`);
+  return join(serversRoot(req.context.options), `${req.engine}-${key}`);
 }
 
 /** The engine whose server a folder of the servers root holds; undefined for anything else there. */

@@ -35,10 +35,10 @@ import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile 
 
 const POLL_MS = 250;
 
-function run(cmd: Command, logFd: number): ChildProcess {
+function run(cmd: Command, logFd: number, env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(cmd.command, cmd.args, {
     cwd: cmd.cwd,
-    env: { ...process.env, ...cmd.env },
+    env: { ...env, ...cmd.env },
     uid: cmd.uid,
     gid: cmd.gid,
     stdio: ['ignore', logFd, logFd],
@@ -128,7 +128,8 @@ function readPlan(dir: string): KeeperPlan {
   return JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
 }
 
-async function main(dir: string): Promise<void> {
+/** `env`: the keeper's own, read once at its entry, which the commands it runs inherit. */
+async function main(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
   const files = keeperFiles(dir);
   let plan: KeeperPlan;
   try {
@@ -200,7 +201,7 @@ async function main(dir: string): Promise<void> {
 
   status({ phase: 'init' });
   for (const cmd of plan.init) {
-    const child = (initChild = run(cmd, logFd));
+    const child = (initChild = run(cmd, logFd, env));
     pauseHere('keeper-init');
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     initChild = undefined;
@@ -212,7 +213,7 @@ async function main(dir: string): Promise<void> {
     }
   }
   if (plan.initCache) saveInBackground(dir, plan.initCache, 'initdb');
-  server = run(plan.server, logFd);
+  server = run(plan.server, logFd, env);
   server.once('exit', (code, signal) => {
     if (stopping) return;
     status({ phase: 'failed', error: `server exited (${signal ?? code}) by itself; see ${files.log}` });
@@ -261,5 +262,5 @@ if (dirArg && /(^|[\\/])keeper\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) {
     } catch {
       /* a server lives there */
     }
-  } else void main(dirArg);
+  } else void main(dirArg, process.env);
 }

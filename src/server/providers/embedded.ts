@@ -5,8 +5,8 @@
  * when no other process holds one.
  */
 import { engineFor } from '../../engines/index.js';
-import type { Engine, TestDatabaseOptions } from '../../types.js';
-import { type ProviderFactory, startedServer } from '../provider.js';
+import type { Engine } from '../../types.js';
+import { type ProviderFactory, type ServerContext, startedServer } from '../provider.js';
 import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from '../registry.js';
 
 /**
@@ -16,9 +16,10 @@ import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from 
  */
 export async function embeddedRequest(
   engine: Engine,
-  options: TestDatabaseOptions,
+  context: ServerContext,
   port?: number,
 ): Promise<{ request: OwnedServerRequest; label: string }> {
+  const { options } = context;
   const of = engineFor(engine);
   const server = (await of.provisioning.embedded()).embeddedServer(options, of);
   return {
@@ -26,7 +27,7 @@ export async function embeddedRequest(
     request: {
       engine,
       identity: server.identity,
-      options,
+      context,
       plan: (ctx) => server.plan(port ? { ...ctx, port } : ctx),
     },
   };
@@ -35,7 +36,7 @@ export async function embeddedRequest(
 export const embeddedProvider: ProviderFactory = ({ engine, context }) => ({
   kind: 'embedded',
   async start() {
-    const { request } = await embeddedRequest(engine, context.options);
+    const { request } = await embeddedRequest(engine, context);
     const info = await acquireOwnedServer(request);
     return startedServer('embedded', info, engineFor(engine).urls.url, async () =>
       info.stateDir ? releaseOwnedServer(info.stateDir) : 'not-running',
