@@ -9,11 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadTestcontainers } from '../../src/server/providers/container.js';
 import { withClient } from '../../src/engines/connect.js';
 import { engineFor } from '../../src/engines/index.js';
-import { images, ryukOff, skipReason, startContainer } from './helpers.js';
+import { images, imagesMissing, noEngine, ryukOff, skipReason, startContainer } from './helpers.js';
 
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= ryukOff.TESTCONTAINERS_RYUK_DISABLED;
 // A name whose tag and registry port say nothing true about the server's major.
 const renamed = 'localhost:5000/fast-test-db-renamed:9';
+
+describe.skipIf(noEngine)('the images of the container tests', () => {
+  it('are on the Docker engine (built by .ci/docker, or named by FAST_TEST_DB_IMAGE and FAST_TEST_DB_MARIADB_IMAGE)', () => {
+    expect(imagesMissing, imagesMissing).toBeUndefined();
+  });
+});
 
 describe.skipIf(skipReason)('containers on a real Docker engine', () => {
   afterAll(async () => {
@@ -27,7 +33,7 @@ describe.skipIf(skipReason)('containers on a real Docker engine', () => {
   it('PostgreSQL: the major comes from the running server, not from the image name', async () => {
     const tc = await loadTestcontainers();
     const client = await tc.getContainerRuntimeClient();
-    const source = images.postgres ?? 'postgres:18-alpine';
+    const source = images.postgres!;
     if (!(await client.image.exists(tc.ImageName.fromString(source)))) await client.image.pull(tc.ImageName.fromString(source));
     const [repo, tag] = renamed.split(/:(?=[^/]*$)/);
     await client.container.dockerode.getImage(source).tag({ repo, tag });
