@@ -8,6 +8,7 @@
  * with the same three things said. A module that needs memory across calls keeps it here, never
  * in a `let` of its own: a newcomer finds what a process remembers by reading this file.
  */
+import type { Handoff, TestDatabase, WorkerTarget } from './types.js';
 
 // ---- core (src/core) ----
 
@@ -100,3 +101,37 @@ export const resetWarningsShown = new Set<string>();
  * gone if no other client is left. A folder is added when the process first leases it; never reset.
  */
 export const leased = new Set<string>();
+
+// ---- runners (src/runners) ----
+
+/**
+ * The wait on each pending handoff's ready file (runners/shared/ready.ts settled()), by file. Per
+ * process: every caller in a worker (its setup file, createTestDatabase(), an adapter) waits on
+ * the same one and gets the same finished handoff or the same error. Never reset: a process is a
+ * worker of one run.
+ */
+export const handoffWaits = new Map<string, Promise<Handoff>>();
+
+/** Whether `taskset` was found missing (runners/shared/cpu-pairing.ts). Per process: looked for once. Never reset. */
+export const taskset = { missing: false };
+
+/**
+ * What Mocha's root hooks (runners/mocha/setup.ts) remember across the files one process runs: the
+ * worker's database, the handle whose reset connection serves isolation 'test', the spec file of
+ * the last test (isolation 'file' in a serial run), the worker's CPU pairing. Per process: Mocha
+ * loads the module once and runs every file of the process through it. `resetting` is cleared by
+ * the root afterAll, `lastFile` by each root beforeAll; `target` and `pairing` last the process.
+ */
+export const mochaFiles: {
+  target?: WorkerTarget;
+  resetting?: Promise<TestDatabase>;
+  lastFile?: string;
+  pairing?: { beforeEach(): Promise<void>; afterAll(): Promise<void> };
+} = {};
+
+/**
+ * The file of the test a Playwright worker ran last (runners/playwright/index.ts), for isolation
+ * 'file'. Per process: a Playwright worker is one process that runs many files. Cleared when the
+ * worker's `db` fixture starts.
+ */
+export const playwrightFiles: { lastFile?: string } = {};

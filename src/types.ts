@@ -11,6 +11,14 @@ export type ServerMode = 'auto' | 'embedded' | 'external' | 'container';
  */
 export type Isolation = 'worker' | 'file' | 'test';
 
+/** A runner worker's database, derived from the handoff (runners/shared/handoff.ts workerTarget). */
+export interface WorkerTarget {
+  name: string;
+  url: string;
+  worker: string;
+  connection: ConnectionOptions;
+}
+
 /** How PostgreSQL 15+ clones a template: copying its files, or through the WAL (FAST_TEST_DB_CLONE_STRATEGY). */
 export type CloneStrategy = 'file_copy' | 'wal_log';
 

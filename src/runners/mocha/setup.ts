@@ -5,20 +5,13 @@
  */
 import { buildContext } from '../../options/context.js';
 import { currentRun } from '../shared/global.js';
-import { exportUrl, requireHandoff, workerTarget, type Handoff, type WorkerTarget } from '../shared/handoff.js';
+import { exportUrl, requireHandoff, workerTarget, type Handoff } from '../shared/handoff.js';
+import { mochaFiles } from '../../state.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase, workerPairing } from '../shared/worker.js';
 
 /** This process's context, read when Mocha loads this module: in the main process, and in each --parallel worker. */
 const ctx = buildContext({}, { check: false });
-let target: WorkerTarget | undefined;
-/** The handle whose reset connection serves isolation 'test' for the files this process runs. */
-let resetting: Promise<TestDatabase> | undefined;
-/** The spec file of the last test, for isolation 'file' when one process runs several files. */
-let lastFile: string | undefined;
-/** CPU pairing of a numbered (--parallel) worker's sessions, as the other runners' setup files do it. */
-let pairing: ReturnType<typeof workerPairing> | undefined;
-
 /** The run's handoff: of the run this process started (a serial run), else the one its main process handed down. */
 const handoffOf = (): Handoff | undefined => currentRun()?.handoff ?? ctx.handoff;
 
@@ -26,8 +19,8 @@ const handoffOf = (): Handoff | undefined => currentRun()?.handoff ?? ctx.handof
 export function prepare(): Handoff | undefined {
   const h = handoffOf();
   if (!h) return undefined;
-  target ??= workerTarget(h, ctx.names.worker);
-  exportUrl(h, target.url, process.env);
+  mochaFiles.target ??= workerTarget(h, ctx.names.worker);
+  exportUrl(h, mochaFiles.target.url, process.env);
   return h;
 }
 
@@ -37,26 +30,27 @@ prepare();
 export const mochaHooks = {
   async beforeAll(): Promise<void> {
     const h = prepare() ?? requireHandoff(ctx, 'mocha');
-    lastFile = undefined;
-    if (h.isolation === 'file') await cloneFresh(h, target!.name);
-    else await ensureCloned(h, target!.name);
+    mochaFiles.lastFile = undefined;
+    if (h.isolation === 'file') await cloneFresh(h, mochaFiles.target!.name);
+    else await ensureCloned(h, mochaFiles.target!.name);
   },
   async beforeEach(this: { currentTest?: { file?: string } }): Promise<void> {
     const h = handoffOf() ?? requireHandoff(ctx, 'mocha');
     const file = this.currentTest?.file;
     // A serial run calls beforeAll once for all its files: the first test of each next file clones again.
-    if (h.isolation === 'file' && lastFile !== undefined && file !== lastFile) await cloneFresh(h, target!.name);
-    lastFile = file;
-    if (h.cpus) await (pairing ??= workerPairing(ctx, h, target!)).beforeEach();
+    if (h.isolation === 'file' && mochaFiles.lastFile !== undefined && file !== mochaFiles.lastFile)
+      await cloneFresh(h, mochaFiles.target!.name);
+    mochaFiles.lastFile = file;
+    if (h.cpus) await (mochaFiles.pairing ??= workerPairing(ctx, h, mochaFiles.target!)).beforeEach();
     if (h.isolation !== 'test') return;
-    resetting ??= workerDatabase(h, target!);
-    await (await resetting).reset();
+    mochaFiles.resetting ??= workerDatabase(h, mochaFiles.target!);
+    await (await mochaFiles.resetting).reset();
   },
   async afterAll(): Promise<void> {
-    const open = resetting;
-    resetting = undefined;
+    const open = mochaFiles.resetting;
+    mochaFiles.resetting = undefined;
     try {
-      await pairing?.afterAll();
+      await mochaFiles.pairing?.afterAll();
     } finally {
       if (open) await (await open).close();
     }
@@ -66,5 +60,5 @@ export const mochaHooks = {
 /** This worker's database. The runner owns it: disposing the handle only closes it. */
 export async function testDatabase(): Promise<TestDatabase> {
   const h = prepare() ?? requireHandoff(ctx, 'mocha');
-  return workerDatabase(h, target!);
+  return workerDatabase(h, mochaFiles.target!);
 }

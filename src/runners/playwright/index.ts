@@ -17,6 +17,7 @@
  */
 import { buildContext } from '../../options/context.js';
 import { exportUrl, requireHandoff, workerTarget } from '../shared/handoff.js';
+import { playwrightFiles } from '../../state.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase } from '../shared/worker.js';
 
@@ -38,9 +39,6 @@ export async function testDatabase(): Promise<TestDatabase> {
 
 type Use<T> = (value: T) => Promise<void>;
 
-/** The file of the test the worker ran last, for isolation 'file'. */
-let lastFile: string | undefined;
-
 /**
  * Fixtures for `base.extend(fixtures)` (typed loosely, so that this module needs no
  * @playwright/test types): `db`, this worker's database (worker scope), and an automatic test
@@ -55,7 +53,7 @@ export const fixtures: {
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this destructuring, and this one has none.
     async ({}, use: Use<TestDatabase>) => {
       const db = await testDatabase();
-      lastFile = undefined;
+      playwrightFiles.lastFile = undefined;
       await use(db);
       await db.close();
     },
@@ -65,8 +63,8 @@ export const fixtures: {
     async ({ db }: { db: TestDatabase }, use: Use<void>, testInfo: { file: string }) => {
       const { isolation } = requireHandoff(ctx, 'playwright');
       // The worker's first file already has a fresh clone from the `db` fixture.
-      if (isolation === 'file' && lastFile !== undefined && lastFile !== testInfo.file) await db.recreate();
-      lastFile = testInfo.file;
+      if (isolation === 'file' && playwrightFiles.lastFile !== undefined && playwrightFiles.lastFile !== testInfo.file) await db.recreate();
+      playwrightFiles.lastFile = testInfo.file;
       if (isolation === 'test') await db.reset();
       await use();
     },

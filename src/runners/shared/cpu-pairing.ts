@@ -22,6 +22,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { taskset } from '../../state.js';
 import { logger } from '../../util/log.js';
 
 import { canPinCpus } from '../../server/os/platform.js';
@@ -119,15 +120,13 @@ export function pairingCpu(
   return { cpu: cpus[slot]! };
 }
 
-let tasksetMissing = false;
-
 /** Sets the affinity of one task; false when it could not (no taskset, the task is gone). */
 function setAffinity(task: number, cpus: string): Promise<boolean> {
-  if (tasksetMissing) return Promise.resolve(false);
+  if (taskset.missing) return Promise.resolve(false);
   return new Promise((resolve) => {
     execFile('taskset', ['-pc', cpus, String(task)], (err) => {
       if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
-        tasksetMissing = true;
+        taskset.missing = true;
         log('taskset not found: no CPU pairing');
       } else if (err) log('taskset %s %d: %s', cpus, task, err.message.split('\n')[0]);
       resolve(!err);

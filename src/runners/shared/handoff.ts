@@ -6,12 +6,12 @@
  */
 import { FastTestDbError } from '../../errors.js';
 import { workerDatabaseName } from '../../core/names.js';
-import type { ConnectionOptions, Handoff, Isolation } from '../../types.js';
+import type { Handoff, Isolation, WorkerTarget } from '../../types.js';
 import type { Context } from '../../options/context.js';
 import { RUNNER_ENV } from '../../options/handoff.js';
 import { expectRunner, RUNNER_WIRING, type RunnerName } from './current-runner.js';
 
-export type { Handoff, Isolation } from '../../types.js';
+export type { Handoff, Isolation, WorkerTarget } from '../../types.js';
 
 /** Key under which the vitest global setup `provide`s the handoff. */
 export const PROVIDE_KEY = 'fastTestDb';
@@ -30,13 +30,6 @@ export function requireHandoff(ctx: Pick<Context, 'handoff' | 'env'>, runner: Ru
     `fast-test-db/${runner} found no handoff from its global setup (${RUNNER_ENV} is not set): the global setup did not run first`,
     `add the global setup too: ${RUNNER_WIRING[runner]}`,
   );
-}
-
-export interface WorkerTarget {
-  name: string;
-  url: string;
-  worker: string;
-  connection: ConnectionOptions;
 }
 
 /** This worker's database, computed from the handoff and the worker's id (the context's `names.worker`). */

@@ -9,6 +9,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { FastTestDbError, messageOf, type ErrorCode } from '../../errors.js';
 import { readJson, writeJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
+import { handoffWaits } from '../../state.js';
 import { sleep } from '../../util/sleep.js';
 import type { Handoff } from './handoff.js';
 
@@ -62,7 +63,6 @@ function failure(file: string, error: { code: ErrorCode; what: string; fix?: str
   return e;
 }
 
-const waits = new Map<string, Promise<Handoff>>();
 const POLL_MS = 10;
 
 /**
@@ -74,7 +74,7 @@ const POLL_MS = 10;
 export function settled(h: Handoff): Promise<Handoff> {
   const file = h.pending;
   if (!file) return Promise.resolve(h);
-  let wait = waits.get(file);
+  let wait = handoffWaits.get(file);
   if (!wait) {
     wait = (async () => {
       for (;;) {
@@ -92,7 +92,7 @@ export function settled(h: Handoff): Promise<Handoff> {
     })();
     // A failure is shown by whoever awaits it; a second await gets the same error.
     wait.catch(() => undefined);
-    waits.set(file, wait);
+    handoffWaits.set(file, wait);
   }
   return wait;
 }
