@@ -14,7 +14,7 @@ import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from './tuning.
 import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
 import type { Command, EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } from '../../server/os/launch.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
-import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
+import { assertReachable, type ServerUser, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
 import { describeServer } from '../connect.js';
 import type { Engine } from '../engine.js';
@@ -171,6 +171,61 @@ export async function planEmbeddedMysql(ctx: PlanContext, engine: Engine): Promi
     ...flags,
   ];
 
+  const setup = initialization(bin, { home, dataDir, common, flags, user, as, password, writeSecretSql });
+  init.push(...setup.init);
+  serverArgs.push(...setup.serverArgs);
+  if (user)
+    for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
+      chownSync(d, user.uid, user.gid);
+  if (user) for (const f of secretFiles) chownSync(f, user.uid, user.gid);
+  const v = parseMysqlVersion(bin.version);
+  const info: ServerInfo = {
+    engine: 'mysql',
+    flavor: bin.flavor,
+    version: bin.fullVersion,
+    major: v[0],
+    provider: 'embedded',
+    owned: true,
+    tuned: false,
+    host: '127.0.0.1',
+    port: ctx.port,
+    socket,
+    user: 'root',
+    password,
+    adminDatabase: 'mysql',
+  };
+  log(`plan: ${bin.flavor} ${bin.version} in ${home}, port ${ctx.port}`);
+  return {
+    init,
+    server: { command: bin.path, args: serverArgs, ...as },
+    stopSignal: stopMethod(process.platform, engine.server.stopSignal).signal,
+    cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
+    expected: info,
+    ready: (watch) => waitForMysql(engine, info, watch),
+  };
+}
+
+/**
+ * How the system tables and the root password come to be, per flavor: MariaDB bootstraps from its
+ * system-table scripts (or runs mariadb-install-db), MySQL initializes itself; where the password
+ * cannot be set during init, an init file given to the server sets it before it lets anyone in.
+ */
+function initialization(
+  bin: MysqlBinary,
+  p: {
+    home: string;
+    dataDir: string;
+    common: string[];
+    flags: string[];
+    user: ServerUser | undefined;
+    as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'>;
+    password: string;
+    writeSecretSql(file: string, text: string): void;
+  },
+): { init: Command[]; serverArgs: string[] } {
+  const { home, dataDir, common, flags, user, as, password, writeSecretSql } = p;
+  const init: Command[] = [];
+  const serverArgs: string[] = [];
   if (bin.flavor === 'mariadb') {
     const sql = mariadbSystemSql(bin);
     if (sql) {
@@ -248,35 +303,7 @@ export async function planEmbeddedMysql(ctx: PlanContext, engine: Engine): Promi
     init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
     serverArgs.push(`--init-file=${initFile}`);
   }
-  if (user)
-    for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
-      chownSync(d, user.uid, user.gid);
-  if (user) for (const f of secretFiles) chownSync(f, user.uid, user.gid);
-  const v = parseMysqlVersion(bin.version);
-  const info: ServerInfo = {
-    engine: 'mysql',
-    flavor: bin.flavor,
-    version: bin.fullVersion,
-    major: v[0],
-    provider: 'embedded',
-    owned: true,
-    tuned: false,
-    host: '127.0.0.1',
-    port: ctx.port,
-    socket,
-    user: 'root',
-    password,
-    adminDatabase: 'mysql',
-  };
-  log(`plan: ${bin.flavor} ${bin.version} in ${home}, port ${ctx.port}`);
-  return {
-    init,
-    server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: stopMethod(process.platform, engine.server.stopSignal).signal,
-    cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
-    expected: info,
-    ready: (watch) => waitForMysql(engine, info, watch),
-  };
+  return { init, serverArgs };
 }
 
 /**
