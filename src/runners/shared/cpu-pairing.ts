@@ -22,6 +22,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { engineOfFlavor, flavorLabel } from '../../engines/index.js';
 import { taskset } from '../../state.js';
 import { logger } from '../../util/log.js';
 
@@ -110,8 +111,8 @@ export function pairingCpu(
 ): { cpu: number } | { off: string } {
   if (!cpus) return { off: 'turned off, or not on Linux' };
   if (!server.owned || server.provider !== 'embedded') return { off: 'not a server started here' };
-  // Its sessions' threads cannot be named (no PROCESSLIST.TID, and ours runs without performance_schema).
-  if (server.flavor === 'mysql') return { off: "MySQL does not name its sessions' threads" };
+  if (!engineOfFlavor(server.flavor).server.namesSessionTasks(server.flavor))
+    return { off: `${flavorLabel(server.flavor)} does not name its sessions' threads` };
   const { worker, workerSource } = contextOf({ worker: options.worker }, { env, check: false }).names;
   const first = NUMBERED_FROM[workerSource as keyof typeof NUMBERED_FROM];
   if (first === undefined || !/^\d+$/.test(worker)) return { off: `worker "${worker}" is not a numbered runner worker` };
