@@ -1,7 +1,7 @@
 /**
  * `clean`: drops test databases and templates that carry our marker and are older than asked, and
  * stops servers we started whose keeper died (this project's, or every project's with `all`), and
- * removes what killed saves and copies left on disk (server/stray-copies.ts says whose). Safety rests on two checks made on the server itself,
+ * removes what killed saves and copies left on disk (server/keeper/leftover-copies.ts says whose). Safety rests on two checks made on the server itself,
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
@@ -79,7 +79,7 @@ export interface CleanReport {
   olderThanMs: number;
   targets: CleanTarget[];
   servers: Array<{ dir: string; engine: string; action: 'stopped' | 'removed' | 'kept' | 'would stop' | 'would remove'; reason: string }>;
-  /** What killed saves and copies left on disk (server/stray-copies.ts), with what each holds. */
+  /** What killed saves and copies left on disk (server/keeper/leftover-copies.ts), with what each holds. */
   files: Array<{ path: string; kind: LeftoverKind; bytes: number; action: 'removed' | 'kept' | 'would remove' | 'failed'; reason: string }>;
   /** False when something could not be dropped or a server could not be reached. */
   ok: boolean;
@@ -242,7 +242,7 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
     report.servers.push(...(await cleanLeftContainers({ dryRun: opts.dryRun, project: opts.all ? undefined : process.cwd() })));
   // Files go with the servers (after them: a server reaped above no longer holds a binaries copy),
   // and like them are left alone when a URL names the one server to clean.
-  if (opts.servers !== false && !byUrl) cleanStrayCopies(opts, report, counter);
+  if (opts.servers !== false && !byUrl) cleanLeftoverCopies(opts, report, counter);
   report.ok = report.targets.every((t) => !t.error && t.failed.length === 0) && report.files.every((f) => f.action !== 'failed');
   return report;
 }
@@ -254,7 +254,7 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
  * --older-than 0 removes every binaries copy nobody uses (the next start that needs one remakes it
  * in ~0.1-0.3 s), and e.g. --older-than 1d keeps the one this machine's runs use every day.
  */
-function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { done: number; total: number }): void {
+function cleanLeftoverCopies(opts: CleanOptions, report: CleanReport, counter: { done: number; total: number }): void {
   const options = { dataRoot: opts.dataRoot, cacheDir: opts.cacheDir };
   const stale: LeftoverCopy[] = [];
   for (const copy of leftoverCopies(options)) {
@@ -268,7 +268,7 @@ function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { do
   counter.total += stale.length;
   for (const copy of stale) {
     const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
-    const reason = strayReason(copy);
+    const reason = leftoverReason(copy);
     opts.onProgress?.(++counter.done, counter.total, copy.path);
     if (opts.dryRun) {
       report.files.push({ ...base, action: 'would remove', reason });
@@ -283,7 +283,7 @@ function cleanStrayCopies(opts: CleanOptions, report: CleanReport, counter: { do
   }
 }
 
-function strayReason(copy: LeftoverCopy): string {
+function leftoverReason(copy: LeftoverCopy): string {
   if (copy.kind === 'warm-save') return "a server's data directory or initdb output whose copy to the cache was killed";
   if (copy.kind === 'partial') return 'its writer is gone';
   return `no server uses it; last used ${formatDuration(copy.ageMs)} ago`;

@@ -178,16 +178,16 @@ const UNUSED_BINARIES = '1d';
  * What killed saves and copies left on disk, one line per kind with what it holds and the `clean`
  * that removes it. Held ones (a saver still copying, a server running from a binaries copy) are not mentioned.
  */
-function checkStrayCopies(options: DoctorOptions): DoctorCheck[] {
+function checkLeftoverCopies(options: DoctorOptions): DoctorCheck[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
-  const stray = leftoverCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
+  const leftovers = leftoverCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
   const kinds: Array<{ kind: LeftoverKind; what: string; olderThan: string }> = [
     { kind: 'warm-save', what: "staged warm copies (a server's data directory or initdb output) whose save was killed", olderThan: '0' },
     { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
     { kind: 'binaries', what: `binaries copies no server has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },
   ];
   return kinds.flatMap(({ kind, what, olderThan }) => {
-    const found = stray.filter((c) => c.kind === kind);
+    const found = leftovers.filter((c) => c.kind === kind);
     if (found.length === 0) return [];
     const total = formatBytes(found.reduce((n, c) => n + c.bytes, 0));
     return [
@@ -345,7 +345,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     checkUser(ctx),
     checkTmpfs(options),
     ...checkOwnedServers(options),
-    ...checkStrayCopies(options),
+    ...checkLeftoverCopies(options),
   );
   if (!options.url && perEngine.every(([binaries]) => binaries?.status !== 'ok') && docker.status !== 'ok')
     checks.push({
