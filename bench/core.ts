@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { newMarker } from '../src/engines/dialect.js';
-import { dialectFor } from '../src/engines/index.js';
+import { engineFor } from '../src/engines/index.js';
+import { newMarker } from '../src/engines/marker.js';
 import { createTestDatabase, prepareTemplate } from '../src/index.js';
 import { cloneInto } from '../src/core/clone.js';
 import { quoteIdent } from '../src/engines/quote.js';
@@ -98,8 +98,8 @@ async function insertUs(
 async function recreateMs(server: ServerInfo, cacheKey: string, samples: number): Promise<{ recreate: number[]; dropClone: number[] }> {
   const db = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchrecreate' });
   const plain = await createTestDatabase({ cacheKey, migrate: migrate30, worker: 'benchdropclone' });
-  const postgresDialect = await dialectFor('postgres', {});
-  const admin = await postgresDialect.connect(server);
+  const roles = await engineFor('postgres').load({});
+  const admin = await roles.connector.connect(server);
   const use = async (name: string) => {
     const c = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database: name });
     await c.connect();
@@ -117,7 +117,7 @@ async function recreateMs(server: ServerInfo, cacheKey: string, samples: number)
       out.recreate.push(performance.now() - t);
       await use(plain.name);
       t = performance.now();
-      await cloneInto(admin, { dialect: postgresDialect, server, template: plain.template.name, name: plain.name, force: true });
+      await cloneInto(admin, { roles, server, template: plain.template.name, name: plain.name, force: true });
       out.dropClone.push(performance.now() - t);
     }
   } finally {
@@ -188,18 +188,18 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     const prevDataRoot = process.env.FAST_TEST_DB_DATA_ROOT;
     process.env.FAST_TEST_DB_DATA_ROOT = warmRoot;
     const prepared = await prepareTemplate({ cacheKey: `${key}-clone`, migrate: migrate30 });
-    const dialects = {
-      file_copy: await dialectFor('postgres', { cloneStrategy: 'file_copy' }),
-      wal_log: await dialectFor('postgres', { cloneStrategy: 'wal_log' }),
+    const strategies = {
+      file_copy: await engineFor('postgres').load({ cloneStrategy: 'file_copy' }),
+      wal_log: await engineFor('postgres').load({ cloneStrategy: 'wal_log' }),
     };
-    const admin = await dialects.file_copy.connect(server);
+    const admin = await strategies.file_copy.connector.connect(server);
     const clone = { file_copy: [] as number[], wal_log: [] as number[] };
     try {
       for (let i = 0; i < opts.repeats * opts.samples; i++) {
         for (const strategy of ['file_copy', 'wal_log'] as const) {
           const name = `ftdb_bench_clone_${process.pid}`;
           const t = performance.now();
-          await dialects[strategy].clone(admin, server, prepared.template.name, name, newMarker('database', {}));
+          await strategies[strategy].templates.clone(admin, server, prepared.template.name, name, newMarker('database', {}));
           clone[strategy].push(performance.now() - t);
           await admin.query(`DROP DATABASE ${quoteIdent('postgres', name)}`);
         }

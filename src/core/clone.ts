@@ -2,8 +2,8 @@
  * A worker's database: a name no live run holds, and a clone of the template under it, replacing
  * what we left under that name before and never a database that is not ours.
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { newMarker, ownerGone } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
+import { newMarker, ownerGone } from '../engines/marker.js';
 import { FastTestDbError } from '../errors.js';
 import { driverErrorKind } from '../engines/errors.js';
 import { pidAlive } from '../server/os/lock.js';
@@ -21,29 +21,34 @@ const log = logger('database');
  * suite without a runner, or with the same CI run id), a name of this process's own. Reserved
  * (names.ts, unheldName) until the handle closes; the caller releases it if no handle is made.
  */
-export async function nameOfOurOwn(dialect: Dialect, admin: SqlClient, names: ResolvedNames, suffix?: string): Promise<string> {
-  const name = unheldName(dialect, names, suffix);
-  const marker = await dialect.readMarker(admin, name).catch((e: unknown) => {
+export async function nameOfOurOwn(
+  roles: Pick<ServerRoles, 'markers' | 'templates'>,
+  admin: SqlClient,
+  names: ResolvedNames,
+  suffix?: string,
+): Promise<string> {
+  const name = unheldName(names, suffix);
+  const marker = await roles.markers.readMarker(admin, name).catch((e: unknown) => {
     releaseName(name);
     throw e;
   });
   const owner = marker ? liveOtherOwner(marker) : undefined;
   if (owner === undefined) return name;
   releaseName(name);
-  const own = unheldName(dialect, ownProcessNames(names), suffix);
+  const own = unheldName(ownProcessNames(names), suffix);
   log('%s belongs to process %d, which is still running: this process uses %s', name, owner, own);
   // Names of a process's own are never taken again by name: what killed processes left under
   // them (same run, its process gone from this machine) is dropped here instead.
-  await dropRunLeftovers(dialect, admin, names, own).catch((e: unknown) => {
+  await dropRunLeftovers(roles, admin, names, own).catch((e: unknown) => {
     releaseName(own);
     throw e;
   });
   return own;
 }
 
-/** What to clone where. */
+/** What to clone where, with the roles of the server's engine. */
 export interface CloneRequest {
-  dialect: Dialect;
+  roles: ServerRoles;
   server: ServerInfo;
   template: string;
   name: string;
@@ -57,12 +62,13 @@ export interface CloneRequest {
  * a previous test file), never a database that is not ours.
  */
 export async function cloneInto(admin: SqlClient, req: CloneRequest): Promise<void> {
-  const { dialect, server, template, name } = req;
-  let existing = await dialect.readMarker(admin, name);
+  const { roles, server, template, name } = req;
+  const { markers, templates } = roles;
+  let existing = await markers.readMarker(admin, name);
   if (existing === null) {
     // A database is created before its marker is written: look again before calling it foreign.
     await sleep(300);
-    existing = await dialect.readMarker(admin, name);
+    existing = await markers.readMarker(admin, name);
     if (existing) throw sharedWorkerId(name);
   }
   if (existing === null)
@@ -77,12 +83,12 @@ export async function cloneInto(admin: SqlClient, req: CloneRequest): Promise<vo
     if (owner !== undefined) throw heldByOther(name, existing, owner);
     // What a killed process left has no live connection worth sparing (a dead MySQL client's clone
     // script may still be running on the server: it is ended too).
-    await dialect.drop(admin, name, { force: req.force || ownerGone(existing, pidAlive) });
+    await templates.drop(admin, name, { force: req.force || ownerGone(existing, pidAlive) });
   }
-  await createPastLeftover(dialect, admin, name, () =>
-    dialect.clone(admin, server, template, name, newMarker('database', { run: req.run, template })).catch((e) => {
+  await createPastLeftover(roles, admin, name, () =>
+    templates.clone(admin, server, template, name, newMarker('database', { run: req.run, template })).catch((e) => {
       throw driverErrorKind(e) === 'database-exists' ? sharedWorkerId(name) : e;
     }),
   );
-  if (!server.owned) await dialect.tuneDatabase(admin, name);
+  if (!server.owned) await roles.tuner.tuneDatabase(admin, name);
 }

@@ -4,8 +4,8 @@
  * the handle over it (handle.ts), whose recreate() swaps in a fresh clone (recreate.ts). What
  * killed processes left in the way is dropped on the way (leftovers.ts).
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { dialectFor, engineFor } from '../engines/index.js';
+import type { EngineName, ServerRoles, SqlClient } from '../engines/engine.js';
+import { engineFor } from '../engines/index.js';
 import { type Context, contextOf } from '../options/context.js';
 import { resolveServer } from '../server/providers/index.js';
 import { runScopedNote } from '../state.js';
@@ -28,7 +28,7 @@ const log = logger('database');
 export async function startServer(options: TestDatabaseOptions | Context = {}): Promise<ServerInfo> {
   const ctx = contextOf(options, ENTRY);
   const { engine } = resolveNames(ctx);
-  await dialectOf(ctx, engine); // a missing driver is PEER_MISSING before a server starts
+  await rolesOf(ctx, engine); // a missing driver is PEER_MISSING before a server starts
   return resolveServer(ctx, engine);
 }
 
@@ -39,13 +39,13 @@ export async function startServer(options: TestDatabaseOptions | Context = {}): 
 export async function prepareTemplate(options: TestDatabaseOptions | Context = {}): Promise<PreparedTemplate> {
   const ctx = contextOf(options, ENTRY);
   const place = await placeOf(ctx);
-  return withClient(place.dialect, place.server, async (admin) => {
+  return withClient(place.roles.connector, place.server, async (admin) => {
     // The caller hands the template on to processes that clone it later: it is leased for the life
     // of this process, so that `clean` and other runs' eviction leave it (users.ts). One dropped
     // between the check and the lease is built again.
     for (let attempt = 1; ; attempt++) {
       const prepared = await templateOn(admin, place, inputsOf(ctx, place.server));
-      if ((await leaseTemplate(place.dialect, admin, prepared.template.name, place.names.run)) || attempt === 3) return prepared;
+      if ((await leaseTemplate(place.roles, admin, prepared.template.name, place.names.run)) || attempt === 3) return prepared;
     }
   });
 }
@@ -54,10 +54,10 @@ export async function prepareTemplate(options: TestDatabaseOptions | Context = {
 export async function openDatabase(options: TestDatabaseOptions | Context = {}): Promise<TestDatabase> {
   const ctx = contextOf(options, ENTRY);
   const place = await placeOf(ctx);
-  const { dialect, server, names } = place;
+  const { roles, server, names } = place;
   // One admin connection serves the template check (and build) and the clone.
-  const { template, seeded, name, runScoped } = await withClient(dialect, server, async (admin) => {
-    const name = await nameOfOurOwn(dialect, admin, names, ctx.options.suffix);
+  const { template, seeded, name, runScoped } = await withClient(roles.connector, server, async (admin) => {
+    const name = await nameOfOurOwn(roles, admin, names, ctx.options.suffix);
     try {
       return { ...(await cloneTemplate(admin, place, inputsOf(ctx, server), name)), name };
     } catch (e) {
@@ -67,19 +67,19 @@ export async function openDatabase(options: TestDatabaseOptions | Context = {}):
   });
   if (runScoped) noteRunScoped(ctx);
   log('%s ready (template %s%s)', name, template.name, template.built ? ', built now' : '');
-  return new Database({ dialect, server, name, template, seeded, run: names.run, owner: 'self' });
+  return new Database({ roles, server, name, template, seeded, run: names.run, owner: 'self' });
 }
 
-/** The names, the dialect and the server of an entry (started or joined). */
+/** The names, the engine's roles and the server of an entry (started or joined). */
 async function placeOf(ctx: Context): Promise<TemplatePlace> {
   const names = resolveNames(ctx);
-  const dialect = await dialectOf(ctx, names.engine);
+  const roles = await rolesOf(ctx, names.engine);
   const server = await resolveServer(ctx, names.engine);
-  return { dialect, server, names };
+  return { roles, server, names };
 }
 
-const dialectOf = (ctx: Context, engine: TemplatePlace['names']['engine']): Promise<Dialect> =>
-  dialectFor(engine, { cloneStrategy: ctx.resolved.cloneStrategy });
+const rolesOf = (ctx: Context, engine: EngineName): Promise<ServerRoles> =>
+  engineFor(engine).load({ cloneStrategy: ctx.resolved.cloneStrategy });
 
 /** The template (built if missing) cloned into `name`. */
 async function cloneTemplate(admin: SqlClient, place: TemplatePlace, inputs: TemplateInputs, name: string): Promise<PreparedTemplate> {
@@ -87,7 +87,7 @@ async function cloneTemplate(admin: SqlClient, place: TemplatePlace, inputs: Tem
   const clone = () => cloneInto(admin, { ...place, template: prepared.template.name, name, run: place.names.run });
   await clone().catch(async (e) => {
     // Another run's garbage collection may drop an old template between our check and the clone.
-    if ((await place.dialect.templateState(admin, prepared.template.name)) !== 'missing') throw e;
+    if ((await place.roles.templates.templateState(admin, prepared.template.name)) !== 'missing') throw e;
     prepared = await templateOn(admin, place, inputs);
     await clone();
   });

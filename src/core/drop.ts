@@ -2,7 +2,8 @@
  * The end of a run, or a data directory about to be saved: our test databases of a prefix
  * dropped, never a template and never a database without our marker.
  */
-import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
+import type { Marker } from '../engines/marker.js';
 
 /**
  * Drops our test databases (never templates) whose names start with `prefix` and whose marker
@@ -13,19 +14,19 @@ import type { Dialect, Marker, SqlClient } from '../engines/dialect.js';
  * database gone by the time of its drop counts as dropped, and its name is among those returned.
  */
 export async function dropOurDatabases(
-  dialect: Dialect,
+  roles: Pick<ServerRoles, 'markers' | 'templates'>,
   admin: SqlClient,
   prefix: string,
   which: (marker: Marker) => boolean = () => true,
 ): Promise<string[]> {
   const dropped = new Set<string>();
   for (let round = 0; round < 3; round++) {
-    const ours = (await dialect.listOurs(admin, prefix)).filter(
+    const ours = (await roles.markers.listOurs(admin, prefix)).filter(
       (d) => d.marker.kind === 'database' && which(d.marker) && !dropped.has(d.name),
     );
     if (!ours.length) break;
     for (const d of ours) {
-      await dialect.drop(admin, d.name, { force: true });
+      await roles.templates.drop(admin, d.name, { force: true });
       dropped.add(d.name);
     }
   }

@@ -3,7 +3,7 @@
  * reset(), one to the server's admin database for recreate() and destroy()) and knows whether its
  * database is its own (dropped on dispose) or the runner's (only closed).
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
 import { FastTestDbError } from '../errors.js';
 import { engineFor } from '../engines/index.js';
 import { keeperFiles, type KeeperStatus } from '../server/keeper/files.js';
@@ -15,10 +15,11 @@ import { recreateDatabase, releaseSpare } from './recreate.js';
 
 /** What a Database handle is made of; the runners build one from their handoff. */
 export interface DatabaseSpec {
-  dialect: Dialect;
+  /** The roles of the server's engine. */
+  roles: ServerRoles;
   server: ServerInfo;
   name: string;
-  /** Default: the dialect's URL for `name`. */
+  /** Default: the engine's URL for `name`. */
   url?: string;
   template: TestDatabase['template'];
   /** Tables with rows in the template; reset() refills them when a test changed them. */
@@ -48,7 +49,7 @@ export class Database implements TestDatabase {
   readonly connection: ConnectionOptions;
   readonly server: ServerInfo;
   readonly template: TestDatabase['template'];
-  private readonly dialect: Dialect;
+  private readonly roles: ServerRoles;
   private resetClient?: Promise<SqlClient>;
   private adminClient?: Promise<SqlClient>;
   private adminUsers = 0;
@@ -56,25 +57,25 @@ export class Database implements TestDatabase {
   private serverPid?: number;
 
   constructor(private readonly spec: DatabaseSpec) {
-    const { dialect, server, name } = spec;
-    this.dialect = dialect;
+    const { roles, server, name } = spec;
+    this.roles = roles;
     this.server = server;
     this.name = name;
     this.template = spec.template;
-    this.url = spec.url ?? dialect.url(server, name);
+    this.url = spec.url ?? engineFor(server.engine).urls.url(server, name);
     this.connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
   }
 
   async reset(): Promise<ResetReport> {
     // A failed connect is not kept: the next reset() tries again, and close() has nothing to end.
-    this.resetClient ??= this.dialect.connect(this.server, this.name).catch((e: unknown) => {
+    this.resetClient ??= this.roles.connector.connect(this.server, this.name).catch((e: unknown) => {
       this.resetClient = undefined;
       throw e;
     });
     const client = await this.resetClient;
     client.hold(true);
     try {
-      return await this.dialect.reset(client, this.name, this.spec.seeded);
+      return await this.roles.resetter.reset(client, this.name, this.spec.seeded);
     } finally {
       client.hold(false);
     }
@@ -93,7 +94,7 @@ export class Database implements TestDatabase {
 
   /** This handle's database and template, as recreate() and destroy() name them. */
   private target() {
-    return { dialect: this.dialect, server: this.server, template: this.template.name, name: this.name };
+    return { roles: this.roles, server: this.server, template: this.template.name, name: this.name };
   }
 
   private async closeReset(): Promise<void> {
@@ -110,7 +111,7 @@ export class Database implements TestDatabase {
 
   /** Runs `fn` on the kept admin connection; one that failed is closed, and the next call opens another. */
   private async withAdmin<T>(fn: (admin: SqlClient) => Promise<T>): Promise<T> {
-    this.adminClient ??= this.dialect.connect(this.server).catch((e: unknown) => {
+    this.adminClient ??= this.roles.connector.connect(this.server).catch((e: unknown) => {
       this.adminClient = undefined;
       throw e;
     });
@@ -138,7 +139,7 @@ export class Database implements TestDatabase {
     await this.closeReset();
     await this.withAdmin(async (admin) => {
       await releaseSpare(admin, this.target());
-      const marker = await this.dialect.readMarker(admin, this.name);
+      const marker = await this.roles.markers.readMarker(admin, this.name);
       if (marker === undefined) return;
       if (marker === null)
         throw new FastTestDbError(
@@ -146,14 +147,14 @@ export class Database implements TestDatabase {
           `${this.name} was not created by fast-test-db; left untouched`,
           'remove it yourself if you mean to',
         );
-      await this.dialect.drop(admin, this.name, opts);
+      await this.roles.templates.drop(admin, this.name, opts);
     }).finally(() => this.closeAdmin());
     this.release();
     this.spec.onDropped?.();
   }
 
   describe() {
-    return this.withAdmin((admin) => this.dialect.describe(admin, this.server));
+    return this.withAdmin((admin) => this.roles.inspector.describe(admin, this.server));
   }
 
   /**
@@ -168,7 +169,7 @@ export class Database implements TestDatabase {
       this.serverPid ??= readJson<KeeperStatus>(keeperFiles(stateDir).status)?.serverPid;
     const found = this.serverPid ? backendsServing(this.serverPid, this.name) : undefined;
     if (found) return found;
-    return this.withAdmin((admin) => this.dialect.sessionTasks(admin, this.name));
+    return this.withAdmin((admin) => this.roles.inspector.sessionTasks(admin, this.name));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -8,7 +8,8 @@
  * connected. Sessions of anything else (another driver, a child process) get a moment to go, then a
  * warning naming them, before the template's sessions are ended as before.
  */
-import type { Dialect, OpenSession, SqlClient } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
+import type { OpenSession } from '../engines/marker.js';
 import { logger } from '../util/log.js';
 import { loadPeer } from '../util/peer.js';
 import { sleep } from '../util/sleep.js';
@@ -81,10 +82,14 @@ function userFrame(stack: string): string {
  * After a successful migrate into `template`: closes what it left open and warns about it, so that
  * the template has no session left and no user's client sees its session ended under it.
  */
-export async function closeLeftOpen(dialect: Dialect, admin: SqlClient, template: string, noted: Noted[]): Promise<void> {
-  const { openSessions } = dialect;
-  if (!dialect.clonesNeedNoSessions || !openSessions) return;
-  const sessions = () => openSessions(admin, template);
+export async function closeLeftOpen(
+  roles: Pick<ServerRoles, 'templates' | 'inspector'>,
+  admin: SqlClient,
+  template: string,
+  noted: Noted[],
+): Promise<void> {
+  if (!roles.templates.clonesNeedNoSessions) return;
+  const sessions = () => roles.inspector.openSessions(admin, template);
   if ((await settled(sessions, 0)).length === 0) return;
   const open = noted.filter(({ client }) => client.connectionParameters?.database === template && !client._ending && !client._ended);
   for (const { client, stack } of open) {

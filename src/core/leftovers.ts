@@ -16,8 +16,8 @@
  * concern (src/server).
  */
 import { hostname } from 'node:os';
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { ownerGone, stagingName } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
+import { ownerGone, stagingName } from '../engines/marker.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { pidAlive } from '../server/os/lock.js';
 import { leftoversSwept } from '../state.js';
@@ -29,19 +29,22 @@ import { sharedWorkerId } from './users.js';
 
 const log = logger('leftovers');
 
+/** What finding and dropping our databases takes: their markers, and the drop. */
+type Ours = Pick<ServerRoles, 'markers' | 'templates'>;
+
 /** A staging database lives for milliseconds; one this old was left by a creator that died elsewhere. */
 const STAGING_MAX_AGE_MS = 60_000;
 
 /** Drops the leftover staging database of `name`, if any. Returns whether there was one. */
-export async function dropLeftoverStaging(dialect: Dialect, admin: SqlClient, name: string): Promise<boolean> {
-  if (!dialect.staged) return false;
+export async function dropLeftoverStaging(roles: Ours, admin: SqlClient, name: string): Promise<boolean> {
+  if (!roles.templates.staged) return false;
   const staging = stagingName(name);
-  let marker = await dialect.readMarker(admin, staging);
+  let marker = await roles.markers.readMarker(admin, staging);
   if (marker === undefined) return false;
   if (marker === null) {
     // Its creator may be between CREATE DATABASE and the marker: look again before calling it a leftover.
     await sleep(300);
-    marker = await dialect.readMarker(admin, staging);
+    marker = await roles.markers.readMarker(admin, staging);
     if (marker === undefined) return false;
   }
   const stale =
@@ -51,7 +54,7 @@ export async function dropLeftoverStaging(dialect: Dialect, admin: SqlClient, na
     Date.now() - Date.parse(marker.created) > STAGING_MAX_AGE_MS;
   if (!stale) throw sharedWorkerId(name);
   log('dropping %s, left by a creation of %s that was killed', staging, name);
-  await dialect.drop(admin, staging, { force: true });
+  await roles.templates.drop(admin, staging, { force: true });
   return true;
 }
 
@@ -60,22 +63,22 @@ export async function dropLeftoverStaging(dialect: Dialect, admin: SqlClient, na
  * was in its way, drops that and runs it once more. The leftover is looked for only on failure,
  * so that the common case pays nothing for it.
  */
-export async function createPastLeftover(dialect: Dialect, admin: SqlClient, name: string, create: () => Promise<void>): Promise<void> {
+export async function createPastLeftover(roles: Ours, admin: SqlClient, name: string, create: () => Promise<void>): Promise<void> {
   await create().catch(async (e: unknown) => {
-    if (!(await dropLeftoverStaging(dialect, admin, name))) throw e;
+    if (!(await dropLeftoverStaging(roles, admin, name))) throw e;
     await create();
   });
 }
 
 /** Once per process, server and prefix: what killed processes set aside or made ahead is dropped. */
-export async function sweepLeftovers(dialect: Dialect, admin: SqlClient, server: ServerInfo, prefix: string): Promise<void> {
+export async function sweepLeftovers(roles: Ours, admin: SqlClient, server: ServerInfo, prefix: string): Promise<void> {
   const key = `${server.host}:${server.port}/${prefix}`;
   if (leftoversSwept.has(key)) return;
   leftoversSwept.add(key);
-  for (const { name, marker } of await dialect.listOurs(admin, `${prefix}__`)) {
+  for (const { name, marker } of await roles.markers.listOurs(admin, `${prefix}__`)) {
     if (!isAsideName(name) || !ownerGone(marker, pidAlive)) continue;
     log('dropping %s, left by process %d', name, marker.pid);
-    await dialect.drop(admin, name, { force: true });
+    await roles.templates.drop(admin, name, { force: true });
   }
 }
 
@@ -84,11 +87,11 @@ export async function sweepLeftovers(dialect: Dialect, admin: SqlClient, server:
  * the builder is gone: a live process (a watch run whose migrate threw without closing its client)
  * would die of it.
  */
-export async function dropLeftoverTemplate(dialect: Dialect, admin: SqlClient, name: string): Promise<void> {
-  const marker = await dialect.readMarker(admin, name);
+export async function dropLeftoverTemplate(roles: Ours, admin: SqlClient, name: string): Promise<void> {
+  const marker = await roles.markers.readMarker(admin, name);
   const force = marker ? marker.pid !== process.pid && (ownerGone(marker, pidAlive) || marker.host !== hostname()) : true;
   log('dropping incomplete template %s (an earlier build failed or was killed)', name);
-  await dialect.drop(admin, name, { force }).catch((e) => {
+  await roles.templates.drop(admin, name, { force }).catch((e) => {
     throw new FastTestDbError(
       'DATABASE_IN_USE',
       `the incomplete template ${name} of an earlier failed build is still in use: ${messageOf(e)}`,
@@ -102,11 +105,11 @@ export async function dropLeftoverTemplate(dialect: Dialect, admin: SqlClient, n
  * Drops the test databases of `names`' run (other than `keep`) whose creating process and
  * invocation are both gone from this machine; a failed drop is logged and the database kept.
  */
-export async function dropRunLeftovers(dialect: Dialect, admin: SqlClient, names: ResolvedNames, keep: string): Promise<void> {
-  for (const { name, marker: m } of await dialect.listOurs(admin, `${names.prefix}_`)) {
+export async function dropRunLeftovers(roles: Ours, admin: SqlClient, names: ResolvedNames, keep: string): Promise<void> {
+  for (const { name, marker: m } of await roles.markers.listOurs(admin, `${names.prefix}_`)) {
     if (m.kind !== 'database' || m.run !== names.run || name === keep) continue;
     if (!ownerGone({ host: m.host, pid: m.invocation ?? m.pid }, pidAlive) || !ownerGone(m, pidAlive)) continue;
     log('dropping %s, left by process %d', name, m.pid);
-    await dialect.drop(admin, name, { force: true }).catch((e: unknown) => log('kept %s: %s', name, messageOf(e)));
+    await roles.templates.drop(admin, name, { force: true }).catch((e: unknown) => log('kept %s: %s', name, messageOf(e)));
   }
 }

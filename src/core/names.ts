@@ -6,11 +6,10 @@
  * - `<prefix>_tpl_<fingerprint>`: a template;
  * - `<prefix>__spare_<hash>`, `<prefix>__old_<random>`: recreate()'s clone made ahead and the used
  *   database set aside (recreate.ts);
- * - `<prefix>__new_<…>`: the staging name a creation is built under (engines/dialect.ts, stagingName).
+ * - `<prefix>__new_<…>`: the staging name a creation is built under (engines/marker.ts, stagingName).
  * Only the names of recreate() and staging hold `__`: nothing a user names can look like them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Dialect } from '../engines/dialect.js';
 import { FastTestDbError } from '../errors.js';
 import { engineFor } from '../engines/index.js';
 import { type Context, contextOf } from '../options/context.js';
@@ -55,8 +54,9 @@ export function resolveNames(options: TestDatabaseOptions | Context = {}): Resol
 
 const schemeOf = (url: string) => url.slice(0, url.indexOf(':')).toLowerCase();
 
-export function workerDatabaseName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
-  return databaseName(dialect.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
+/** A worker's database name under the name rules of `of.engine` (a handoff's, a server's). */
+export function workerDatabaseName(of: { readonly engine: Engine }, names: ResolvedNames, suffix?: string): string {
+  return databaseName(of.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
 /** The names of a process that finds its worker's name held by another live run: a run of its own. */
@@ -70,8 +70,8 @@ export const templatePrefix = (prefix: string) => `${prefix}_tpl_`;
 /** What every test database and template of the project's prefix starts with. */
 export const ourPrefix = (prefix: string) => `${prefix}_`;
 
-export function templateName(dialect: Pick<Dialect, 'engine'>, prefix: string, fingerprint: string): string {
-  return databaseName(dialect.engine, [prefix, 'tpl', fingerprint]);
+export function templateName(engine: Engine, prefix: string, fingerprint: string): string {
+  return databaseName(engine, [prefix, 'tpl', fingerprint]);
 }
 
 /** The prefix a database name starts with (resolveNames keeps it to 16 characters, no `_`). */
@@ -96,9 +96,9 @@ export function isAsideName(name: string): boolean {
  * The first name of `names` (plain, then with `h2`, `h3`, …) no open handle of this process holds,
  * reserved for the caller (state.ts, heldNames) until it calls releaseName.
  */
-export function unheldName(dialect: Pick<Dialect, 'engine'>, names: ResolvedNames, suffix?: string): string {
-  let name = workerDatabaseName(dialect, names, suffix);
-  for (let n = 2; heldNames.has(name); n++) name = workerDatabaseName(dialect, names, `${suffix ?? ''}h${n}`);
+export function unheldName(names: ResolvedNames, suffix?: string): string {
+  let name = workerDatabaseName(names, names, suffix);
+  for (let n = 2; heldNames.has(name); n++) name = workerDatabaseName(names, names, `${suffix ?? ''}h${n}`);
   heldNames.add(name);
   return name;
 }

@@ -11,9 +11,8 @@
  * (leftovers.ts), and by `clean`.
  * Engines without a database rename (MySQL) drop, then clone, as before.
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import type { Swap } from '../engines/engine.js';
-import { newMarker, ownerGone } from '../engines/dialect.js';
+import type { SqlClient, Swap } from '../engines/engine.js';
+import { newMarker, ownerGone } from '../engines/marker.js';
 import type { FastTestDbError } from '../errors.js';
 import { logger } from '../util/log.js';
 import { pidAlive } from '../server/os/lock.js';
@@ -26,12 +25,6 @@ import type { ServerInfo } from '../types.js';
 import { recreateWork } from '../state.js';
 
 const log = logger('recreate');
-
-/** The engine's rename swap (engines/engine.ts, Swap): both of its operations, or null without one. */
-function swapOf(dialect: Dialect): Swap | null {
-  const { renameDatabases, endConnections } = dialect;
-  return renameDatabases && endConnections ? { renameDatabases, endConnections } : null;
-}
 
 /** recreate()'s background work is kept per server and database name (state.ts, recreateWork). */
 const keyOf = (server: ServerInfo, name: string) => `${server.host}:${server.port}/${name}`;
@@ -46,14 +39,14 @@ export async function settleRecreate(server: ServerInfo, name: string): Promise<
  * used database are ended (a previous test file's pool); without it such connections make it fail.
  */
 export async function recreateDatabase(admin: SqlClient, req: CloneRequest): Promise<void> {
-  const { dialect, server, name } = req;
-  const swap = swapOf(dialect);
+  const { roles, server, name } = req;
+  const { swap } = roles;
   if (!swap) return cloneInto(admin, req);
   const key = keyOf(server, name);
   const started = performance.now();
   await recreateWork.get(key);
   const waited = performance.now() - started;
-  const existing = await dialect.readMarker(admin, name);
+  const existing = await roles.markers.readMarker(admin, name);
   // Missing (a first clone: no spare yet, a database cloned once needs none), or not ours
   // (cloneInto says so, and touches nothing that is not ours).
   if (!existing) return cloneInto(admin, req);
@@ -86,7 +79,7 @@ async function takeSpare(admin: SqlClient, req: CloneRequest, swap: Swap, old: s
   const { name } = req;
   const spare = spareName(name, req.template);
   // Only a spare this process made: another's may be a clone of a template since rebuilt.
-  if ((await req.dialect.readMarker(admin, spare))?.pid !== process.pid) return false;
+  if ((await req.roles.markers.readMarker(admin, spare))?.pid !== process.pid) return false;
   return swap
     .renameDatabases(admin, [
       [name, old],
@@ -104,18 +97,19 @@ async function takeSpare(admin: SqlClient, req: CloneRequest, swap: Swap, old: s
 
 /** Drops `drops`, then makes the next spare, on a connection of its own; failures are logged, not thrown. */
 function background(req: CloneRequest, drops: string[]): void {
-  const { dialect, server, template, name } = req;
+  const { roles, server, template, name } = req;
+  const { markers, templates } = roles;
   const key = keyOf(server, name);
-  const work = withClient(dialect, server, async (admin) => {
-    for (const old of drops) await dialect.drop(admin, old, { force: true });
-    await sweepLeftovers(dialect, admin, server, prefixOf(name));
+  const work = withClient(roles.connector, server, async (admin) => {
+    for (const old of drops) await templates.drop(admin, old, { force: true });
+    await sweepLeftovers(roles, admin, server, prefixOf(name));
     const spare = spareName(name, template);
-    if ((await dialect.readMarker(admin, spare)) === undefined) {
+    if ((await markers.readMarker(admin, spare)) === undefined) {
       // A spare's clone killed before its rename left its staging name behind.
-      await createPastLeftover(dialect, admin, spare, () =>
-        dialect.clone(admin, server, template, spare, newMarker('database', { run: req.run, template })),
+      await createPastLeftover(roles, admin, spare, () =>
+        templates.clone(admin, server, template, spare, newMarker('database', { run: req.run, template })),
       );
-      if (!server.owned) await dialect.tuneDatabase(admin, spare);
+      if (!server.owned) await roles.tuner.tuneDatabase(admin, spare);
     }
   }).catch((e: unknown) => log('background work for %s: %s', name, (e as Error).message));
   const tracked = work.finally(() => {
@@ -125,11 +119,12 @@ function background(req: CloneRequest, drops: string[]): void {
 }
 
 /** destroy(): the background work finished, and this process's spare for `name` dropped. */
-export async function releaseSpare(admin: SqlClient, req: Pick<CloneRequest, 'dialect' | 'server' | 'template' | 'name'>): Promise<void> {
-  const { dialect, server, template, name } = req;
+export async function releaseSpare(admin: SqlClient, req: Pick<CloneRequest, 'roles' | 'server' | 'template' | 'name'>): Promise<void> {
+  const { roles, server, template, name } = req;
   await settleRecreate(server, name);
-  if (!swapOf(dialect)) return;
+  // Only an engine with the rename swap makes spares.
+  if (!roles.swap) return;
   const spare = spareName(name, template);
-  const marker = await dialect.readMarker(admin, spare);
-  if (marker && marker.pid === process.pid) await dialect.drop(admin, spare, { force: true });
+  const marker = await roles.markers.readMarker(admin, spare);
+  if (marker && marker.pid === process.pid) await roles.templates.drop(admin, spare, { force: true });
 }

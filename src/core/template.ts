@@ -4,8 +4,9 @@
  * from (TemplateInputs) says the two things a template needs: what its fingerprint hashes (the
  * fingerprint names it, names.ts) and how it is migrated.
  */
-import type { Dialect, SqlClient } from '../engines/dialect.js';
-import { newMarker } from '../engines/dialect.js';
+import type { ServerRoles, SqlClient } from '../engines/engine.js';
+import { engineFor } from '../engines/index.js';
+import { newMarker } from '../engines/marker.js';
 import { pausePoint } from '../util/debug-pause.js';
 import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
@@ -48,16 +49,16 @@ export interface PreparedTemplate {
   runScoped: boolean;
 }
 
-/** Where a template is wanted: the dialect and server, and the names of the process asking. */
+/** Where a template is wanted: the server and its engine's roles, and the names of the process asking. */
 export interface TemplatePlace {
-  dialect: Dialect;
+  roles: ServerRoles;
   server: ServerInfo;
   names: ResolvedNames;
 }
 
 /** The template of `source` on the place's server, built if missing, through an admin connection the caller holds. */
 export async function templateOn(admin: SqlClient, place: TemplatePlace, source: TemplateInputs): Promise<PreparedTemplate> {
-  const { dialect, server, names } = place;
+  const { roles, server, names } = place;
   const { migrate } = source;
   if (typeof migrate === 'string' && source.migrationFiles === undefined && source.cacheKey === undefined)
     throw new FastTestDbError(
@@ -78,9 +79,9 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     migrateCommand: typeof migrate === 'string' ? migrate : undefined,
     scope,
   });
-  const name = templateName(dialect, names.prefix, fp);
+  const name = templateName(names.engine, names.prefix, fp);
   const built = await ensureTemplate(admin, {
-    dialect,
+    roles,
     server,
     name,
     fingerprint: fp,
@@ -94,12 +95,12 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     run: names.run,
     scope,
   });
-  const seeded = (await dialect.readMarker(admin, name))?.seeded ?? [];
+  const seeded = (await roles.markers.readMarker(admin, name))?.seeded ?? [];
   return { server, template: { name, fingerprint: fp, built }, seeded, runScoped: scope !== undefined };
 }
 
 export interface TemplateRequest {
-  dialect: Dialect;
+  roles: ServerRoles;
   server: ServerInfo;
   name: string;
   fingerprint: string;
@@ -120,12 +121,13 @@ export interface TemplateRequest {
 
 /** Returns whether this call built the template. */
 export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Promise<boolean> {
-  const { dialect, server, name } = req;
-  if ((await dialect.templateState(admin, name)) === 'complete') return false;
+  const { roles, server, name } = req;
+  const { templates } = roles;
+  if ((await templates.templateState(admin, name)) === 'complete') return false;
   // A second connection holds the lock, so that `admin` stays free for the build's own statements.
-  const built = await withClient(dialect, server, (lockClient) =>
+  const built = await withClient(roles.connector, server, (lockClient) =>
     withBuildLock(admin, lockClient, req, async () => {
-      const state = await dialect.templateState(admin, name);
+      const state = await templates.templateState(admin, name);
       if (state === 'complete') return false; // another process built it while we waited
       // Builders write the marker before they release the lock, so here an unmarked database is foreign.
       if (state === 'unmarked')
@@ -134,13 +136,13 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
           `a database named ${name} exists and was not created by fast-test-db as a template; it was left untouched`,
           'drop or rename it yourself, or set another prefix (FAST_TEST_DB_PREFIX)',
         );
-      if (state === 'incomplete') await dropLeftoverTemplate(dialect, admin, name);
-      await dropLeftoverStaging(dialect, admin, name);
+      if (state === 'incomplete') await dropLeftoverTemplate(roles, admin, name);
+      await dropLeftoverStaging(roles, admin, name);
       const started = performance.now();
-      await dialect.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
+      await templates.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
       if (req.migrate) await migrateInto(admin, req, req.migrate);
       await pausePoint('template:migrated');
-      await dialect.completeTemplate(admin, server, name, { unlogged: req.unlogged });
+      await templates.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
       // A migrated template the next run can use (its inputs are known): save the data directory
       // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
@@ -160,9 +162,9 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
  * MIGRATION_FAILED, unless its error is already the library's own.
  */
 async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: MigrateFn | string): Promise<void> {
-  const { dialect, server, name } = req;
+  const { roles, server, name } = req;
   const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
-  const job = { migrate, url: dialect.url(server, name), ctx: { database: name, server, connection } };
+  const job = { migrate, url: engineFor(server.engine).urls.url(server, name), ctx: { database: name, server, connection } };
   let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
   try {
     await pausePoint('template:migrate');
@@ -171,7 +173,7 @@ async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migr
     // Without force: ending the connections a failed migrate left open would make its driver emit
     // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.
     // A template that cannot be dropped stays marked incomplete; the next build drops it.
-    const left = await dialect.drop(admin, name, {}).then(
+    const left = await roles.templates.drop(admin, name, {}).then(
       () => '',
       (dropError) => (
         log('kept failed template %s: %s', name, messageOf(dropError)),
@@ -187,7 +189,7 @@ async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migr
       { cause: e },
     );
   }
-  await closeLeftOpen(dialect, admin, name, noted);
+  await closeLeftOpen(roles, admin, name, noted);
 }
 
 const timeoutOf = (req: TemplateRequest) => req.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS;
@@ -201,12 +203,13 @@ const WAIT_NOTICE_EVERY_MS = 30_000;
  * that hangs is visible from every process waiting on it, and ends with the builder's migrate timeout.
  */
 async function withBuildLock<T>(admin: SqlClient, lockClient: SqlClient, req: TemplateRequest, fn: () => Promise<T>): Promise<T> {
-  const { dialect, name } = req;
-  const free = await dialect.withFreeLock(lockClient, name, async () => ({ value: await fn() }));
+  const { roles, name } = req;
+  const { locks } = roles;
+  const free = await locks.withFreeLock(lockClient, name, async () => ({ value: await fn() }));
   if (free) return free.value;
   const since = Date.now();
   const notice = async () => {
-    const marker = await dialect.readMarker(admin, name).catch(() => undefined);
+    const marker = await roles.markers.readMarker(admin, name).catch(() => undefined);
     const who = marker
       ? `process ${marker.pid}${marker.host && marker.host !== hostname() ? ` on ${marker.host}` : ''} has been building it since ${marker.created}`
       : 'another process holds its build lock';
@@ -218,7 +221,7 @@ async function withBuildLock<T>(admin: SqlClient, lockClient: SqlClient, req: Te
   await notice();
   const timer = setInterval(() => void notice(), WAIT_NOTICE_EVERY_MS).unref();
   try {
-    return await dialect.withLock(lockClient, name, fn);
+    return await locks.withLock(lockClient, name, fn);
   } finally {
     clearInterval(timer);
   }
@@ -233,18 +236,18 @@ const MIN_TEMPLATE_AGE_MS = 10 * 60_000;
  * leasing it takes too. One whose lock is held (being leased or rebuilt right now) is left for later.
  */
 async function collectOldTemplates(admin: SqlClient, req: TemplateRequest): Promise<void> {
-  const { dialect } = req;
-  const templates = (await dialect.listOurs(admin, req.prefix))
+  const { locks, markers } = req.roles;
+  const templates = (await markers.listOurs(admin, req.prefix))
     .filter((t) => t.marker.kind === 'template' && t.name !== req.name)
     .sort((a, b) => b.marker.created.localeCompare(a.marker.created));
   const cutoff = Date.now() - MIN_TEMPLATE_AGE_MS;
   const clonesPrefix = ourPrefix(req.prefix.split('_')[0]!);
   for (const old of templates.slice(Math.max(0, req.keepTemplates - 1)).filter((t) => Date.parse(t.marker.created) < cutoff)) {
-    const outcome = await dialect
+    const outcome = await locks
       .withFreeLock(admin, old.name, async () => {
-        const inUse = await templateInUse(dialect, admin, old.name, clonesPrefix);
+        const inUse = await templateInUse(markers, admin, old.name, clonesPrefix);
         if (inUse) return inUse;
-        await dialect.drop(admin, old.name, {});
+        await req.roles.templates.drop(admin, old.name, {});
         return 'dropped';
       })
       .catch((e: unknown) => messageOf(e));

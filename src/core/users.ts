@@ -9,8 +9,8 @@
  * machine that wrote them; a lease from another machine counts for LEASE_REMOTE_MS.
  */
 import { hostname } from 'node:os';
-import type { Dialect, Lease, Marker, SqlClient } from '../engines/dialect.js';
-import { invocationPid } from '../engines/dialect.js';
+import type { MarkerStore, ServerRoles, SqlClient } from '../engines/engine.js';
+import { invocationPid, type Lease, type Marker } from '../engines/marker.js';
 import { FastTestDbError } from '../errors.js';
 import { pidAlive } from '../server/os/lock.js';
 import { invocation } from '../state.js';
@@ -64,10 +64,10 @@ export function templateUsers(name: string, marker: Marker, ours: ReadonlyArray<
 }
 
 /** Why template `name` must stay, read from the server now, or undefined when nothing live uses it. */
-export async function templateInUse(dialect: Dialect, admin: SqlClient, name: string, prefix: string): Promise<string | undefined> {
-  const marker = await dialect.readMarker(admin, name);
+export async function templateInUse(markers: MarkerStore, admin: SqlClient, name: string, prefix: string): Promise<string | undefined> {
+  const marker = await markers.readMarker(admin, name);
   if (!marker) return undefined;
-  return templateUsers(name, marker, await dialect.listOurs(admin, prefix));
+  return templateUsers(name, marker, await markers.listOurs(admin, prefix));
 }
 
 /**
@@ -76,15 +76,21 @@ export async function templateInUse(dialect: Dialect, admin: SqlClient, name: st
  * process lives. Dead users' leases are removed meanwhile. Returns false when the template is not
  * (or no longer) complete: the caller builds it again.
  */
-export async function leaseTemplate(dialect: Dialect, admin: SqlClient, name: string, run?: string): Promise<boolean> {
-  return dialect.withLock(admin, name, async () => {
-    if ((await dialect.templateState(admin, name)) !== 'complete') return false;
-    const marker = (await dialect.readMarker(admin, name))!;
+export async function leaseTemplate(
+  roles: Pick<ServerRoles, 'locks' | 'templates' | 'markers'>,
+  admin: SqlClient,
+  name: string,
+  run?: string,
+): Promise<boolean> {
+  const { locks, templates, markers } = roles;
+  return locks.withLock(admin, name, async () => {
+    if ((await templates.templateState(admin, name)) !== 'complete') return false;
+    const marker = (await markers.readMarker(admin, name))!;
     const pid = invocationPid();
     const now = Date.now();
     const kept = (marker.leases ?? []).filter((l) => !(l.pid === pid && l.host === hostname()) && leaseLive(l, now));
     const leases = [...kept, { pid, host: hostname(), run, at: new Date(now).toISOString() }];
-    await dialect.writeMarker(admin, name, { ...marker, leases });
+    await markers.writeMarker(admin, name, { ...marker, leases });
     return true;
   });
 }

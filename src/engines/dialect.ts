@@ -1,7 +1,8 @@
 /**
- * The flat view of an engine's server roles that callers written before the role split still use:
- * `Dialect` is `ServerRoles` flattened, built from them in index.ts (dialectFor). New code takes the
- * role it needs from engine.ts instead; this file goes once no caller uses it.
+ * The flat view of an engine's server roles that the runners and the CLI still use: `Dialect` is
+ * `ServerRoles` flattened, built from them in index.ts (dialectFor), and carries the roles
+ * themselves too, so that it can be handed to the core, which takes roles. New code takes the
+ * roles it needs from engine.ts instead; this file goes once no caller uses it.
  */
 import type { ServerInfo } from '../types.js';
 import type { EngineName } from './engine.js';
@@ -14,6 +15,7 @@ import type {
   MarkerStore,
   Resetter,
   SqlClient,
+  ServerRoles,
   Swap,
   TemplateStore,
 } from './engine.js';
@@ -21,7 +23,7 @@ import type {
 export type { SqlClient } from './engine.js';
 export * from './marker.js';
 
-export type Dialect<C extends SqlClient = SqlClient> = {
+export type Dialect<C extends SqlClient = SqlClient> = ServerRoles<C> & {
   readonly engine: EngineName;
   url: (server: ServerInfo, database: string) => string;
 } & Connector<C> &

@@ -62,6 +62,7 @@ function flatten(engine: Engine, roles: ServerRoles): Dialect {
   if (!dialect) {
     const { swap } = roles;
     dialect = {
+      ...roles,
       engine: engine.name,
       url: (server, database) => engine.urls.url(server, database),
       ...roles.connector,

@@ -2,8 +2,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';
-import { dialectFor } from '../../src/engines/index.js';
-import { encodeMarker, newMarker, stagingName, type SqlClient } from '../../src/engines/dialect.js';
+import type { SqlClient } from '../../src/engines/engine.js';
+import { engineFor } from '../../src/engines/index.js';
+import { encodeMarker, newMarker, stagingName } from '../../src/engines/marker.js';
 import { dropOurDatabases } from '../../src/core/drop.js';
 import { ensureTemplate } from '../../src/core/template.js';
 import { settleRecreate } from '../../src/core/recreate.js';
@@ -11,7 +12,7 @@ import { spareName } from '../../src/core/names.js';
 import { quoteLiteral } from '../../src/engines/quote.js';
 import { sql } from './helpers.js';
 
-const postgresDialect = await dialectFor('postgres');
+const roles = await engineFor('postgres').load();
 
 const schema = `
   CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
@@ -41,7 +42,7 @@ describe('embedded PostgreSQL', () => {
   });
 
   it('recreate() sets the used database aside, takes the spare made ahead, and drops what it set aside', async () => {
-    const admin = await postgresDialect.connect(db.server);
+    const admin = await roles.connector.connect(db.server);
     const aside = async () =>
       (await admin.query<{ name: string }>(`SELECT datname AS name FROM pg_database WHERE datname ~ '__(old|spare)_' ORDER BY 1`)).map(
         (r) => r.name,
@@ -55,7 +56,7 @@ describe('embedded PostgreSQL', () => {
       await sql(db.url, `DELETE FROM country`);
       await db.recreate();
       // The spare became the database (its marker is kept), a new spare is being made.
-      expect((await postgresDialect.readMarker(admin, db.name))?.pid).toBe(process.pid);
+      expect((await roles.markers.readMarker(admin, db.name))?.pid).toBe(process.pid);
       const [{ n }] = await sql(db.url, `SELECT count(*)::int AS n FROM country`);
       expect(n).toBe(2);
       await settleRecreate(db.server, db.name);
@@ -86,26 +87,26 @@ describe('safety', () => {
   it('a template caught between CREATE DATABASE and its marker is waited for, not called foreign', async () => {
     const probe = await createTestDatabase({ worker: 'race-probe' });
     const name = `ftdb_tpl_race${Date.now()}`;
-    const builder = await postgresDialect.connect(probe.server);
-    const admin = await postgresDialect.connect(probe.server);
+    const builder = await roles.connector.connect(probe.server);
+    const admin = await roles.connector.connect(probe.server);
     try {
       // Play the other process: hold the build lock and stop right after CREATE DATABASE.
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       let locked!: () => void;
       const lockTaken = new Promise<void>((r) => (locked = r));
-      const otherBuild = postgresDialect.withLock(builder, name, async () => {
+      const otherBuild = roles.locks.withLock(builder, name, async () => {
         await builder.query(`CREATE DATABASE ${name}`);
         locked();
         await held;
         await builder.query(
           `COMMENT ON DATABASE ${name} IS ${quoteLiteral('postgres', encodeMarker(newMarker('template', { fingerprint: 'race' })))}`,
         );
-        await postgresDialect.completeTemplate(builder, probe.server, name, { unlogged: false });
+        await roles.templates.completeTemplate(builder, probe.server, name, { unlogged: false });
       });
       await lockTaken;
       const ours = ensureTemplate(admin, {
-        dialect: postgresDialect,
+        roles,
         server: probe.server,
         name,
         fingerprint: 'race',
@@ -118,9 +119,9 @@ describe('safety', () => {
       release();
       await otherBuild;
       expect(await ours).toBe(false); // it waited for the lock and found the other build complete
-      expect(await postgresDialect.templateState(admin, name)).toBe('complete');
+      expect(await roles.templates.templateState(admin, name)).toBe('complete');
     } finally {
-      await postgresDialect.drop(admin, name, { force: true });
+      await roles.templates.drop(admin, name, { force: true });
       await admin.close();
       await builder.close();
       await probe.destroy();
@@ -132,8 +133,8 @@ describe('safety', () => {
     const run = `race${Date.now()}`;
     const name = `ftdbrace_${run}`;
     const staging = stagingName(name);
-    const admin = await postgresDialect.connect(probe.server);
-    const creator = await postgresDialect.connect(probe.server);
+    const admin = await roles.connector.connect(probe.server);
+    const creator = await roles.connector.connect(probe.server);
     try {
       // A background clone caught between its marker and its rename, as a teardown lists it...
       await creator.query(`CREATE DATABASE ${staging}`);
@@ -150,11 +151,11 @@ describe('safety', () => {
           return admin.query(text, params);
         },
       };
-      const dropped = await dropOurDatabases(postgresDialect, racing, 'ftdbrace_', (m) => m.run === run);
+      const dropped = await dropOurDatabases(roles, racing, 'ftdbrace_', (m) => m.run === run);
       expect(renamed).toBe(true);
       expect(dropped).toEqual([staging, name]);
-      expect(await postgresDialect.readMarker(admin, name)).toBeUndefined();
-      expect(await postgresDialect.readMarker(admin, staging)).toBeUndefined();
+      expect(await roles.markers.readMarker(admin, name)).toBeUndefined();
+      expect(await roles.markers.readMarker(admin, staging)).toBeUndefined();
     } finally {
       for (const db of [staging, name]) await admin.query(`DROP DATABASE IF EXISTS ${db}`);
       await creator.close();
@@ -168,9 +169,9 @@ describe('safety', () => {
     const probe = await createTestDatabase({ worker: 'fail-probe' });
     // Other test files share this server and build templates of their own meanwhile: look at ours only.
     const templates = async () => {
-      const admin = await postgresDialect.connect(probe.server);
+      const admin = await roles.connector.connect(probe.server);
       try {
-        const ours = (await postgresDialect.listOurs(admin, 'ftdb_tpl_')).filter((t) => t.marker.pid === process.pid).map((t) => t.name);
+        const ours = (await roles.markers.listOurs(admin, 'ftdb_tpl_')).filter((t) => t.marker.pid === process.pid).map((t) => t.name);
         return await admin.query<{ datname: string; datistemplate: boolean }>(
           `SELECT datname, datistemplate FROM pg_database WHERE datname = ANY($1) ORDER BY datname`,
           [ours],

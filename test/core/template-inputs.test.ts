@@ -5,11 +5,11 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { dialectFor } from '../../src/engines/index.js';
+import { engineFor } from '../../src/engines/index.js';
 import { createTestDatabase, FastTestDbError, prepareTemplate } from '../../src/index.js';
 import { sql } from './helpers.js';
 
-const postgresDialect = await dialectFor('postgres');
+const roles = await engineFor('postgres').load();
 
 describe('a template built from migrate alone', () => {
   const tables = async (url: string) =>
@@ -154,8 +154,8 @@ describe('reset() and seeded tables', () => {
       migrate: (url) => sql(url, schema).then(() => undefined),
     });
     try {
-      const admin = await postgresDialect.connect(db.server);
-      const marker = await postgresDialect.readMarker(admin, db.name);
+      const admin = await roles.connector.connect(db.server);
+      const marker = await roles.markers.readMarker(admin, db.name);
       await admin.close();
       expect(marker?.seedRows).toEqual({ setting: 2, country: 2, city: 1 });
       expect(await sql(db.url, `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)).toEqual([{ n: 5 }]);
@@ -236,7 +236,7 @@ describe('reset() and what a schema builds on its tables', () => {
   it('a user who may not silence triggers is told once that reset() may fire them', async () => {
     const owner = await createTestDatabase({ worker: 'built-on-admin' });
     const role = `ftdb_plain_${process.pid}`;
-    const admin = await postgresDialect.connect(owner.server);
+    const admin = await roles.connector.connect(owner.server);
     await admin.query(`CREATE ROLE ${role} LOGIN CREATEDB PASSWORD 'plain-pw'`);
     await admin.close();
     const warnings: Array<{ code?: string; message: string }> = [];

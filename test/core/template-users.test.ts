@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { prepareTemplate, startServer } from '../../src/index.js';
-import { dialectFor } from '../../src/engines/index.js';
+import { engineFor } from '../../src/engines/index.js';
 import type { Engine } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot, startWorker } from './helpers.js';
 
@@ -25,21 +25,21 @@ describe.each(['postgres', 'mysql'] as Engine[])('%s: a leased template', (engin
     );
     const { template } = (await holder.line) as { template: string };
     const server = await startServer(base);
-    const dialect = await dialectFor(engine);
-    const admin = await dialect.connect(server);
+    const roles = await engineFor(engine).load();
+    const admin = await roles.connector.connect(server);
     try {
       // Built an hour ago: eviction looks only at templates older than 10 minutes.
-      const marker = (await dialect.readMarker(admin, template))!;
+      const marker = (await roles.markers.readMarker(admin, template))!;
       expect(marker.leases?.map((l) => l.pid)).toEqual([holder.child.pid]);
-      await dialect.writeMarker(admin, template, { ...marker, created: new Date(Date.now() - HOUR).toISOString() });
+      await roles.markers.writeMarker(admin, template, { ...marker, created: new Date(Date.now() - HOUR).toISOString() });
 
       await prepareTemplate({ ...base, cacheKey: `newer-${stamp}`, keepTemplates: 1 });
-      expect(await dialect.templateState(admin, template)).toBe('complete');
+      expect(await roles.templates.templateState(admin, template)).toBe('complete');
 
       holder.child.kill('SIGKILL');
       await holder.exited;
       await prepareTemplate({ ...base, cacheKey: `newest-${stamp}`, keepTemplates: 1 });
-      expect(await dialect.templateState(admin, template)).toBe('missing');
+      expect(await roles.templates.templateState(admin, template)).toBe('missing');
     } finally {
       holder.child.kill('SIGKILL');
       await admin.close();

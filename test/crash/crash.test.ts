@@ -9,9 +9,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clean } from '../../src/cli/tools/clean.js';
-import type { Dialect, SqlClient } from '../../src/engines/dialect.js';
-import { stagingName } from '../../src/engines/dialect.js';
-import { dialectFor } from '../../src/engines/index.js';
+import type { ServerRoles, SqlClient } from '../../src/engines/engine.js';
+import { engineFor } from '../../src/engines/index.js';
+import { stagingName } from '../../src/engines/marker.js';
 import { createTestDatabase, startServer, type Engine, type ServerInfo } from '../../src/index.js';
 import { quoteIdent } from '../../src/engines/quote.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
@@ -75,22 +75,22 @@ for (const engine of ['postgres', 'mysql'] as const) {
     let dataRoot = '';
     const prefix = engine === 'postgres' ? 'crashpg' : 'crashmy';
     const base = { ENGINE: engine, DATA_ROOT: '', PREFIX: prefix };
-    let dialect: Dialect;
+    let roles: ServerRoles;
     let server: ServerInfo;
     let admin: SqlClient;
     const foreign = [`${prefix}_foreign`, `${prefix}_wforeign`];
-    const id = (n: string) => quoteIdent(dialect.engine, n);
+    const id = (n: string) => quoteIdent(engine, n);
 
     beforeAll(async () => {
       dataRoot = base.DATA_ROOT = privateDataRoot(`crash-${engine}`);
-      dialect = await dialectFor(engine);
+      roles = await engineFor(engine).load();
       // This process holds the server, so that it outlives the processes killed below.
       server = await startServer({ engine, dataRoot, prefix, idleTimeoutMs: 60_000 });
-      admin = await dialect.connect(server);
+      admin = await roles.connector.connect(server);
       // Databases we did not create, one of them under a worker's final name.
       for (const name of foreign) {
         await admin.query(`CREATE DATABASE ${id(name)}`);
-        const c = await dialect.connect(server, name);
+        const c = await roles.connector.connect(server, name);
         await c.query(`CREATE TABLE precious (v int)`);
         await c.query(`INSERT INTO precious VALUES (7)`);
         await c.close();
@@ -117,14 +117,16 @@ for (const engine of ['postgres', 'mysql'] as const) {
         await victim.kill();
         // What the kill left: ours by its staging name alone, by its marker, or a marked final name.
         const final = `${prefix}_w${env.WORKER}`;
-        if (step === 'clone:created' && dialect.staged) expect(await dialect.readMarker(admin, stagingName(final))).toBeNull();
+        if (step === 'clone:created' && roles.templates.staged)
+          expect(await roles.markers.readMarker(admin, stagingName(final))).toBeNull();
         else if (step === 'clone:marked')
-          expect(await dialect.readMarker(admin, stagingName(final))).toMatchObject({ tool: 'fast-test-db' });
-        else if (!isTemplate) expect(await dialect.readMarker(admin, final)).toMatchObject({ tool: 'fast-test-db' });
-        else if (step === 'template:created' || step === 'template:marked') expect(await dialect.listStaging(admin)).toHaveLength(1);
+          expect(await roles.markers.readMarker(admin, stagingName(final))).toMatchObject({ tool: 'fast-test-db' });
+        else if (!isTemplate) expect(await roles.markers.readMarker(admin, final)).toMatchObject({ tool: 'fast-test-db' });
+        else if (step === 'template:created' || step === 'template:marked') expect(await roles.markers.listStaging(admin)).toHaveLength(1);
         else {
           const states = [];
-          for (const t of await dialect.listOurs(admin, `${prefix}_tpl_`)) states.push(await dialect.templateState(admin, t.name));
+          for (const t of await roles.markers.listOurs(admin, `${prefix}_tpl_`))
+            states.push(await roles.templates.templateState(admin, t.name));
           expect(states).toContain('incomplete');
         }
         const next = await run(env).done;
@@ -133,7 +135,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
         if (isTemplate) expect(next.built).toBe(true);
         // The seeded row the test deleted is back, on both engines, and the report says so.
         if (step === 'reset') expect(next.restored).toEqual(['kind']);
-        expect(await dialect.readMarker(admin, stagingName(next.name))).toBeUndefined();
+        expect(await roles.markers.readMarker(admin, stagingName(next.name))).toBeUndefined();
       });
     }
 
@@ -175,13 +177,13 @@ for (const engine of ['postgres', 'mysql'] as const) {
 
     it('clean leaves nothing of ours and touches nothing else', async () => {
       // A creation killed before its marker, under a staging name of a worker that never came back.
-      if (dialect.staged) await admin.query(`CREATE DATABASE ${id(stagingName(`${prefix}_wgone`))}`);
+      if (roles.templates.staged) await admin.query(`CREATE DATABASE ${id(stagingName(`${prefix}_wgone`))}`);
       const report = await clean({ olderThanMs: 0, dataRoot, prefix, servers: false });
       expect(report.ok).toBe(true);
-      expect(await dialect.listOurs(admin, prefix)).toEqual([]);
-      expect(await dialect.listStaging(admin)).toEqual([]);
+      expect(await roles.markers.listOurs(admin, prefix)).toEqual([]);
+      expect(await roles.markers.listStaging(admin)).toEqual([]);
       for (const name of foreign) {
-        const c = await dialect.connect(server, name);
+        const c = await roles.connector.connect(server, name);
         expect(await c.query(`SELECT v FROM precious`)).toEqual([{ v: 7 }]);
         await c.close();
       }

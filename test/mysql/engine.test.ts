@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, stopOwnedServer, type TestDatabase } from '../../src/index.js';
-import { newMarker } from '../../src/engines/dialect.js';
-import { dialectFor } from '../../src/engines/index.js';
+import { engineFor } from '../../src/engines/index.js';
+import { newMarker } from '../../src/engines/marker.js';
 import { monitor, type Sample } from '../../src/cli/tools/monitor/index.js';
 import { privateDataRoot, removeDataRoot, ROOT } from '../core/helpers.js';
 
-const mysqlDialect = await dialectFor('mysql');
+const roles = await engineFor('mysql').load();
 
 const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/mysql/schema30.sql'), 'utf8')
   .split('\n')
@@ -142,12 +142,12 @@ describe('embedded MariaDB/MySQL', () => {
   });
 
   it('a clone of a template without its capture fails as TEMPLATE_BROKEN and creates nothing', async () => {
-    const client = await mysqlDialect.connect(db.server);
+    const client = await roles.connector.connect(db.server);
     try {
-      await expect(mysqlDialect.clone(client, db.server, 'ftmye_tpl_gone', 'ftmye_wgone', newMarker('database'))).rejects.toMatchObject({
+      await expect(roles.templates.clone(client, db.server, 'ftmye_tpl_gone', 'ftmye_wgone', newMarker('database'))).rejects.toMatchObject({
         code: 'TEMPLATE_BROKEN',
       });
-      expect(await mysqlDialect.readMarker(client, 'ftmye_wgone')).toBeUndefined();
+      expect(await roles.markers.readMarker(client, 'ftmye_wgone')).toBeUndefined();
     } finally {
       await client.close();
     }

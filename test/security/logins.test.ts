@@ -15,7 +15,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../src/index.js';
-import { dialectFor } from '../../src/engines/index.js';
+import { engineFor } from '../../src/engines/index.js';
 import { withClient } from '../../src/engines/connect.js';
 import { handOutDatabase } from '../../src/cli/hand-out.js';
 import { passwordFile } from '../../src/server/os/password.js';
@@ -117,9 +117,13 @@ describe.skipIf(!asRoot)('only the test processes can log in (as root: a second 
 
   it('a login made for an app without a password gets one: without it, nobody gets in', async () => {
     for (const db of [pgDb, myDb]) {
-      const dialect = await dialectFor(db.server.engine);
-      const handed = await withClient(dialect, db.server, (admin) =>
-        handOutDatabase(dialect, admin, db.server, { user: 'applogin', database: 'appdb' }),
+      const engine = engineFor(db.server.engine);
+      const roles = await engine.load();
+      const handed = await withClient(roles.connector, db.server, (admin) =>
+        handOutDatabase({ ...roles.markers, ...roles.templates, ...roles.logins, url: engine.urls.url }, admin, db.server, {
+          user: 'applogin',
+          database: 'appdb',
+        }),
       );
       const url = new URL(handed.url);
       expect(url.password).toMatch(/^[0-9a-f]{32}$/);

@@ -68,7 +68,7 @@ export async function cloneFresh(pending: Handoff, name: string): Promise<void> 
   joinInvocation(h.main);
   const started = performance.now();
   await withAdmin(h, (dialect, admin) =>
-    recreateDatabase(admin, { dialect, server: h.server, template: h.template, name, run: h.run, force: true }),
+    recreateDatabase(admin, { roles: dialect, server: h.server, template: h.template, name, run: h.run, force: true }),
   );
   writeNote(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
@@ -238,7 +238,7 @@ export async function workerDatabase(pending: Handoff, target: WorkerTarget): Pr
   joinInvocation(h.main);
   const dialect = await runDialect(h);
   return new Database({
-    dialect,
+    roles: dialect,
     server: h.server,
     name: target.name,
     url: target.url,
