@@ -6,20 +6,21 @@
  *
  *   npx tsx bench/container.ts [--samples N] [--rows N]
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { mkdtempSync } from 'node:fs';
 import pg from 'pg';
 import { createTestDatabase } from '../src/index.js';
 import { stopOwnedContainers } from '../src/server/providers/container.js';
 import type { ServerMode } from '../src/types.js';
 import { privateDataRoot, removeDataRoot } from '../test/core/helpers.js';
-import { row, type Row, type Section } from './lib/stats.js';
+import { row, withSpeedups, type Row, type Section } from './lib/stats.js';
 
-const { values: args } = parseArgs({ options: { samples: { type: 'string' }, rows: { type: 'string' } } });
-const samples = Number(args.samples ?? 10);
-const rows = Number(args.rows ?? 500);
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+export interface ContainerBenchOptions {
+  /** Samples of the millisecond figures (clone, reset). */
+  samples: number;
+  /** INSERTs per insert sample. */
+  rows: number;
+  log: (line: string) => void;
+}
 
 const migrate = async (url: string) => {
   const c = new pg.Client(url);
@@ -36,7 +37,10 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - t, v];
 }
 
-async function measure(server: ServerMode): Promise<Record<'start' | 'clone' | 'reset' | 'insert', number[]>> {
+async function measure(
+  server: ServerMode,
+  { samples, rows }: ContainerBenchOptions,
+): Promise<Record<'start' | 'clone' | 'reset' | 'insert', number[]>> {
   const dataRoot = privateDataRoot(`bench-${server}`);
   const base = { server, dataRoot, migrate, cacheKey: `bench-container-${Date.now()}`, cacheDir: mkdtempSync('/tmp/ftdb-bench-cache-') };
   try {
@@ -77,32 +81,27 @@ async function measure(server: ServerMode): Promise<Record<'start' | 'clone' | '
   }
 }
 
-const embedded = await measure('embedded');
-const container = await measure('container');
-const sections: Section[] = (
-  [
-    ['start', 'start to a first database (server, template, clone)', 'ms'],
-    ['clone', 'a clone from the template', 'ms'],
-    ['reset', 'reset(), 3 of 3 tables dirty', 'ms'],
-    ['insert', 'one INSERT round trip', 'us'],
-  ] as const
-).map(([id, title, unit]) => ({
-  id: `container-${id}`,
-  title,
-  unit,
-  rows: [
-    row('embedded', 'embedded', embedded[id]),
-    row('container', `container (${process.env.FAST_TEST_DB_IMAGE ?? 'postgres:18-alpine'})`, container[id]),
-  ] as Row[],
-  notes: [],
-}));
-for (const s of sections)
-  console.log(
-    `${s.title} (${s.unit}): ${s.rows.map((r) => `${r.label} median ${r.median.toFixed(2)} [${r.min.toFixed(2)}-${r.max.toFixed(2)}] n=${r.samples.length}`).join('; ')}`,
-  );
-const out = join(resolve(import.meta.dirname, 'results'), `${new Date().toISOString().slice(0, 10)}-container.json`);
-writeFileSync(
-  out,
-  `${JSON.stringify({ node: process.version, image: process.env.FAST_TEST_DB_IMAGE, samples, rows, sections }, null, 2)}\n`,
-);
-console.log(`samples in ${out}`);
+export async function runContainer(opts: ContainerBenchOptions): Promise<{ sections: Section[] }> {
+  // Ryuk's image comes from Docker Hub; the library removes its containers itself.
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+  opts.log('container: embedded PostgreSQL first, then the container');
+  const embedded = await measure('embedded', opts);
+  const container = await measure('container', opts);
+  const image = process.env.FAST_TEST_DB_IMAGE ?? 'postgres:18-alpine';
+  const sections: Section[] = (
+    [
+      ['start', 'start to a first database (server, template, clone)', 'ms'],
+      ['clone', 'a clone from the template', 'ms'],
+      ['reset', 'reset(), 3 of 3 tables dirty', 'ms'],
+      ['insert', 'one INSERT round trip', 'us'],
+    ] as const
+  ).map(([id, title, unit]) => ({
+    id: `container-${id}`,
+    title: `Container beside embedded: ${title}`,
+    unit,
+    baseline: 'embedded',
+    rows: [row('embedded', 'embedded', embedded[id]), row('container', `container (${image})`, container[id])] as Row[],
+    notes: [],
+  }));
+  return { sections: sections.map(withSpeedups) };
+}

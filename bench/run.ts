@@ -3,7 +3,7 @@
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
@@ -16,6 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { runContainer } from './container.js';
 import { runCore } from './core.js';
 import { benchDirs } from './lib/dirs.js';
 import { ensureBuilt } from './lib/dist.js';
@@ -112,6 +113,8 @@ async function main(): Promise<void> {
     out.push(...r.sections);
     servers.mariadb ??= r.version;
   }
+  // Needs a Docker engine and an image (eval "$(.ci/docker)"): asked for by name only.
+  if (sections.has('container')) out.push(...(await runContainer({ samples: quick ? 5 : 20, rows: quick ? 100 : 500, log })).sections);
   // The ORM benches run in their quick mode: their full mode alone would take longer than the rest.
   if (sections.has('orm')) out.push(await runOrmBenches({ quick: true, log }));
 
@@ -161,7 +164,7 @@ each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${
 ${table.split('\n').slice(1).join('\n')}
 Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
 (a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of the TypeORM workload),
-\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel\`, \`--steps id,...\`, \`--small-files N\`.
+\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container\`, \`--steps id,...\`, \`--small-files N\`.
 
 How each figure is taken:
 - **TypeORM on PostgreSQL** (\`typeorm-jest\`): four Jest files insert \`Point\` rows one at a time
