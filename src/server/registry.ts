@@ -120,7 +120,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       announced = true;
       onPlanned({ ...expected, stateDir: dir });
     };
-    const plan = await req.plan({ dir, port, options, announce });
+    const plan = await req.plan({ dir, port, options, env, announce });
     const keeperPlan: KeeperPlan = {
       init: plan.init,
       server: plan.server,

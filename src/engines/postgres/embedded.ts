@@ -88,7 +88,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, engine: Engine): Pr
   }
   // initdb writes the time zone it runs in into postgresql.conf: that of the official image.
   const env: Record<string, string> = { LC_ALL: 'C', LANG: 'C', TZ: SERVER_TIME_ZONE };
-  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
+  if (bins.libraryPath) env[LIBRARY_PATH] = [bins.libraryPath, ctx.env[LIBRARY_PATH]].filter(Boolean).join(delimiter);
   const as = { env, cwd: ctx.dir, uid: user?.uid, gid: user?.gid };
   const stop = stopMethod(process.platform, engine.server.stopSignal);
   return {

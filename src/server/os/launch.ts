@@ -60,6 +60,8 @@ export interface PlanContext {
   /** A port that was free a moment ago. */
   port: number;
   options: TestDatabaseOptions;
+  /** The entry's environment, which the keeper runs the server's commands with (a library path to extend). */
+  env: Readonly<NodeJS.ProcessEnv>;
   /** Told where the server will listen as soon as the plan knows it, before any slow step. */
   announce?(expected: ServerInfo): void;
 }
