@@ -1,5 +1,6 @@
 /** Server options shared by the commands: the project's config file, then the command line on top. */
-import { loadConfig, mergeConfig, type FastTestDbConfig } from '../options/config.js';
+import { loadConfig, mergeConfig } from '../options/config.js';
+import type { FastTestDbConfig } from '../types.js';
 import { engineNamed } from '../engines/index.js';
 import { FastTestDbError } from '../errors.js';
 import type { Engine } from '../types.js';

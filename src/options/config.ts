@@ -12,8 +12,6 @@ import type { FastTestDbConfig, RunnerOptions, TestDatabaseOptions } from '../ty
 import { resolveOptions } from './resolve.js';
 import { checkOptions } from './schema.js';
 
-export type { FastTestDbConfig, RunnerOptions, TemplateSource } from '../types.js';
-
 const log = logger('config');
 
 /** Searched in this order; the first file found wins. */

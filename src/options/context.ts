@@ -20,8 +20,7 @@
  * Only src/options reads the environment (resolve.ts, workers.ts, handoff.ts, here).
  */
 import { resolve } from 'node:path';
-import type { Handoff, ServerInfo, TestDatabaseOptions } from '../types.js';
-import type { RunnerOptions } from './config.js';
+import type { Handoff, RunnerOptions, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { readHandedServers, readHandoff } from './handoff.js';
 import { checkEntry, resolveOptions, type ResolvedOptions } from './resolve.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';

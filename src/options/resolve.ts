@@ -18,8 +18,6 @@ import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
 import { DEFAULT_MYSQL_IMAGE } from '../engines/mysql/container.js';
 import type { CloneStrategy, Engine, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
 
-export type { CloneStrategy } from '../types.js';
-
 export const DEFAULT_PREFIX = 'ftdb';
 /**
  * How long a server that is not reused outlives its last client, so that the next test file, or a
