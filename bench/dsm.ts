@@ -8,10 +8,11 @@
 import pg from 'pg';
 import { findPostgresBinaries } from '../src/engines/postgres/embedded-binaries.js';
 import { postgresSettings } from '../src/engines/postgres/tuning.js';
+import { buildContext } from '../src/options/context.js';
 import { startPlainPostgres } from '../test/helpers/plain-postgres.js';
 
 const rounds = Number(process.argv[2] ?? 5);
-const { major } = findPostgresBinaries({});
+const { major } = findPostgresBinaries(buildContext());
 const tuned = postgresSettings({ maxConnections: 100, major });
 
 async function prepare(type: string) {

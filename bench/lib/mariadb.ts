@@ -47,8 +47,9 @@ export interface BenchMariadb {
 
 function plan(variant: MariaVariant, diskData: string | undefined) {
   return async (ctx: PlanContext): Promise<LaunchPlan> => {
-    const bin = findMysqlBinary({});
-    const base = await planEmbeddedMysql(ctx, engineFor('mysql'));
+    const settings = contextOf(ctx.options, { env: ctx.env, check: false });
+    const bin = findMysqlBinary(settings);
+    const base = await planEmbeddedMysql(ctx, settings, engineFor('mysql'));
     const library = new Set(
       mysqlServerFlags({ flavor: bin.flavor, version: bin.version, maxConnections: 300 }).filter((f) => !NEUTRAL.test(f)),
     );

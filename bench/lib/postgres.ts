@@ -11,6 +11,7 @@ import { planEmbeddedPostgres } from '../../src/engines/postgres/embedded.js';
 import { engineFor } from '../../src/engines/index.js';
 import type { LaunchPlan, PlanContext } from '../../src/server/os/launch.js';
 import { contextOf } from '../../src/options/context.js';
+import { embeddedSettings } from '../../src/server/providers/embedded.js';
 import { acquireOwnedServer, stopOwnedServer } from '../../src/server/registry.js';
 import type { ServerInfo } from '../../src/types.js';
 import { benchDirs } from './dirs.js';
@@ -34,7 +35,9 @@ export interface BenchPostgres {
  */
 function plan(variant: PgVariant, dataDir: string) {
   return async (ctx: PlanContext): Promise<LaunchPlan> => {
-    const base = await planEmbeddedPostgres({ ...ctx, options: { ...ctx.options, cacheDataDir: false } }, engineFor('postgres'));
+    const options = { ...ctx.options, cacheDataDir: false };
+    const provisioning = embeddedSettings(contextOf(options, { env: ctx.env, check: false }));
+    const base = await planEmbeddedPostgres({ ...ctx, options }, provisioning, engineFor('postgres'));
     const { command, args, ...as } = base.server;
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

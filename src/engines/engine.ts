@@ -331,7 +331,7 @@ export interface ContainerDefinition {
  */
 export interface Provisioning {
   /** `engine`: the engine asking, so that its provisioning reaches the engine's facts and roles without importing them back. */
-  embedded(): Promise<{ embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer }>;
+  embedded(): Promise<{ embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer }>;
   container(): Promise<{ containerDefinition(options: TestDatabaseOptions, image: string | undefined): ContainerDefinition }>;
 }
 
@@ -347,10 +347,33 @@ export interface DoctorCheck {
   fix?: string;
 }
 
+/**
+ * What finding an engine's server binaries reads of the entry's context (options/context.ts): the
+ * binDir resolved there, and the entry's environment, whose PATH is searched and whose library
+ * path the binaries run with. Declared here by shape: the engines stand below the options.
+ */
+export interface BinarySettings {
+  readonly resolved: { readonly binDir: string | undefined };
+  readonly env: Readonly<NodeJS.ProcessEnv>;
+}
+
+/** What an embedded server's provisioning reads of the entry's context, all of it resolved there. */
+export interface EmbeddedSettings extends BinarySettings {
+  /** The options as given, for what is not resolved (maxConnections, bufferPoolSize, redoLogSize). */
+  readonly options: Readonly<TestDatabaseOptions>;
+  readonly resolved: BinarySettings['resolved'] & {
+    readonly locale: string | undefined;
+    readonly runAs: string;
+    readonly initdbCache: boolean;
+    readonly cacheDataDir: 'always' | 'built' | 'off';
+  };
+  /** The project's cache directory (initdb output, warm copies), absolute: the options' cacheRoot. */
+  readonly cacheRoot: string;
+}
+
 /** What the engine's doctor checks are told: where binaries are looked for, the locale chosen, whom servers run as. */
-export interface DoctorInputs extends Pick<TestDatabaseOptions, 'binDir'> {
-  locale?: string;
-  runAs: string;
+export interface DoctorInputs extends BinarySettings {
+  readonly resolved: BinarySettings['resolved'] & { readonly locale: string | undefined; readonly runAs: string };
 }
 
 /** What `doctor` asks of this engine. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { doctor } from '../../src/cli/tools/doctor.js';
 import { findPostgresBinaries } from '../../src/engines/postgres/embedded-binaries.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from '../../src/engines/postgres/versions.js';
+import { buildContext } from '../../src/options/context.js';
 
 describe('doctor and PostgreSQL majors', () => {
   it('lists an exact prerelease version for every major 14-18', () => {
@@ -12,7 +13,7 @@ describe('doctor and PostgreSQL majors', () => {
   });
 
   it('says which major is in use, and how to get each other one', async () => {
-    const { major } = findPostgresBinaries({});
+    const { major } = findPostgresBinaries(buildContext());
     const report = await doctor();
     const check = report.checks.find((c) => c.id === 'postgres-binaries')!;
     expect(check.status).toBe('ok');

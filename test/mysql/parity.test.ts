@@ -72,14 +72,15 @@ async function service(ours: string): Promise<mysql.Connection | undefined> {
 
 /** A mariadbd with none of our tuning flags, configured as the official image is. */
 async function defaultServer(dataRoot: string): Promise<mysql.Connection> {
-  const bin = findMysqlBinary({});
+  const context = contextOf({ dataRoot });
+  const bin = findMysqlBinary(context);
   const tuning = new Set(mysqlServerFlags({ flavor: bin.flavor, version: bin.version }).map((f) => f.split('=')[0]));
   const info = await acquireOwnedServer({
     engine: 'mysql',
     identity: ['parity-default'],
-    context: contextOf({ dataRoot }),
+    context,
     plan: async (ctx) => {
-      const plan = await planEmbeddedMysql(ctx, engineFor('mysql'));
+      const plan = await planEmbeddedMysql(ctx, context, engineFor('mysql'));
       const args = plan.server.args.filter((a) => !tuning.has(a.split('=')[0]!));
       args.push('--character-set-server=utf8mb4', '--collation-server=utf8mb4_general_ci');
       return { ...plan, server: { ...plan.server, args } };

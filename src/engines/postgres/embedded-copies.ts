@@ -6,11 +6,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../../errors.js';
-import { cacheRoot, resolveOptions } from '../../options/resolve.js';
 import { initdbCopyPath, warmCopyPath } from '../../server/os/copy-names.js';
-import type { TestDatabaseOptions } from '../../types.js';
 import { logger } from '../../util/log.js';
 import { VERSION } from '../../util/version.js';
+import type { EmbeddedSettings } from '../engine.js';
 import { SERVER_TIME_ZONE } from '../tuning.js';
 import type { PostgresBinaries } from './embedded-binaries.js';
 
@@ -25,13 +24,11 @@ const log = logger('postgres');
  *   (max_connections among them) and our version, which writes the templates' markers.
  */
 export function cachePaths(
-  options: TestDatabaseOptions,
+  { resolved, cacheRoot: root }: Pick<EmbeddedSettings, 'resolved' | 'cacheRoot'>,
   bins: PostgresBinaries,
   initdbFlags: string[],
   settings: Record<string, string>,
 ): { initdb?: string; snapshot?: string; always?: boolean } {
-  const resolved = resolveOptions(options);
-  const root = cacheRoot(options);
   // The flags carry the locale, and initdb writes the time zone: a change of either is another cache.
   const key = createHash('sha256')
     .update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE]))

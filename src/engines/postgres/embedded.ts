@@ -7,17 +7,17 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { FastTestDbError } from '../../errors.js';
-import { resolveOptions } from '../../options/resolve.js';
 import type { EmbeddedServer, LaunchPlan, PlanContext, ReadyWatch } from '../../server/os/launch.js';
 import { newPassword, passwordFile, scramSecret, writePasswordFile } from '../../server/os/password.js';
 import { socketDirFor, stopMethod } from '../../server/os/platform.js';
 import { freshPrivateDir } from '../../server/os/private-dir.js';
 import { assertReachable, unprivilegedUser } from '../../server/os/user.js';
 import { touchCopy } from '../../server/os/warm-cache.js';
-import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../types.js';
+import { systemLocales } from '../../state.js';
+import type { DescribeReport, ServerInfo } from '../../types.js';
 import { sleep } from '../../util/sleep.js';
 import { withClient } from '../connect.js';
-import type { Engine } from '../engine.js';
+import type { EmbeddedSettings, Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { findPostgresBinaries, INITDB, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
@@ -28,38 +28,38 @@ import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './
 /** The longest socket file name an engine puts in its socket directory (`.s.PGSQL.65535`). */
 export const POSTGRES_SOCKET_FILE = '.s.PGSQL.65535';
 
-/** The embedded PostgreSQL that `options` describe: its binaries found, nothing started yet. */
-export function embeddedServer(options: TestDatabaseOptions, engine: Engine): EmbeddedServer {
-  const bins = findPostgresBinaries(options);
+/** The embedded PostgreSQL that `settings` describe: its binaries found, nothing started yet. */
+export function embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer {
+  const bins = findPostgresBinaries(settings);
   return {
     label: `PostgreSQL ${bins.version}`,
-    identity: [bins.binDir, options.maxConnections, resolveOptions(options).locale],
-    plan: (ctx) => planEmbeddedPostgres(ctx, engine),
+    identity: [bins.binDir, settings.options.maxConnections, settings.resolved.locale],
+    plan: (ctx) => planEmbeddedPostgres(ctx, settings, engine),
   };
 }
 
 /** `engine`: PostgreSQL's, for its stop signal and the roles that describe the started server. */
-export async function planEmbeddedPostgres(ctx: PlanContext, engine: Engine): Promise<LaunchPlan> {
-  const found = findPostgresBinaries(ctx.options);
+export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedSettings, engine: Engine): Promise<LaunchPlan> {
+  const found = findPostgresBinaries(settings);
   const dataDir = join(ctx.dir, 'data');
   const socketDir = socketDirFor(process.platform, ctx.dir, POSTGRES_SOCKET_FILE);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const user = unprivilegedUser(resolveOptions(ctx.options).runAs);
+  const user = unprivilegedUser(settings.resolved.runAs);
   // Only the server's account (and root) may reach the socket: other local users never get to knock.
   // Outside our folder (under /tmp) when the path is long: made anew, and only ever over one of ours.
   if (socketDir) freshPrivateDir(socketDir, 0o700, user?.uid);
   const password = newPassword();
   writePasswordFile(ctx.dir, password);
   const auth = writeAuthFiles(ctx.dir, socketDir !== undefined);
-  const bins = user ? reachableBinaries(found, user, dirname(ctx.dir)) : found;
-  const locale = resolveOptions(ctx.options).locale ?? defaultPostgresLocale(availableLocales());
+  const bins = user ? reachableBinaries(found, user, dirname(ctx.dir), ctx.env) : found;
+  const locale = settings.resolved.locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
-  const settings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
+  const serverSettings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   // A copy holds the password of the server it was taken from: only where the admin logs in over the
   // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no copies.
   // Keyed by the install, not by a copy of it: each data root has its own copy, the cache is shared.
-  const caches = socketDir ? cachePaths(ctx.options, found, initdbFlags, settings) : {};
+  const caches = socketDir ? cachePaths(settings, found, initdbFlags, serverSettings) : {};
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -107,7 +107,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, engine: Engine): Pr
         '127.0.0.1',
         '-k',
         socketDir ?? '',
-        ...Object.entries({ ...settings, ...auth.settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+        ...Object.entries({ ...serverSettings, ...auth.settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       ],
       ...as,
     },
@@ -162,19 +162,17 @@ async function setPasswordAndDescribe(engine: Engine, info: ServerInfo): Promise
   });
 }
 
-let locales: string[] | undefined;
-
 /** `locale -a`, once per process; none where the command does not exist (Windows). */
 export function availableLocales(): string[] {
-  if (locales) return locales;
+  if (systemLocales.list) return systemLocales.list;
   try {
-    locales = execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+    systemLocales.list = execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
       .split(/\r?\n/)
       .filter(Boolean);
   } catch {
-    locales = [];
+    systemLocales.list = [];
   }
-  return locales;
+  return systemLocales.list;
 }
 
 function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {

@@ -4,7 +4,9 @@
  * the others join. Its started server's stop() gives up this process's lease, and stops the server
  * when no other process holds one.
  */
+import type { EmbeddedSettings } from '../../engines/engine.js';
 import { engineFor } from '../../engines/index.js';
+import { cacheRoot } from '../../options/resolve.js';
 import type { Engine } from '../../types.js';
 import { type ProviderFactory, type ServerContext, startedServer } from '../provider.js';
 import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from '../registry.js';
@@ -19,9 +21,8 @@ export async function embeddedRequest(
   context: ServerContext,
   port?: number,
 ): Promise<{ request: OwnedServerRequest; label: string }> {
-  const { options } = context;
   const of = engineFor(engine);
-  const server = (await of.provisioning.embedded()).embeddedServer(options, of);
+  const server = (await of.provisioning.embedded()).embeddedServer(embeddedSettings(context), of);
   return {
     label: server.label,
     request: {
@@ -31,6 +32,11 @@ export async function embeddedRequest(
       plan: (ctx) => server.plan(port ? { ...ctx, port } : ctx),
     },
   };
+}
+
+/** What an engine's embedded provisioning reads of the entry's context (engines/engine.ts says why it is by shape). */
+export function embeddedSettings(context: ServerContext): EmbeddedSettings {
+  return { options: context.options, resolved: context.resolved, env: context.env, cacheRoot: cacheRoot(context) };
 }
 
 export const embeddedProvider: ProviderFactory = ({ engine, context }) => ({
