@@ -15,7 +15,7 @@ import { insertSql } from '../adapters/shared/insert-sql.js';
 import { benchArg, quick, writeBenchResult } from './lib/args.js';
 import { driverConnection } from '../adapters/shared/connection.js';
 import { quoteIdent } from '../src/engines/quote.js';
-import { ensureGenerated } from '../test/prisma/generate.js';
+import { ensureGenerated } from '../test/adapters/prisma/generate.js';
 
 const ROWS = quick ? 500 : 2000;
 const WARMUP = quick ? 100 : 300;
@@ -47,12 +47,12 @@ interface Result {
 let postgresClient: object | undefined;
 
 async function bench(engine: Engine): Promise<Result[]> {
-  const out = ensureGenerated(`test/prisma/zoo/${engine}/schema.prisma`);
+  const out = ensureGenerated(`test/adapters/prisma/zoo/${engine}/schema.prisma`);
   const { PrismaClient } = (await import(/* @vite-ignore */ `${out}/client.ts`)) as { PrismaClient: new (o: { adapter: never }) => any };
   // One connection, so that every path pays for the same round trips.
   const t = await prismaTestDb({
     client: PrismaClient,
-    schema: `test/prisma/zoo/${engine}/schema.prisma`,
+    schema: `test/adapters/prisma/zoo/${engine}/schema.prisma`,
     poolSize: 1,
     prefix: 'ftdbbench',
     suffix: 'prismains',
@@ -206,7 +206,7 @@ async function ownCost(): Promise<Result[]> {
   const { buildContext } = await import('../adapters/prisma/context.js');
   const { insertRows } = await import('../adapters/prisma/fast-insert.js');
   const { parsePrismaSchema } = await import('../adapters/prisma/schema.js');
-  const schema = parsePrismaSchema(readFileSync('test/prisma/zoo/postgres/schema.prisma', 'utf8'));
+  const schema = parsePrismaSchema(readFileSync('test/adapters/prisma/zoo/postgres/schema.prisma', 'utf8'));
   // id, email, name, role (enum), created_at, updated_at, balance, big, avatar, profile, score, active, tags, roles (enum[])
   const oids = [23, 25, 25, 16390, 1114, 1114, 1700, 20, 17, 3802, 701, 16, 1009, 16391];
   const fields = oids.map((dataTypeID, i) => ({ name: `c${i}`, dataTypeID, format: 'text' }));

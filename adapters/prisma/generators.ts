@@ -2,7 +2,7 @@
  * The id generators Prisma's client evaluates itself for `@default(uuid() | cuid() | nanoid() | ulid())`.
  * The values are random, so "the same as create()" means the same format, length and alphabet,
  * which is what these produce. Prisma's client runtime keeps its own internal to its query
- * executor and exports none (test/prisma/runtime-model.test.ts pins that), hence this file.
+ * executor and exports none (test/adapters/prisma/runtime-model.test.ts pins that), hence this file.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';

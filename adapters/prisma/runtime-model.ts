@@ -7,7 +7,7 @@
  * optional, list, native types, enum value @map), so those are read from the schema text the
  * client embeds (schema.ts). Prisma 6 builds the full data model only for its native engine,
  * which fast-test-db does not support (docs/versions.md).
- * test/prisma/runtime-model.test.ts and the zoo suites pin each of these gaps, so that they fail
+ * test/adapters/prisma/runtime-model.test.ts and the zoo suites pin each of these gaps, so that they fail
  * on the day Prisma exposes what is missing.
  */
 import { parsePrismaSchema, type PrismaField, type PrismaModel, type PrismaSchema, type PrismaSchemaText } from './schema.js';

@@ -7,7 +7,7 @@ import { FastTestDbError } from '../../src/adapter-kit.js';
  * names, @@schema for Prisma 6, and the datasource provider (needed before any client exists, to
  * start the right server). Names, kinds, types and @map/@@map/@@schema come from the client's runtime data model
  * (runtime-model.ts). Prisma's own reader (getDMMF) is not installed with `prisma` or
- * `@prisma/client`: test/prisma/runtime-model.test.ts pins that. This is a reader for schema text,
+ * `@prisma/client`: test/adapters/prisma/runtime-model.test.ts pins that. This is a reader for schema text,
  * not a validator: the schema has already passed `prisma generate`.
  */
 

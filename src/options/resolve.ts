@@ -1,7 +1,7 @@
 /**
  * Every option and the env var behind it, resolved in one place: an option given in code wins, then
  * its env var, then the default. OPTION_TABLE is what the README's option table is checked against
- * (test/core/options.test.ts), so a new env var is documented or the suite fails.
+ * (test/options/options.test.ts), so a new env var is documented or the suite fails.
  *
  * Not here, because they are not options but the runners' own protocol between processes:
  * FAST_TEST_DB_RUNNER (runners/handoff.ts), FAST_TEST_DB_SERVER (server/providers/handed-over.ts),

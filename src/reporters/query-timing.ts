@@ -5,7 +5,7 @@
  * counted is wall time with at least one query in flight, so that concurrent queries (Promise.all)
  * are not counted twice. A wrapped method returns exactly what the driver's does, and the modules
  * keep their properties. The cost per query is two performance.now() calls and one closure;
- * test/cli/reporter.test.ts measures it, test/mysql/statement-timing.test.ts covers every driver.
+ * test/cli/reporter.test.ts measures it, test/engines/mysql/statement-timing.test.ts covers every driver.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Our own version: part of every template fingerprint, so an upgrade never reuses a template built
  * by an older release. The build writes package.json's version in (tsup.config.ts, `define`); run
- * from source (tsx, Vitest) it is read from package.json. test/core/unit.test.ts checks both agree.
+ * from source (tsx, Vitest) it is read from package.json. test/util/version.test.ts checks both agree.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

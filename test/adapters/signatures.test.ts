@@ -10,8 +10,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as drizzle from '../../adapters/drizzle/index.js';
 import * as prisma from '../../adapters/prisma/index.js';
 import * as typeorm from '../../adapters/typeorm/index.js';
-import * as myZoo from '../drizzle/zoo-mysql.js';
-import * as pgZoo from '../drizzle/zoo-pg.js';
+import * as myZoo from './drizzle/zoo-mysql.js';
+import * as pgZoo from './drizzle/zoo-pg.js';
 
 describe('the signatures', () => {
   it('say one in, one out; an array in, an array out; returning: false, nothing (checked by tsc)', () => {

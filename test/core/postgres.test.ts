@@ -1,4 +1,4 @@
-/** What only PostgreSQL does, against a real embedded server started by the library. What both engines share is in test/contract. */
+/** What only PostgreSQL does, against a real embedded server started by the library. What both engines share is in test/engines/contract.test.ts. */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, FastTestDbError, type TestDatabase } from '../../src/index.js';

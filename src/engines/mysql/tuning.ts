@@ -87,7 +87,7 @@ export function mysqlServerFlags(opts: MysqlFlagOptions): string[] {
     flags.push(`--innodb-log-file-size=${redo}`, '--innodb-log-buffer-size=32M');
     // MariaDB without a config file defaults to latin1. The official image and Debian's package
     // configure utf8mb4 (50-server.cnf), whose default collation in 10.x is utf8mb4_general_ci, as
-    // theirs is: the parity test (test/mysql/parity.test.ts) compares the answers.
+    // theirs is: the parity test (test/engines/mysql/parity.test.ts) compares the answers.
     flags.push('--character-set-server=utf8mb4');
   } else {
     if (atLeast(v, 8, 0, 30)) flags.push(`--innodb-redo-log-capacity=${redo}`);

@@ -1,6 +1,0 @@
-/** The adapter contract for Prisma (the installed version) on MariaDB. */
-import { installedVersion } from '../helpers/installed-version.js';
-import { adapterContract } from './contract.js';
-import { prismaFixture } from './prisma.js';
-
-adapterContract(prismaFixture('mysql', installedVersion('prisma')));

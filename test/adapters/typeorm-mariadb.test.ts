@@ -1,6 +1,0 @@
-/** The adapter contract for TypeORM (the installed version) on MariaDB. */
-import { installedVersion } from '../helpers/installed-version.js';
-import { adapterContract } from './contract.js';
-import { typeormFixture } from './typeorm.js';
-
-adapterContract(typeormFixture('mysql', installedVersion('typeorm')));

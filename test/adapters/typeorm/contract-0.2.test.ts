@@ -1,0 +1,8 @@
+/** The adapter contract for TypeORM 0.2.45, installed as "typeorm-0.2", on PostgreSQL and MariaDB. */
+import { useInstalled } from '../../helpers/installed-version.js';
+
+await useInstalled('typeorm', 'typeorm-0.2');
+const { adapterContract } = await import('../contract.js');
+const { typeormFixture } = await import('./contract.js');
+adapterContract(typeormFixture('postgres', '0.2.45'));
+adapterContract(typeormFixture('mysql', '0.2.45'));

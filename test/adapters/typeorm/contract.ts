@@ -1,0 +1,55 @@
+/**
+ * The TypeORM fixture of the adapter contract: the zoo's Author entity (a SERIAL key and a NOT NULL
+ * name) on a DataSource from typeormTestDb, or from typeormDataSource on a database that exists.
+ * Imported after test/helpers/installed-version.ts has put another TypeORM in place, it runs on that one.
+ */
+import type { DataSource } from 'typeorm';
+import { fastInsert, typeormDataSource, typeormTestDb } from '../../../adapters/typeorm/index.js';
+import { poolOf } from '../../../adapters/typeorm/driver.js';
+import { closeDataSource } from '../../../adapters/typeorm/orm.js';
+import type { Engine } from '../../../src/types.js';
+import { buildZoo, SnakeNamingStrategy } from './zoo.js';
+import type { AdapterFixture, OrmSession, Row } from '../contract.js';
+
+export function typeormFixture(engine: Engine, version: string): AdapterFixture {
+  const zoo = buildZoo(engine);
+  const options = {
+    type: engine === 'postgres' ? 'postgres' : 'mariadb',
+    entities: zoo.entities,
+    namingStrategy: new SnakeNamingStrategy(),
+  } as const;
+  const session = (ds: DataSource, close: () => Promise<void>): OrmSession => {
+    const repo = ds.getRepository(zoo.Author);
+    // TypeORM loads mysqljs (`mysql`, which has only query()) when the project has it, and mysql2 otherwise.
+    const pool = poolOf(ds) as { execute?: unknown };
+    return {
+      text: 'name',
+      key: 'id',
+      insert: (rows, o) => fastInsert(repo, rows as never, o as never),
+      stored: async (prefix) =>
+        (await ds.query(`SELECT id, name FROM zoo_author WHERE name LIKE '${prefix}%' ORDER BY id`)).map((r: Row) => [
+          Number(r.id),
+          r.name,
+        ]),
+      query: (sql) => ds.query(sql),
+      sends: { target: pool, method: typeof pool.execute === 'function' ? 'execute' : 'query' },
+      close,
+    };
+  };
+  return {
+    orm: 'TypeORM',
+    version,
+    engine,
+    async open(worker) {
+      // The fingerprint reads the version of the `typeorm` the project resolves; the cache key
+      // keeps templates that another major built apart.
+      const t = await typeormTestDb(options, { worker, suffix: worker, cacheKey: `typeorm-${version}` });
+      return { ...session(t.dataSource, t.close), database: t.database, dispose: async () => await t[Symbol.asyncDispose]() };
+    },
+    async attach(database) {
+      const ds = await typeormDataSource(options, database.connection);
+      return session(ds, () => closeDataSource(ds));
+    },
+    refused: () => ({ name: null }),
+  };
+}
