@@ -95,7 +95,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
       // Whatever is still here (a keeper whose starter died, a server whose keeper died, an initdb
       // still writing) is stopped before this folder is touched: never two servers on one data directory.
       await reapLocked(dir);
-      removeDeadWritersCopies(req.context.options);
+      removeDeadWritersCopies(req.context);
       return start(req, dir);
     },
     undefined,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
 import { listOwnedServers } from '../../src/server/keeper/server-state.js';
+import { contextOf } from '../../src/options/context.js';
 import { isolatedEnv, jsonLines, REPO } from './cli.js';
 
 const iso = isolatedEnv('ci-doc');
@@ -63,7 +64,7 @@ test('the documented start step and stop step: the server is up between them and
   await client.connect();
   expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   await client.end();
-  const scope = { dataRoot: iso.root };
+  const scope = contextOf({ dataRoot: iso.root });
   expect(listOwnedServers(scope, { project: work }).map((s) => s.state)).toEqual(['running']);
 
   const stop = step(runOf(yaml, 'Stop the test database'));

@@ -7,11 +7,12 @@ import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { contextOf } from '../../src/options/context.js';
 import { treeBytes } from '../../src/server/os/warm-cache.js';
 import { isolatedEnv, jsonLines, runCli } from './cli.js';
 
 const iso = isolatedEnv('clean-dry');
-const root = serversRoot({ dataRoot: iso.root });
+const root = serversRoot(contextOf({ dataRoot: iso.root }));
 afterAll(() => iso.cleanup());
 
 const MB = 1024 * 1024;

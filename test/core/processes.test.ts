@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
 import { listDir } from '../../src/server/os/shared-files.js';
 import { listOwnedServers } from '../../src/server/keeper/server-state.js';
+import { contextOf } from '../../src/options/context.js';
 import { WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 
 describe('workers in separate processes', () => {
@@ -161,7 +162,7 @@ describe('initdb cache (on by default)', () => {
   const cache = join(work, 'cache');
   const env = { DATA_ROOT: dataRoot, COUNTER_FILE: join(work, 'c.log'), WORKER: '1', FAST_TEST_DB_CACHE_DIR: cache };
   // The server's own directory: beside it may be a copy of the binaries (a project only root can enter).
-  const serverLog = () => readFileSync(join(listOwnedServers({ dataRoot }, { all: true })[0]!.dir, 'server.log'), 'utf8');
+  const serverLog = () => readFileSync(join(listOwnedServers(contextOf({ dataRoot }), { all: true })[0]!.dir, 'server.log'), 'utf8');
   afterAll(async () => {
     await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { clean } from '../../src/cli/tools/clean.js';
 import { processesIn, running, signal } from '../../src/server/os/processes.js';
 import { postgresSegment } from '../../src/server/os/shared-memory.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { contextOf } from '../../src/options/context.js';
 import { listDir } from '../../src/server/os/shared-files.js';
 import { BINARIES_COPY_NAME } from '../../src/server/os/copy-names.js';
 import { statFields } from '../../src/server/os/proc-stat.js';
@@ -76,7 +77,7 @@ const FOLDER_GOES_MS = 90_000;
 
 /** Everything of ours under the data root: server folders, copies, anything a crash left. */
 function leftIn(dataRoot: string): string[] {
-  const root = serversRoot({ dataRoot });
+  const root = serversRoot(contextOf({ dataRoot }));
   return listDir(root).map((d) => join(root, d));
 }
 

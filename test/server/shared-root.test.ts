@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keeperFiles } from '../../src/server/keeper/files.js';
 import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { contextOf } from '../../src/options/context.js';
 import { removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');
@@ -69,7 +70,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
   });
 
   it('their folder under our per-user name: UNSAFE_PATH naming it and its owner; their folder, its mode and files stay', () => {
-    const ours = serversRoot({ dataRoot: shared });
+    const ours = serversRoot(contextOf({ dataRoot: shared }));
     as('mkdir', ['-m', '0777', ours]);
     as('mkdir', [join(ours, 'postgres-0123456789')]);
     as('touch', [join(ours, 'keep')]);
@@ -85,7 +86,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
   });
 
   it('a symlink under our per-user name: refused, the link and what it points at are left as they were', () => {
-    const ours = serversRoot({ dataRoot: shared });
+    const ours = serversRoot(contextOf({ dataRoot: shared }));
     const target = join(shared, `theirs-${process.pid}`);
     as('mkdir', ['-m', '0700', target]);
     as('touch', [join(target, 'keep')]);
@@ -108,7 +109,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
     expect(first.code, first.err).toBe(0);
     const { stateDir } = JSON.parse(first.out.split('\n')[0]!) as { stateDir: string };
     expect(await waitFor(() => !existsSync(stateDir), 20_000)).toBe(true);
-    const ours = serversRoot({ dataRoot: shared });
+    const ours = serversRoot(contextOf({ dataRoot: shared }));
     if (!existsSync(ours)) ensurePrivateDir(ours);
     mkdirSync(stateDir, { mode: 0o777 });
     chmodSync(stateDir, 0o777);
@@ -123,7 +124,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
   });
 
   it('the keeper runs nothing from a plan another uid wrote', async () => {
-    const ours = serversRoot({ dataRoot: shared });
+    const ours = serversRoot(contextOf({ dataRoot: shared }));
     ensurePrivateDir(ours);
     const dir = join(ours, 'postgres-fedcba9876');
     ensurePrivateDir(dir);
@@ -160,7 +161,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
 describe('state files', () => {
   it("the keeper's status is written whole and renamed into place: a reader never opens the file being written", async () => {
     const shared = mkdtempSync(join('/dev/shm', 'ftdb-test-status-'));
-    const dir = join(serversRoot({ dataRoot: shared }), 'postgres-00aa11bb22');
+    const dir = join(serversRoot(contextOf({ dataRoot: shared })), 'postgres-00aa11bb22');
     ensurePrivateDir(dirname(dir));
     ensurePrivateDir(dir);
     const plan = {

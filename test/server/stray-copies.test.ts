@@ -26,6 +26,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 import { pidAlive } from '../../src/server/os/lock.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { contextOf } from '../../src/options/context.js';
 import { waitFor } from '../core/helpers.js';
 import { isolatedEnv, jsonLines, runCli, runFixture } from '../cli/cli.js';
 
@@ -82,7 +83,7 @@ describe('killed for real: the processes copying a warm copy and initdb output t
   const iso = isolatedEnv('stray-kill');
   // No grace: the server stops, and its data directory is saved, as soon as the worker exits.
   const env: NodeJS.ProcessEnv = { ...iso.env, FAST_TEST_DB_GRACE_MS: '0' };
-  const root = serversRoot({ dataRoot: iso.root });
+  const root = serversRoot(contextOf({ dataRoot: iso.root }));
   const cache = env.FAST_TEST_DB_CACHE_DIR!;
   const work = mkdtempSync(join(tmpdir(), 'ftdb-stray-kill-'));
   const paused: number[] = [];
@@ -207,7 +208,7 @@ describe('killed for real: the processes copying a warm copy and initdb output t
 describe('made under the names the code writes: binaries copies and partial copies', () => {
   const iso = isolatedEnv('stray-names');
   const env = iso.env;
-  const root = serversRoot({ dataRoot: iso.root });
+  const root = serversRoot(contextOf({ dataRoot: iso.root }));
   const cache = env.FAST_TEST_DB_CACHE_DIR!;
   let running: ChildProcess | undefined;
   afterAll(async () => {

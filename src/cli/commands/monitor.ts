@@ -1,5 +1,6 @@
 /** `fast-test-db monitor`: one line per second of what makes a test server stall. */
 import { FastTestDbError } from '../../errors.js';
+import { buildContext, type Context } from '../../options/context.js';
 import { listOwnedServers } from '../../server/keeper/server-state.js';
 import { serverAt } from '../../server/providers/url.js';
 import type { ServerInfo } from '../../types.js';
@@ -40,7 +41,9 @@ ${COMMON_HELP}`,
     const { values, positionals, io } = ctx;
     const url = targetUrl({ positionals, values, io });
     // Watching only reads statistics, so a remote server is fine here.
-    const server = url ? serverAt(url, true, io.env) : ourServer(parseEngine(str(values.engine)));
+    const server = url
+      ? serverAt(url, true, io.env)
+      : ourServer(parseEngine(str(values.engine)), buildContext({}, { env: io.env, check: false }));
     const duration = str(values.duration);
     const interval = str(values.interval);
     const opts = { durationMs: duration ? parseDuration(duration) : undefined, intervalMs: interval ? parseDuration(interval) : 1000 };
@@ -49,8 +52,8 @@ ${COMMON_HELP}`,
   },
 };
 
-function ourServer(engine: ServerInfo['engine'] | undefined): ServerInfo {
-  const running = listOwnedServers().filter((s) => s.state === 'running' && s.info && (!engine || s.engine === engine));
+function ourServer(engine: ServerInfo['engine'] | undefined, context: Context): ServerInfo {
+  const running = listOwnedServers(context).filter((s) => s.state === 'running' && s.info && (!engine || s.engine === engine));
   const newest = running.sort((a, b) => a.ageMs - b.ageMs)[0];
   if (!newest?.info)
     throw new FastTestDbError(

@@ -18,7 +18,7 @@ import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
 import type { Engine, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
-import { buildContext } from '../../options/context.js';
+import { buildContext, type Context } from '../../options/context.js';
 import { liveOtherOwner, templateInUse, templateUsers } from '../../core/users.js';
 
 const log = logger('clean');
@@ -201,12 +201,13 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
     ok: true,
   };
   const counter = { done: 0, total: 0 };
-  const ctx = buildContext({ allowRemote: opts.allowRemote }, { env: opts.env, check: false });
+  const ctx = buildContext(
+    { allowRemote: opts.allowRemote, dataRoot: opts.dataRoot, cacheDir: opts.cacheDir },
+    { env: opts.env, check: false },
+  );
   const byUrl = opts.url ? serverAt(opts.url, ctx.resolved.allowRemote, ctx.env) : undefined;
   // With a URL, `clean` is about that server alone: one of ours only when the URL names it.
-  const owned = listOwnedServers({ dataRoot: opts.dataRoot }, { all: opts.all || byUrl !== undefined }).filter(
-    (o) => !byUrl || sameServer(o.info, byUrl),
-  );
+  const owned = listOwnedServers(ctx, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
   const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);
   for (const server of servers) {
     const target = await cleanServer(server, await dialectFor(server.engine), opts, counter);
@@ -242,7 +243,7 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
     report.servers.push(...(await cleanLeftContainers({ dryRun: opts.dryRun, project: opts.all ? undefined : process.cwd() })));
   // Files go with the servers (after them: a server reaped above no longer holds a binaries copy),
   // and like them are left alone when a URL names the one server to clean.
-  if (opts.servers !== false && !byUrl) cleanLeftoverCopies(opts, report, counter);
+  if (opts.servers !== false && !byUrl) cleanLeftoverCopies(opts, ctx, report, counter);
   report.ok = report.targets.every((t) => !t.error && t.failed.length === 0) && report.files.every((f) => f.action !== 'failed');
   return report;
 }
@@ -254,10 +255,9 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
  * --older-than 0 removes every binaries copy nobody uses (the next start that needs one remakes it
  * in ~0.1-0.3 s), and e.g. --older-than 1d keeps the one this machine's runs use every day.
  */
-function cleanLeftoverCopies(opts: CleanOptions, report: CleanReport, counter: { done: number; total: number }): void {
-  const options = { dataRoot: opts.dataRoot, cacheDir: opts.cacheDir };
+function cleanLeftoverCopies(opts: CleanOptions, ctx: Context, report: CleanReport, counter: { done: number; total: number }): void {
   const stale: LeftoverCopy[] = [];
-  for (const copy of leftoverCopies(options)) {
+  for (const copy of leftoverCopies(ctx)) {
     const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
     if (copy.heldBy) report.files.push({ ...base, action: 'kept', reason: copy.heldBy });
     else if (copy.ageMs < opts.olderThanMs) {
@@ -275,7 +275,7 @@ function cleanLeftoverCopies(opts: CleanOptions, report: CleanReport, counter: {
       continue;
     }
     try {
-      const held = removeLeftoverCopy(copy, options);
+      const held = removeLeftoverCopy(copy, ctx);
       report.files.push(held ? { ...base, action: 'kept', reason: held } : { ...base, action: 'removed', reason });
     } catch (e) {
       report.files.push({ ...base, action: 'failed', reason: messageOf(e) });

@@ -124,8 +124,8 @@ async function checkDocker(ctx: Context): Promise<DoctorCheck> {
   return { id: 'docker', status: 'info', title: `Docker socket ${endpoint.label} does not answer`, detail: why };
 }
 
-function checkTmpfs(options: DoctorOptions): DoctorCheck {
-  const { root } = dataRoot(options);
+function checkTmpfs(ctx: Context): DoctorCheck {
+  const { root } = dataRoot(ctx);
   const fs = filesystemOf(root);
   let free: number | undefined;
   try {
@@ -153,8 +153,8 @@ function checkTmpfs(options: DoctorOptions): DoctorCheck {
 }
 
 /** Servers we started, in the registry's own words (the same as `clean` prints). */
-function checkOwnedServers(options: DoctorOptions): DoctorCheck[] {
-  return listOwnedServers(options, { all: options.all })
+function checkOwnedServers(ctx: Context, options: DoctorOptions): DoctorCheck[] {
+  return listOwnedServers(ctx, { all: options.all })
     .filter((s) => s.state !== 'stopped')
     .map((s) => {
       const what = s.info ? `${s.engine} ${s.info.version} on port ${s.info.port}` : s.engine;
@@ -178,9 +178,9 @@ const UNUSED_BINARIES = '1d';
  * What killed saves and copies left on disk, one line per kind with what it holds and the `clean`
  * that removes it. Held ones (a saver still copying, a server running from a binaries copy) are not mentioned.
  */
-function checkLeftoverCopies(options: DoctorOptions): DoctorCheck[] {
+function checkLeftoverCopies(ctx: Context): DoctorCheck[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
-  const leftovers = leftoverCopies(options).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
+  const leftovers = leftoverCopies(ctx).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
   const kinds: Array<{ kind: LeftoverKind; what: string; olderThan: string }> = [
     { kind: 'warm-save', what: "staged warm copies (a server's data directory or initdb output) whose save was killed", olderThan: '0' },
     { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
@@ -341,9 +341,9 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     docker,
     ...containers,
     checkUser(ctx),
-    checkTmpfs(options),
-    ...checkOwnedServers(options),
-    ...checkLeftoverCopies(options),
+    checkTmpfs(ctx),
+    ...checkOwnedServers(ctx, options),
+    ...checkLeftoverCopies(ctx),
   );
   if (!options.url && perEngine.every(([binaries]) => binaries?.status !== 'ok') && docker.status !== 'ok')
     checks.push({

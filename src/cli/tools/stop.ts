@@ -9,6 +9,7 @@ import type { OpenSession } from '../../engines/marker.js';
 import { messageOf } from '../../errors.js';
 import { stopOwnedServer } from '../../server/registry.js';
 import { reapServer } from '../../server/keeper/reap.js';
+import { contextOf } from '../../options/context.js';
 import { listOwnedServers, serverState, type OwnedServerEntry } from '../../server/keeper/server-state.js';
 import { removeEmptyDir } from '../../server/keeper/dirs.js';
 import { argsOf, running, signal } from '../../server/os/processes.js';
@@ -63,7 +64,8 @@ async function sessionsOf(entry: OwnedServerEntry): Promise<{ sessions: OpenSess
 
 /** Who uses each server, without changing anything: what `stop` refuses on, or cuts off with `force`. */
 export async function stopTargets(options: TestDatabaseOptions, all: boolean): Promise<StopTarget[]> {
-  const entries = listOwnedServers(options, { all }).filter((e) => e.state !== 'stopped');
+  // The one context of this look: the servers root the options and the env say.
+  const entries = listOwnedServers(contextOf(options, { check: false }), { all }).filter((e) => e.state !== 'stopped');
   return Promise.all(
     entries.map(async (e) => {
       const live = e.state === 'running';

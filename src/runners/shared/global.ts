@@ -114,7 +114,7 @@ function parseEnvVars(value: string | string[] | undefined): string[] {
 
 /** Directory for one run's bookkeeping (which workers already cloned), next to this user's servers. */
 export function runDir(run: string, ctx: Context): string {
-  return join(serversRoot(ctx.options), 'runs', run);
+  return join(serversRoot(ctx), 'runs', run);
 }
 
 /**

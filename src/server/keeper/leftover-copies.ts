@@ -18,8 +18,7 @@
  */
 import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheRoot } from '../../options/resolve.js';
-import type { TestDatabaseOptions } from '../../types.js';
+import { cacheRoot, type ResolvedOptions } from '../../options/resolve.js';
 import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from '../os/copy-names.js';
 import { keeperFiles, type KeeperPlan } from './files.js';
 import { listDir, readJson } from '../os/shared-files.js';
@@ -27,7 +26,7 @@ import { pidAlive } from '../os/lock.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { canReadCommandLines, processesNaming } from '../os/processes.js';
 import { listOwnedServers, type OwnedServerEntry } from './server-state.js';
-import { serversRoot } from './dirs.js';
+import { type RootSettings, serversRoot } from './dirs.js';
 import { treeBytes } from '../os/warm-cache.js';
 
 export type LeftoverKind = 'warm-save' | 'partial' | 'binaries';
@@ -52,10 +51,16 @@ const UNSEEN_SAVER_MS = 10 * 60_000;
 
 type Found = Omit<LeftoverCopy, 'bytes' | 'heldBy'>;
 
+/** Where leftovers are looked for, as the entry resolved it: the servers root, and the project's cache dir (from its directory). */
+export interface CopiesSettings extends RootSettings {
+  readonly resolved: Pick<ResolvedOptions, 'dataRoot' | 'cacheDir'>;
+  readonly cwd: string;
+}
+
 /** Every leftover copy in the servers root and this project's cache dir, held or not. */
-export function leftoverCopies(options: TestDatabaseOptions = {}): LeftoverCopy[] {
-  const servers = serversOnce(options);
-  return candidates(options, true).map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
+export function leftoverCopies(settings: CopiesSettings): LeftoverCopy[] {
+  const servers = serversOnce(settings);
+  return candidates(settings, true).map((c) => ({ ...c, bytes: treeBytes(c.path), heldBy: heldBy(c, servers) }));
 }
 
 /**
@@ -63,14 +68,14 @@ export function leftoverCopies(options: TestDatabaseOptions = {}): LeftoverCopy[
  * tmpfs, which is memory, and its partial copy in the cache) goes now rather than at the next `clean`.
  * Binaries copies stay for `clean`: they are of use, and deciding needs every server's state.
  */
-export function removeDeadWritersCopies(options: TestDatabaseOptions = {}): void {
+export function removeDeadWritersCopies(settings: CopiesSettings): void {
   const none = () => [];
-  for (const c of candidates(options, false)) if (!heldBy(c, none)) rmSync(c.path, { recursive: true, force: true });
+  for (const c of candidates(settings, false)) if (!heldBy(c, none)) rmSync(c.path, { recursive: true, force: true });
 }
 
-function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[] {
+function candidates(settings: CopiesSettings, withBinaries: boolean): Found[] {
   const found: Found[] = [];
-  assertPrivate(serversRoot(options)); // another user's folder under our name: nothing in it is ours
+  assertPrivate(serversRoot(settings)); // another user's folder under our name: nothing in it is ours
   const look = (dir: string, kinds: Array<[RegExp, LeftoverKind]>) => {
     for (const name of entries(dir)) {
       for (const [re, kind] of kinds) {
@@ -85,12 +90,12 @@ function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[
       }
     }
   };
-  look(serversRoot(options), [
+  look(serversRoot(settings), [
     [WARM_SAVE_NAME, 'warm-save'],
     [BINARIES_PARTIAL_NAME, 'partial'],
     ...(withBinaries ? [[BINARIES_COPY_NAME, 'binaries'] as [RegExp, LeftoverKind]] : []),
   ]);
-  look(cacheRoot(options), [[CACHE_PARTIAL_NAME, 'partial']]);
+  look(cacheRoot(settings), [[CACHE_PARTIAL_NAME, 'partial']]);
   return found;
 }
 
@@ -98,8 +103,8 @@ function candidates(options: TestDatabaseOptions, withBinaries: boolean): Found[
  * Removes one leftover copy unless something holds it now: it is looked at again first, as a writer or
  * a start may have begun since it was listed. Returns why it stayed, or undefined once it is gone.
  */
-export function removeLeftoverCopy(copy: LeftoverCopy, options: TestDatabaseOptions = {}): string | undefined {
-  const held = heldBy(copy, serversOnce(options));
+export function removeLeftoverCopy(copy: LeftoverCopy, settings: RootSettings): string | undefined {
+  const held = heldBy(copy, serversOnce(settings));
   if (held) return held;
   if (copy.kind !== 'binaries') {
     rmSync(copy.path, { recursive: true, force: true });
@@ -116,7 +121,7 @@ export function removeLeftoverCopy(copy: LeftoverCopy, options: TestDatabaseOpti
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // removed by another clean
     throw e;
   }
-  const now = heldBy(copy, serversOnce(options));
+  const now = heldBy(copy, serversOnce(settings));
   if (now) {
     try {
       renameSync(aside, copy.path);
@@ -143,9 +148,9 @@ function entries(dir: string): string[] {
 }
 
 /** The registry's view of every server of this user, read once per look and only when a binaries copy asks. */
-function serversOnce(options: TestDatabaseOptions): () => OwnedServerEntry[] {
+function serversOnce(settings: RootSettings): () => OwnedServerEntry[] {
   let servers: OwnedServerEntry[] | undefined;
-  return () => (servers ??= listOwnedServers(options, { all: true }));
+  return () => (servers ??= listOwnedServers(settings, { all: true }));
 }
 
 function heldBy(copy: Found, servers: () => OwnedServerEntry[]): string | undefined {

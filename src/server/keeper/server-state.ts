@@ -5,12 +5,12 @@
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isFastTestDbError } from '../../errors.js';
-import type { Engine, ServerInfo, TestDatabaseOptions } from '../../types.js';
+import type { Engine, ServerInfo } from '../../types.js';
 import { pidAlive } from '../os/lock.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { isKeeperOf, processesIn } from '../os/processes.js';
 import { listDir, readJson } from '../os/shared-files.js';
-import { engineOfServerDir, serversRoot } from './dirs.js';
+import { engineOfServerDir, type RootSettings, serversRoot } from './dirs.js';
 import { type KeeperPlan, type KeeperStatus, keeperFiles } from './files.js';
 
 export type ServerStateName = 'starting' | 'running' | 'stopping' | 'orphaned' | 'stopped';
@@ -101,8 +101,8 @@ export function serverState(dir: string): OwnedServerEntry {
 }
 
 /** Every server directory of this user; only this project's (cwd) unless `all`. */
-export function listOwnedServers(options: TestDatabaseOptions = {}, scope: { all?: boolean; project?: string } = {}): OwnedServerEntry[] {
-  const root = serversRoot(options);
+export function listOwnedServers(settings: RootSettings, scope: { all?: boolean; project?: string } = {}): OwnedServerEntry[] {
+  const root = serversRoot(settings);
   const project = scope.project ?? process.cwd();
   const out: OwnedServerEntry[] = [];
   // Another user's folder (or a link) under our name is neither read nor cleaned: it is not ours.
