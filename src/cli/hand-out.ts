@@ -3,7 +3,7 @@
  * never a system one, optionally with the fixed login an app already uses (a drop-in for the
  * database service of a docker-compose file: `--port 5432 --user test --password test --database test`).
  */
-import type { EngineName, Logins, MarkerStore, SqlClient, TemplateStore, Urls } from '../engines/engine.js';
+import type { EngineName, ServerRoles, SqlClient } from '../engines/engine.js';
 import { engineFor } from '../engines/index.js';
 import { newMarker } from '../engines/marker.js';
 import { FastTestDbError } from '../errors.js';
@@ -37,10 +37,12 @@ export function handOutName(engine: EngineName, database = DEFAULT_HANDED_OUT): 
   return database;
 }
 
-/** What handing out a database takes of an engine's roles. */
-export type HandOutRoles = Pick<MarkerStore, 'readMarker'> & Pick<TemplateStore, 'createEmpty'> & Logins & Pick<Urls, 'url'>;
-
-export async function handOutDatabase(roles: HandOutRoles, admin: SqlClient, server: ServerInfo, req: HandOutRequest): Promise<HandedOut> {
+export async function handOutDatabase(
+  roles: Pick<ServerRoles, 'markers' | 'templates' | 'logins'>,
+  admin: SqlClient,
+  server: ServerInfo,
+  req: HandOutRequest,
+): Promise<HandedOut> {
   const database = handOutName(server.engine, req.database);
   const user = req.user ?? server.user;
   // A login the user named without a password still gets one (in the URL printed): with none, any
@@ -53,17 +55,17 @@ export async function handOutDatabase(roles: HandOutRoles, admin: SqlClient, ser
       `use another user name, e.g. --user test --password ${password || 'test'}`,
     );
 
-  const marker = await roles.readMarker(admin, database);
+  const marker = await roles.markers.readMarker(admin, database);
   if (marker === null)
     throw new FastTestDbError(
       'NOT_OURS',
       `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`,
       'choose another --database, or remove that database yourself',
     );
-  if (marker === undefined) await roles.createEmpty(admin, database, newMarker('database', { run: 'start' }));
+  if (marker === undefined) await roles.templates.createEmpty(admin, database, newMarker('database', { run: 'start' }));
   if (user !== server.user) {
-    await roles.createLogin(admin, user, password);
-    await roles.grantDatabase(admin, database, user);
+    await roles.logins.createLogin(admin, user, password);
+    await roles.logins.grantDatabase(admin, database, user);
   }
-  return { url: roles.url({ ...server, user, password }, database), database, user, created: marker === undefined };
+  return { url: engineFor(server.engine).urls.url({ ...server, user, password }, database), database, user, created: marker === undefined };
 }

@@ -3,8 +3,7 @@
  * the engine found here; its driver-side roles load only when used (Engine.load).
  */
 import type { Flavor } from '../types.js';
-import type { Dialect } from './dialect.js';
-import type { Engine, EngineName, LoadOptions, ServerRoles } from './engine.js';
+import type { Engine, EngineName } from './engine.js';
 import { mysql } from './mysql/index.js';
 import { postgres } from './postgres/index.js';
 
@@ -43,42 +42,4 @@ export const URL_SCHEMES = ENGINE_NAMES.flatMap((n) => ENGINES[n].urls.schemes);
 export function flavorLabel(flavor: Flavor): string {
   const engine = engineOfFlavor(flavor);
   return engine.flavorLabels[flavor] ?? engine.label;
-}
-
-/**
- * The flat view of the server roles (dialect.ts), for callers not yet taking the roles they use.
- * The driver is loaded with it, so that a missing one is PEER_MISSING before any server starts.
- */
-export async function dialectFor(name: EngineName, options: LoadOptions = {}): Promise<Dialect> {
-  const engine = engineFor(name);
-  return flatten(engine, await engine.load(options));
-}
-
-// Per set of roles (so not in src/state.ts): one flat view each, so that callers comparing dialects see one.
-const flat = new WeakMap<ServerRoles, Dialect>();
-
-function flatten(engine: Engine, roles: ServerRoles): Dialect {
-  let dialect = flat.get(roles);
-  if (!dialect) {
-    const { swap } = roles;
-    dialect = {
-      ...roles,
-      engine: engine.name,
-      url: (server, database) => engine.urls.url(server, database),
-      ...roles.connector,
-      ...roles.locks,
-      ...roles.templates,
-      ...roles.markers,
-      ...roles.resetter,
-      describe: roles.inspector.describe,
-      sessions: roles.inspector.sessions,
-      sessionTasks: roles.inspector.sessionTasks,
-      ...(roles.templates.clonesNeedNoSessions ? { openSessions: roles.inspector.openSessions } : {}),
-      ...roles.logins,
-      ...roles.tuner,
-      ...(swap ? { renameDatabases: swap.renameDatabases, endConnections: swap.endConnections } : {}),
-    };
-    flat.set(roles, dialect);
-  }
-  return dialect;
 }

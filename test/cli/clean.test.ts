@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodeMarker, type Marker } from '../../src/engines/dialect.js';
+import { encodeMarker, type Marker } from '../../src/engines/marker.js';
 import { pidAlive } from '../../src/server/os/lock.js';
 import { waitFor } from '../core/helpers.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { encodeMarker, type Marker } from '../../src/engines/dialect.js';
+import { encodeMarker, type Marker } from '../../src/engines/marker.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { isolatedEnv, jsonLines, runCli, runFixture } from './cli.js';
 

@@ -1,6 +1,6 @@
 /** The marker a database of ours carries. */
 import { describe, expect, it } from 'vitest';
-import { decodeMarker, encodeMarker, newMarker } from '../../src/engines/dialect.js';
+import { decodeMarker, encodeMarker, newMarker } from '../../src/engines/marker.js';
 
 describe('markers', () => {
   it('round-trip, and anything else is not ours', () => {

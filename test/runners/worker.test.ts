@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTestDatabase } from '../../src/index.js';
 import type { TestDatabase } from '../../src/types.js';
-import { dialectFor } from '../../src/engines/index.js';
+import { engineFor } from '../../src/engines/index.js';
 import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/shared/handoff.js';
 import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/shared/worker.js';
 
-const postgresDialect = await dialectFor('postgres');
+const roles = await engineFor('postgres').load();
 
 /** A handoff as a runner's global setup writes it, for the template of `probe`. */
 function handoffFor(probe: TestDatabase, run: string, dir: string, rest: Pick<Handoff, 'isolation' | 'urlPattern'>): Handoff {
@@ -32,14 +32,14 @@ it('clones even when another node:test child removed the run directory a moment 
   const dir = join(mkdtempSync('/tmp/ftdb-notes-'), 'runs', 'gone');
   const name = `ftdb_wnote${process.pid}`;
   const handoff = handoffFor(probe, 'gone', dir, { isolation: 'file', urlPattern: '' });
-  const admin = await postgresDialect.connect(probe.server);
+  const admin = await roles.connector.connect(probe.server);
   try {
     // The directory does not exist, as when the last child of a batch removed it while we cloned.
     await cloneFresh(handoff, name);
     expect(existsSync(join(dir, name))).toBe(true);
-    expect((await postgresDialect.readMarker(admin, name))?.kind).toBe('database');
+    expect((await roles.markers.readMarker(admin, name))?.kind).toBe('database');
   } finally {
-    await postgresDialect.drop(admin, name, { force: true });
+    await roles.templates.drop(admin, name, { force: true });
     await admin.close();
     await probe.destroy();
     rmSync(join(dir, '..', '..'), { recursive: true, force: true });
@@ -51,7 +51,7 @@ it("a runner's worker database: disposing the handle closes it, destroy() drops 
   const dir = mkdtempSync('/tmp/ftdb-own-');
   const handoff = handoffFor(probe, 'own', dir, { isolation: 'worker', urlPattern: `postgres://x/${NAME_SLOT}` });
   const target = workerTarget(handoff, `own${process.pid}`);
-  const admin = await postgresDialect.connect(probe.server);
+  const admin = await roles.connector.connect(probe.server);
   try {
     await cloneFresh(handoff, target.name);
     const db = await workerDatabase(handoff, target);
@@ -59,13 +59,13 @@ it("a runner's worker database: disposing the handle closes it, destroy() drops 
     expect(db.url).toBe(target.url);
     await db.reset();
     await db[Symbol.asyncDispose]();
-    expect((await postgresDialect.readMarker(admin, target.name))?.kind).toBe('database');
+    expect((await roles.markers.readMarker(admin, target.name))?.kind).toBe('database');
     expect(alreadyCloned(handoff, target.name)).toBe(true);
     await db.destroy();
-    expect(await postgresDialect.readMarker(admin, target.name)).toBeUndefined();
+    expect(await roles.markers.readMarker(admin, target.name)).toBeUndefined();
     expect(alreadyCloned(handoff, target.name)).toBe(false);
   } finally {
-    if (await postgresDialect.readMarker(admin, target.name)) await postgresDialect.drop(admin, target.name, { force: true });
+    if (await roles.markers.readMarker(admin, target.name)) await roles.templates.drop(admin, target.name, { force: true });
     await admin.close();
     await probe.destroy();
     rmSync(dir, { recursive: true, force: true });
@@ -74,13 +74,13 @@ it("a runner's worker database: disposing the handle closes it, destroy() drops 
 
 it('the core database is its own: disposing the handle drops it', async () => {
   const db = await createTestDatabase({ worker: 'dispose-probe' });
-  const admin = await postgresDialect.connect(db.server);
+  const admin = await roles.connector.connect(db.server);
   try {
     await db.reset();
     await db.close();
-    expect((await postgresDialect.readMarker(admin, db.name))?.kind).toBe('database');
+    expect((await roles.markers.readMarker(admin, db.name))?.kind).toBe('database');
     await db[Symbol.asyncDispose]();
-    expect(await postgresDialect.readMarker(admin, db.name)).toBeUndefined();
+    expect(await roles.markers.readMarker(admin, db.name)).toBeUndefined();
   } finally {
     await admin.close();
   }

@@ -117,13 +117,9 @@ describe.skipIf(!asRoot)('only the test processes can log in (as root: a second 
 
   it('a login made for an app without a password gets one: without it, nobody gets in', async () => {
     for (const db of [pgDb, myDb]) {
-      const engine = engineFor(db.server.engine);
-      const roles = await engine.load();
+      const roles = await engineFor(db.server.engine).load();
       const handed = await withClient(roles.connector, db.server, (admin) =>
-        handOutDatabase({ ...roles.markers, ...roles.templates, ...roles.logins, url: engine.urls.url }, admin, db.server, {
-          user: 'applogin',
-          database: 'appdb',
-        }),
+        handOutDatabase(roles, admin, db.server, { user: 'applogin', database: 'appdb' }),
       );
       const url = new URL(handed.url);
       expect(url.password).toMatch(/^[0-9a-f]{32}$/);

@@ -1,5 +1,5 @@
 /** `fast-test-db start`: the project's tuned server in the foreground, in place of `docker run`. */
-import { dialectFor, engineFor } from '../../engines/index.js';
+import { engineFor } from '../../engines/index.js';
 import { describeTuning } from '../describe.js';
 import { stopOwnedServer } from '../../server/registry.js';
 import { serverState } from '../../server/keeper/server-state.js';
@@ -95,7 +95,7 @@ Examples:
     const adminUrl = engine.urls.url(server, server.adminDatabase);
     const { report, handed } = await withClient(roles.connector, server, async (admin) => ({
       report: await roles.inspector.describe(admin, server),
-      handed: await handOutDatabase({ ...roles.markers, ...roles.templates, ...roles.logins, url: engine.urls.url }, admin, server, {
+      handed: await handOutDatabase(roles, admin, server, {
         database: str(values.database),
         user: str(values.user),
         password: str(values.password),
@@ -191,6 +191,6 @@ function refuseOtherPort(req: OwnedRequest, running: number | undefined, asked: 
 
 /** Our worker databases on this server (not templates), dropped before its data directory is saved. */
 async function dropTestDatabases(server: ServerInfo): Promise<number> {
-  const dialect = await dialectFor(server.engine);
-  return (await withClient(dialect, server, (admin) => dropOurDatabases(dialect, admin, ''))).length;
+  const roles = await engineFor(server.engine).load();
+  return (await withClient(roles.connector, server, (admin) => dropOurDatabases(roles, admin, ''))).length;
 }

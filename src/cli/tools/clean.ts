@@ -5,8 +5,9 @@
  * never on names alone: a database without our marker is never a candidate, and one whose creating
  * process is still alive on this machine is left alone.
  */
-import type { Dialect, Marker, SqlClient } from '../../engines/dialect.js';
-import { dialectFor, engineFor } from '../../engines/index.js';
+import type { MarkerStore, ServerRoles, SqlClient } from '../../engines/engine.js';
+import { engineFor } from '../../engines/index.js';
+import type { Marker } from '../../engines/marker.js';
 import { messageOf } from '../../errors.js';
 import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
@@ -101,17 +102,22 @@ function keepReason(name: string, m: Marker, ageMs: number, opts: CleanOptions, 
   return m.kind === 'template' ? templateUsers(name, m, ours) : undefined;
 }
 
-type Ours = Awaited<ReturnType<Dialect['listOurs']>>;
+type Ours = Awaited<ReturnType<MarkerStore['listOurs']>>;
 
 /**
  * Drops `name`; a template under its lock, after a last look at its users (a run that leases it
  * takes the same lock). Returns why it was kept instead, if it was.
  */
-async function dropUnlessUsed(dialect: Dialect, admin: SqlClient, item: CleanItem, force?: boolean): Promise<string | undefined> {
-  if (item.kind !== 'template') return void (await dialect.drop(admin, item.name, { force }));
-  const kept = await dialect.withFreeLock(admin, item.name, async () => {
-    const inUse = await templateInUse(dialect, admin, item.name, '');
-    if (!inUse) await dialect.drop(admin, item.name, { force });
+async function dropUnlessUsed(
+  roles: Pick<ServerRoles, 'locks' | 'markers' | 'templates'>,
+  admin: SqlClient,
+  item: CleanItem,
+  force?: boolean,
+): Promise<string | undefined> {
+  if (item.kind !== 'template') return void (await roles.templates.drop(admin, item.name, { force }));
+  const kept = await roles.locks.withFreeLock(admin, item.name, async () => {
+    const inUse = await templateInUse(roles.markers, admin, item.name, '');
+    if (!inUse) await roles.templates.drop(admin, item.name, { force });
     return inUse ?? '';
   });
   return kept === undefined ? 'being built or leased right now' : kept || undefined;
@@ -119,21 +125,21 @@ async function dropUnlessUsed(dialect: Dialect, admin: SqlClient, item: CleanIte
 
 async function cleanServer(
   server: ServerInfo,
-  dialect: Dialect,
+  roles: Pick<ServerRoles, 'connector' | 'locks' | 'markers' | 'templates'>,
   opts: CleanOptions,
   counter: { done: number; total: number },
 ): Promise<CleanTarget> {
   const target: CleanTarget = { server: publicUrl(server), engine: server.engine, dropped: [], kept: [], failed: [] };
   let admin: SqlClient;
   try {
-    admin = await dialect.connect(server);
+    admin = await roles.connector.connect(server);
   } catch (e) {
     target.error = messageOf(e);
     return target;
   }
   try {
     const now = opts.now ?? Date.now();
-    const ours = await dialect.listOurs(admin, opts.prefix ?? '');
+    const ours = await roles.markers.listOurs(admin, opts.prefix ?? '');
     const stale: CleanItem[] = [];
     for (const { name, marker } of ours) {
       const created = Date.parse(marker.created);
@@ -145,11 +151,13 @@ async function cleanServer(
     }
     // A creation killed between CREATE DATABASE and its marker leaves a database that is ours by its
     // staging name alone; one still unmarked after a second look is a leftover.
-    const unmarked = (await dialect.listStaging(admin)).filter((n) => n.startsWith(opts.prefix ?? '') && !ours.some((o) => o.name === n));
+    const unmarked = (await roles.markers.listStaging(admin)).filter(
+      (n) => n.startsWith(opts.prefix ?? '') && !ours.some((o) => o.name === n),
+    );
     if (unmarked.length) await sleep(300);
     const leftovers = new Set<string>();
     for (const name of unmarked)
-      if ((await dialect.readMarker(admin, name)) === null) {
+      if ((await roles.markers.readMarker(admin, name)) === null) {
         leftovers.add(name);
         stale.push({ name, kind: 'database', created: '', ageMs: Infinity, reason: 'left unmarked by a creation that was killed' });
       }
@@ -164,12 +172,12 @@ async function cleanServer(
       }
       try {
         // Read the marker again right before dropping: the name may have been replaced meanwhile.
-        const marker = await dialect.readMarker(admin, item.name);
+        const marker = await roles.markers.readMarker(admin, item.name);
         if (!marker && !(marker === null && leftovers.has(item.name))) {
           target.kept.push({ ...item, reason: marker === null ? 'no longer carries our marker' : 'already gone' });
           continue;
         }
-        const kept = await dropUnlessUsed(dialect, admin, item, opts.force);
+        const kept = await dropUnlessUsed(roles, admin, item, opts.force);
         if (kept) target.kept.push({ ...item, reason: kept });
         else target.dropped.push(item);
       } catch (e) {
@@ -210,7 +218,7 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
   const owned = listOwnedServers(ctx, { all: opts.all || byUrl !== undefined }).filter((o) => !byUrl || sameServer(o.info, byUrl));
   const servers: ServerInfo[] = byUrl ? [byUrl] : owned.filter((o) => o.state === 'running' && o.info).map((o) => o.info!);
   for (const server of servers) {
-    const target = await cleanServer(server, await dialectFor(server.engine), opts, counter);
+    const target = await cleanServer(server, await engineFor(server.engine).load(), opts, counter);
     log('%s: dropped %d, kept %d, failed %d', target.server, target.dropped.length, target.kept.length, target.failed.length);
     report.targets.push(target);
   }

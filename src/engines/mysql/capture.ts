@@ -225,8 +225,9 @@ function seedStatement(t: CapturedTable, template: string): string {
 }
 
 /**
- * The captures one dialect has read or written. A capture is immutable once its template is
- * complete (the template's name carries the fingerprint), so it is read from the server once.
+ * The captures one set of MySQL roles (roles.ts) has read or written. A capture is immutable once
+ * its template is complete (the template's name carries the fingerprint), so it is read from the
+ * server once.
  */
 export class Captures {
   private readonly byTemplate = new Map<string, Capture>();

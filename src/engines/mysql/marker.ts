@@ -1,7 +1,7 @@
 /**
  * MySQL/MariaDB: our marker is a stored procedure `_fast_test_db_marker` whose COMMENT holds the
- * marker JSON (see dialect.ts for why), plus, on MariaDB, the schema's COMMENT for the instant
- * between CREATE DATABASE and the routine.
+ * marker JSON (MySQL's databases take no COMMENT), plus, on MariaDB, the schema's COMMENT for the
+ * instant between CREATE DATABASE and the routine.
  */
 import { decodeMarker, encodeMarker, MARKER_TAG, type Marker } from '../marker.js';
 import type { MarkerStore } from '../engine.js';

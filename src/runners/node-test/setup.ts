@@ -17,7 +17,7 @@ import { runBanner, serverSource } from '../shared/banner.js';
 import { prepareHandoff, runDir } from '../shared/global.js';
 import { workerTarget, type Handoff } from '../shared/handoff.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';
-import { cloneFresh, ensureCloned, installWorker, runDialect, workerDatabase } from '../shared/worker.js';
+import { cloneFresh, ensureCloned, installWorker, runRoles, workerDatabase } from '../shared/worker.js';
 
 /** Hooks of node:test's root test, so that they wrap every test of the file. */
 export async function nodeTestHooks() {
@@ -92,9 +92,9 @@ export async function childProcess(entry: Context): Promise<TestDatabase> {
 }
 
 async function dropOwn(h: Handoff, name: string): Promise<void> {
-  const dialect = await runDialect(h);
-  await withClient(dialect, h.server, async (admin) => {
-    const marker = await dialect.readMarker(admin, name);
-    if (marker && marker.kind === 'database') await dialect.drop(admin, name, { force: true });
+  const { connector, markers, templates } = await runRoles(h);
+  await withClient(connector, h.server, async (admin) => {
+    const marker = await markers.readMarker(admin, name);
+    if (marker && marker.kind === 'database') await templates.drop(admin, name, { force: true });
   });
 }

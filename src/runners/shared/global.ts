@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { pairableCpus } from './cpu-pairing.js';
 import { loadConfig, mergeConfig, resolveAdapter } from '../../options/config.js';
 import { buildContext, withOptions, type Context, type EntryOptions } from '../../options/context.js';
-import type { Dialect } from '../../engines/dialect.js';
-import { dialectFor } from '../../engines/index.js';
+import type { Engine, ServerRoles } from '../../engines/engine.js';
+import { engineFor } from '../../engines/index.js';
 import { explainEngineMismatch } from '../../core/engine-mismatch.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
@@ -126,31 +126,32 @@ export async function prepareHandoff(
   ctx: Context,
   run: string,
   dir: string,
-): Promise<{ handoff: Handoff; dialect: Dialect; prefix: string; built: boolean; runScoped: boolean }> {
+): Promise<{ handoff: Handoff; roles: ServerRoles; prefix: string; built: boolean; runScoped: boolean }> {
   const names = resolveNames(ctx);
   const prepared = await prepareTemplate(ctx).catch((e: unknown) => {
     throw explainEngineMismatch(e, names.engine);
   });
-  const dialect = await dialectFor(names.engine, { cloneStrategy: ctx.resolved.cloneStrategy });
-  const handoff = handoffFor({ ctx, run, dir, dialect, server: prepared.server, template: prepared.template, seeded: prepared.seeded });
-  return { handoff, dialect, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
+  const engine = engineFor(names.engine);
+  const roles = await engine.load({ cloneStrategy: ctx.resolved.cloneStrategy });
+  const handoff = handoffFor({ ctx, run, dir, engine, server: prepared.server, template: prepared.template, seeded: prepared.seeded });
+  return { handoff, roles, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
 }
 
 interface HandoffParts {
   ctx: Context;
   run: string;
   dir: string;
-  dialect: Dialect;
+  engine: Engine;
   server: ServerInfo;
   template: { name: string; fingerprint: string };
   seeded: string[];
 }
 
-function handoffFor({ ctx, run, dir, dialect, server, template, seeded }: HandoffParts): Handoff {
+function handoffFor({ ctx, run, dir, engine, server, template, seeded }: HandoffParts): Handoff {
   return {
     v: 1,
     run,
-    engine: dialect.engine,
+    engine: engine.name,
     prefix: ctx.names.prefix,
     shard: ctx.names.shard,
     server,
@@ -159,7 +160,7 @@ function handoffFor({ ctx, run, dir, dialect, server, template, seeded }: Handof
     seeded,
     isolation: parseIsolation(ctx.resolved.isolation),
     envVars: parseEnvVars(ctx.resolved.envVar),
-    urlPattern: dialect.url(server, NAME_SLOT),
+    urlPattern: engine.urls.url(server, NAME_SLOT),
     main: process.pid,
     dir,
     cpus: pairableCpus(ctx),
@@ -211,17 +212,25 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
 
   let handoff: Handoff;
   /** The finished handoff, or the failure that the workers were told about. */
-  let outcome: Promise<{ handoff: Handoff; dialect: Dialect; prefix: string } | { error: unknown }>;
+  let outcome: Promise<{ handoff: Handoff; roles: ServerRoles; prefix: string } | { error: unknown }>;
   if (expected) {
-    const dialect = await dialectFor(expected.engine, { cloneStrategy: ctx.resolved.cloneStrategy });
+    // Planned after the engine's roles loaded (a missing driver fails before a server is planned).
     handoff = {
-      ...handoffFor({ ctx, run, dir, dialect, server: expected, template: { name: '', fingerprint: '' }, seeded: [] }),
+      ...handoffFor({
+        ctx,
+        run,
+        dir,
+        engine: engineFor(expected.engine),
+        server: expected,
+        template: { name: '', fingerprint: '' },
+        seeded: [],
+      }),
       pending: readyFile,
       owner: process.pid,
     };
     outcome = work
       .then(async (p) => {
-        await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+        await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
         // Workers started from now on (a watch re-run's) need not wait for the ready file.
         handDown(p.handoff);
         writeReady(readyFile, { handoff: p.handoff });
@@ -252,7 +261,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     });
     noteScoped(p);
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
-    await dropRunDatabases(p.dialect, p.handoff.server, p.prefix, run);
+    await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
     handoff = p.handoff;
     outcome = Promise.resolve(p);
     log(
@@ -274,7 +283,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     resetRun: async () => {
       const done = await outcome;
       if ('error' in done) return;
-      await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
+      await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
     },
@@ -286,7 +295,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
         if (!failureReported(readyFile)) failure = done.error;
       } else {
         try {
-          await dropRunDatabases(done.dialect, done.handoff.server, done.prefix, run);
+          await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
         } catch (e) {
           failure = e;
         }
@@ -319,9 +328,14 @@ function handDown(handoff: Handoff): void {
 }
 
 /** Every database this run created (marker says so), whatever worker or file it belonged to. */
-export async function dropRunDatabases(dialect: Dialect, server: ServerInfo, prefix: string, run: string): Promise<string[]> {
-  const dropped = await withClient(dialect, server, (admin) =>
-    dropOurDatabases(dialect, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined),
+export async function dropRunDatabases(
+  roles: Pick<ServerRoles, 'connector' | 'markers' | 'templates'>,
+  server: ServerInfo,
+  prefix: string,
+  run: string,
+): Promise<string[]> {
+  const dropped = await withClient(roles.connector, server, (admin) =>
+    dropOurDatabases(roles, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined),
   );
   if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
   return dropped;

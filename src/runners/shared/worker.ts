@@ -6,8 +6,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
-import type { Dialect, SqlClient } from '../../engines/dialect.js';
-import { dialectFor } from '../../engines/index.js';
+import type { ServerRoles, SqlClient } from '../../engines/engine.js';
+import { engineFor } from '../../engines/index.js';
 import { FastTestDbError, messageOf } from '../../errors.js';
 import { logger } from '../../util/log.js';
 import type { TestDatabase } from '../../types.js';
@@ -48,14 +48,14 @@ export function alreadyCloned(h: Handoff, name: string): boolean {
   return existsSync(notePath(h, name));
 }
 
-/** The run's dialect, cloning as the run was told (a hand-made handoff without it: the default). */
-export function runDialect(h: Handoff): Promise<Dialect> {
-  return dialectFor(h.engine, { cloneStrategy: h.cloneStrategy ?? 'file_copy' });
+/** The roles of the run's engine, cloning as the run was told (a hand-made handoff without it: the default). */
+export function runRoles(h: Handoff): Promise<ServerRoles> {
+  return engineFor(h.engine).load({ cloneStrategy: h.cloneStrategy ?? 'file_copy' });
 }
 
-async function withAdmin<T>(h: Handoff, fn: (dialect: Dialect, admin: SqlClient) => Promise<T>): Promise<T> {
-  const dialect = await runDialect(h);
-  return withClient(dialect, h.server, (admin) => fn(dialect, admin));
+async function withAdmin<T>(h: Handoff, fn: (roles: ServerRoles, admin: SqlClient) => Promise<T>): Promise<T> {
+  const roles = await runRoles(h);
+  return withClient(roles.connector, h.server, (admin) => fn(roles, admin));
 }
 
 /**
@@ -67,8 +67,8 @@ export async function cloneFresh(pending: Handoff, name: string): Promise<void> 
   const h = await settled(pending);
   joinInvocation(h.main);
   const started = performance.now();
-  await withAdmin(h, (dialect, admin) =>
-    recreateDatabase(admin, { roles: dialect, server: h.server, template: h.template, name, run: h.run, force: true }),
+  await withAdmin(h, (roles, admin) =>
+    recreateDatabase(admin, { roles, server: h.server, template: h.template, name, run: h.run, force: true }),
   );
   writeNote(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
@@ -236,9 +236,9 @@ export async function workerDatabase(pending: Handoff, target: WorkerTarget): Pr
   // A server handed out while it starts: the template and seeded tables are known once it is ready.
   const h = await settled(pending);
   joinInvocation(h.main);
-  const dialect = await runDialect(h);
+  const roles = await runRoles(h);
   return new Database({
-    roles: dialect,
+    roles,
     server: h.server,
     name: target.name,
     url: target.url,
