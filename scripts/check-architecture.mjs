@@ -59,7 +59,7 @@ const ENGINE_KEYS = new Set(['postgres', 'postgresql', 'mysql', 'mariadb']);
 /** Names that hold an engine name: `engine`, `server.engine`, `otherEngine`, `report.flavor`, an adapter's `family`. */
 const ENGINE_NAME = /(?:^|[a-z])(?:engine|Engine|flavor|Flavor|family|Family)$/;
 /** Names that hold an engine object, whose `.name` or `.kind` is the engine name. */
-const ENGINE_OBJECT = /(?:engine|Engine|dialect|Dialect)$/;
+const ENGINE_OBJECT = /(?:engine|Engine)$/;
 /** What another engine value may be called on the other side of a comparison: `engineOnly`, `requestedFlavor`. */
 const ENGINE_VALUE = /engine|flavor|family/i;
 /** String methods and lookups that branch when given an engine name. */
@@ -213,7 +213,7 @@ function engineBranches(source) {
 /** Whether `side <op> other` decides by the engine. */
 function branches(side, other) {
   if (engineLiteral(side)) return true;
-  // `dialect === postgres`, `x === ENGINES.mysql`: an engine object picked out by its name.
+  // `engine === postgres`, `x === ENGINES.mysql`: an engine object picked out by its name.
   if (ENGINE_KEYS.has(nameOf(unwrap(side)))) return true;
   // `engine !== undefined` asks whether an engine was given, and `s.engine === engine` whether two
   // engines are the same one: neither names an engine, so a new engine changes neither.
@@ -237,7 +237,7 @@ function engineLiteral(node) {
   return Boolean(n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && ENGINE_LITERAL.test(n.text));
 }
 
-/** `engine`, `x.engine`, `otherEngine`, `report.flavor`, `engine.name`, `dialect.kind`. */
+/** `engine`, `x.engine`, `otherEngine`, `report.flavor`, `engine.name`. */
 function holdsEngineName(node) {
   const n = unwrap(node);
   const name = nameOf(n);

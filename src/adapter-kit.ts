@@ -20,7 +20,7 @@ export { createTestDatabase } from './runners/shared/create-test-database.js';
 export type { PoolEvents } from './runners/shared/cpu-pairing.js';
 export type {
   ConnectionOptions,
-  Engine,
+  EngineName,
   Flavor,
   MigrateFn,
   ServerInfo,

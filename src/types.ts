@@ -1,6 +1,9 @@
 /** Public types of fast-test-db. */
 
-export type Engine = 'postgres' | 'mysql';
+/** Which kind of server: PostgreSQL, or MySQL/MariaDB. The engine itself (what it knows and does) is src/engines/engine.ts's `Engine`. */
+export type EngineName = 'postgres' | 'mysql';
+/** @deprecated The name of an engine is `EngineName`; this older name stays for code that imports it. */
+export type Engine = EngineName;
 export type Flavor = 'postgres' | 'mysql' | 'mariadb';
 export type ServerMode = 'auto' | 'embedded' | 'external' | 'container';
 
@@ -24,7 +27,7 @@ export type CloneStrategy = 'file_copy' | 'wal_log';
 
 /** A running server and how to reach it as admin. Serializable: it travels to worker processes in an env var. */
 export interface ServerInfo {
-  engine: Engine;
+  engine: EngineName;
   flavor: Flavor;
   /** Full version string, e.g. "18.1" or "10.11.19-MariaDB". */
   version: string;
@@ -71,7 +74,7 @@ export interface ResetReport {
 }
 
 export interface DescribeReport {
-  engine: Engine;
+  engine: EngineName;
   flavor: Flavor;
   version: string;
   owned: boolean;
@@ -116,7 +119,7 @@ export type MigrateFn = (url: string, ctx: { database: string; server: ServerInf
 
 export interface TestDatabaseOptions {
   /** 'postgres' (default) or 'mysql'. Inferred from `url` when that is given. Env: FAST_TEST_DB_ENGINE. */
-  engine?: Engine;
+  engine?: EngineName;
   /** Where the server comes from. Default 'auto': `url` if given, otherwise embedded. Env: FAST_TEST_DB_SERVER_MODE. */
   server?: ServerMode;
   /** Admin URL of a server we do not own. Env: TEST_DATABASE_URL. */
@@ -199,7 +202,7 @@ export interface TestDatabaseOptions {
 export interface Handoff {
   v: 1;
   run: string;
-  engine: Engine;
+  engine: EngineName;
   prefix: string;
   shard?: string;
   server: ServerInfo;
@@ -240,7 +243,7 @@ export interface TemplateSource {
   cacheKey?: string;
   migrationFiles?: string | string[];
   /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */
-  engine?: Engine;
+  engine?: EngineName;
 }
 
 export interface RunnerOptions {

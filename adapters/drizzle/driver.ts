@@ -6,7 +6,7 @@
  * Drizzle's query builder but reading results back the way Drizzle's own session does (same type
  * parsers), so that returned rows match `db.insert(...).returning()`.
  */
-import { FastTestDbError, loadPeer, logger, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
+import { FastTestDbError, loadPeer, logger, type ConnectionOptions, type EngineName } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 import { inTransaction, sqlTransaction } from '../shared/transaction.js';
 import { isKind, kindOf } from './meta.js';
@@ -36,7 +36,7 @@ export interface Opened {
 type Client = { client: any; close(): Promise<void> };
 
 interface DriverEntry {
-  engine: Engine;
+  engine: EngineName;
   /** drizzle-orm's module for the driver (its migrator lives at `<module>/migrator`). */
   module: string;
   /** The entity kind of the session drizzle() builds on this driver's client. */
@@ -123,12 +123,12 @@ export function driverEntry(driver: DrizzleDriver): DriverEntry {
 }
 
 /** The driver used on `engine` when none is chosen. */
-export function defaultDriver(engine: Engine): DrizzleDriver {
+export function defaultDriver(engine: EngineName): DrizzleDriver {
   return (Object.keys(DRIVERS) as DrizzleDriver[]).find((d) => DRIVERS[d].isDefault && DRIVERS[d].engine === engine)!;
 }
 
 /** The engine whose tables the schema module declares, when it declares any. */
-export function schemaEngine(schema: Record<string, unknown>): Engine | undefined {
+export function schemaEngine(schema: Record<string, unknown>): EngineName | undefined {
   const drivers = Object.values(DRIVERS);
   for (const value of Object.values(schema)) {
     const driver = drivers.find((d) => isKind(value, d.tables));
@@ -158,7 +158,7 @@ export interface RawInsertResult {
 
 /** Sends fastInsert's statements on a driver client: a pool, or one connection (a transaction's). */
 export interface Executor {
-  readonly engine: Engine;
+  readonly engine: EngineName;
   readonly driver: DrizzleDriver;
   insert(sql: string, params: unknown[], returning: boolean): Promise<RawInsertResult>;
   /**

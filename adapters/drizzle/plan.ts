@@ -3,7 +3,7 @@
  * `.$returningId()` reports, and how one row becomes the values `db.insert(table).values(row)`
  * would send. Built once per (dialect, table); fast-insert.ts sends what it plans.
  */
-import { FastTestDbError, type Engine } from '../../src/adapter-kit.js';
+import { FastTestDbError, type EngineName } from '../../src/adapter-kit.js';
 import type { Coalesced } from '../shared/coalesce.js';
 import { engineFor } from '../../src/adapter-kit.js';
 import { insertSql, rowsPerStatement } from '../shared/insert-sql.js';
@@ -19,7 +19,7 @@ export interface ColumnPlan {
 }
 
 export interface TablePlan {
-  engine: Engine;
+  engine: EngineName;
   /** The engine answers INSERT … RETURNING: `.returning()`'s rows; else `.$returningId()`'s keys. */
   returns: boolean;
   /** Single-row calls on a pool may be sent together (Inserts.coalesce). */
@@ -55,7 +55,7 @@ function unsupported(what: string, fix: string): FastTestDbError {
   return new FastTestDbError('UNSUPPORTED', what, fix);
 }
 
-export function planFor(db: any, table: object, engine: Engine): TablePlan {
+export function planFor(db: any, table: object, engine: EngineName): TablePlan {
   // Column names depend on the instance's casing option, so plans are kept per dialect.
   const dialect = db.dialect as object;
   let byTable = plans.get(dialect);

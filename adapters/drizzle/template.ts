@@ -5,7 +5,7 @@
  * `adapter: () => drizzleTemplate({ ... })`.
  */
 import { createHash } from 'node:crypto';
-import { FastTestDbError, logger, messageOf, type Engine, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import { FastTestDbError, logger, messageOf, type EngineName, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { defaultDriver, DRIVERS, openDrizzle, schemaEngine, type Casing, type DrizzleDriver } from './driver.js';
 import { drizzleMigrationFix, migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
 import { schemaDdl } from './schema-ddl.js';
@@ -25,11 +25,11 @@ export interface DrizzleTemplateOptions<TDriver extends DrizzleDriver | undefine
   /** Same as drizzle()'s `casing` option; it also shapes the generated DDL. */
   casing?: Casing;
   /** Default: from the driver, else from the schema's tables (pgTable / mysqlTable), else 'postgres'. */
-  engine?: Engine;
+  engine?: EngineName;
 }
 
 export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): {
-  engine: Engine;
+  engine: EngineName;
   driver: DrizzleDriver;
 } {
   if (!options.schema || typeof options.schema !== 'object') {

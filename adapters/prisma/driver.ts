@@ -11,7 +11,7 @@ import {
   FastTestDbError,
   loadPeer,
   type ConnectionOptions,
-  type Engine,
+  type EngineName,
   type Flavor,
 } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
@@ -36,7 +36,7 @@ export interface DriverSession {
 }
 
 export interface PrismaDriver extends DriverSession {
-  readonly engine: Engine;
+  readonly engine: EngineName;
   readonly flavor: Flavor;
   /** The driver adapter's package: its key in DRIVER_ADAPTERS. */
   readonly driverAdapterName: DriverAdapterName;
@@ -267,7 +267,7 @@ async function mariadbScript(conn: ConnectionOptions): Promise<ScriptConnection>
 }
 
 interface DriverAdapterEntry {
-  engine: Engine;
+  engine: EngineName;
   /** Whether a Prisma 6 client on this driver adapter can share our pool (@prisma/adapter-mariadb 6 takes only settings). */
   prisma6: boolean;
   /** Our pool on `conn`, with the driver adapter on it. */
@@ -288,7 +288,7 @@ export function isDriverAdapterName(name: unknown): name is DriverAdapterName {
   return typeof name === 'string' && Object.hasOwn(DRIVER_ADAPTERS, name);
 }
 
-function driverAdapterOf(engine: Engine): DriverAdapterEntry {
+function driverAdapterOf(engine: EngineName): DriverAdapterEntry {
   return Object.values<DriverAdapterEntry>(DRIVER_ADAPTERS).find((a) => a.engine === engine)!;
 }
 
@@ -297,6 +297,6 @@ export async function openDriver(conn: ConnectionOptions, flavor: Flavor, opts: 
 }
 
 /** A single connection that can run whole migration scripts (multi-statement). */
-export function openScriptExecutor(conn: ConnectionOptions, engine: Engine): Promise<ScriptConnection> {
+export function openScriptExecutor(conn: ConnectionOptions, engine: EngineName): Promise<ScriptConnection> {
   return driverAdapterOf(engine).script(conn);
 }

@@ -19,7 +19,7 @@ export interface PrismaMigration {
 
 /** What the migrations run on: one connection to the target database. */
 export interface ScriptExecutor {
-  /** The engine it speaks to (the name predates Engine). */
+  /** The engine it speaks to (the field is older than the engines folder). */
   family: SqlFamily;
   /** Runs a multi-statement script. */
   script(sql: string): Promise<void>;

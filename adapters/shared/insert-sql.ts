@@ -3,14 +3,14 @@
  * and cached, so that the driver can reuse it as a prepared statement.
  */
 import { createHash } from 'node:crypto';
-import type { Engine, Flavor } from '../../src/adapter-kit.js';
+import type { EngineName, Flavor } from '../../src/adapter-kit.js';
 import { engineFor } from '../../src/adapter-kit.js';
 
 /** Bind parameters one statement may carry: both PostgreSQL and MySQL count them in 16 bits. */
 export const MAX_BIND_PARAMS = 65_535;
 
 export interface InsertShape {
-  engine: Engine;
+  engine: EngineName;
   /** Table, optionally with its schema (PostgreSQL) or database (MySQL) first. */
   table: string[];
   columns: string[];
@@ -30,7 +30,7 @@ export interface InsertShape {
  * Most rows one statement may carry: as many as fit the bind-parameter limit, at most 1,000; for
  * rows without columns, as many as the engine's default-rows form takes (one DEFAULT VALUES on PostgreSQL).
  */
-export function rowsPerStatement(engine: Engine, columnCount: number, paramsPerRow = columnCount): number {
+export function rowsPerStatement(engine: EngineName, columnCount: number, paramsPerRow = columnCount): number {
   if (columnCount === 0) return Math.min(1000, engineFor(engine).inserts.defaultRowsPerStatement);
   return Math.max(1, Math.min(1000, Math.floor(MAX_BIND_PARAMS / Math.max(1, paramsPerRow))));
 }

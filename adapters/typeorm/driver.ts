@@ -5,7 +5,7 @@
  * pg by statement name, mysql2 through execute(), so the server parses each text once per connection.
  */
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
-import { classifyDriverError, engineNamed, FastTestDbError, type ConnectionOptions, type Engine } from '../../src/adapter-kit.js';
+import { classifyDriverError, engineNamed, FastTestDbError, type ConnectionOptions, type EngineName } from '../../src/adapter-kit.js';
 import { preparedName } from '../shared/insert-sql.js';
 
 export interface InsertOutcome {
@@ -61,7 +61,7 @@ function mysqlExecutor(target: MysqlExecutable): Executor {
 
 /** One TypeORM driver fastInsert speaks to. */
 export interface TypeormDriver {
-  engine: Engine;
+  engine: EngineName;
   /** The statements on one connection (a QueryRunner's). */
   on(connection: unknown): Executor;
   /** The DataSource's own pool (pg's `master`, mysql2's `pool`), if it is initialised. */

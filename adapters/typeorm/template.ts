@@ -3,7 +3,7 @@
  * transaction, or synchronize) and the fingerprint that says when to build it again (fingerprint.ts).
  */
 import type { DataSourceOptions } from 'typeorm';
-import { FastTestDbError, logger, messageOf, type ConnectionOptions, type Engine, type TemplateSource } from '../../src/adapter-kit.js';
+import { FastTestDbError, logger, messageOf, type ConnectionOptions, type EngineName, type TemplateSource } from '../../src/adapter-kit.js';
 import { pointAt, typeormDriver } from './driver.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
@@ -19,7 +19,7 @@ export interface TypeormTemplateOptions {
 }
 
 /** The engine a DataSource `type` runs on. */
-function engineOfOptions(options: DataSourceOptions): Engine {
+function engineOfOptions(options: DataSourceOptions): EngineName {
   const driver = typeormDriver(options.type);
   if (!driver)
     throw new FastTestDbError(

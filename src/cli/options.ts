@@ -3,7 +3,7 @@ import { loadConfig, mergeConfig } from '../options/config.js';
 import type { FastTestDbConfig } from '../types.js';
 import { engineNamed } from '../engines/index.js';
 import { FastTestDbError } from '../errors.js';
-import type { Engine } from '../types.js';
+import type { EngineName } from '../types.js';
 import { str, type OptionSpec } from './command.js';
 import { checkEntry, resolveOptions } from '../options/resolve.js';
 
@@ -19,7 +19,7 @@ export const SERVER_HELP = `  -e, --engine E    postgres (default) or mysql (MyS
   --data-root DIR   where our servers keep their data (default /dev/shm)
   --max-connections N`;
 
-export function parseEngine(v: string | undefined): Engine | undefined {
+export function parseEngine(v: string | undefined): EngineName | undefined {
   if (v === undefined) return undefined;
   const engine = engineNamed(v);
   if (engine) return engine.name;
@@ -38,7 +38,7 @@ export function parseCount(name: string, v: string | undefined): number | undefi
 export async function serverOptions(
   values: Record<string, string | boolean | undefined>,
   env: Readonly<NodeJS.ProcessEnv>,
-): Promise<FastTestDbConfig & { engine: Engine; engineGiven: boolean }> {
+): Promise<FastTestDbConfig & { engine: EngineName; engineGiven: boolean }> {
   const merged = mergeConfig(await loadConfig(), {
     engine: parseEngine(str(values.engine)),
     binDir: str(values['bin-dir']),

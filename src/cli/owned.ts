@@ -9,7 +9,7 @@ import { serverState } from '../server/keeper/server-state.js';
 import { serverDir } from '../server/keeper/dirs.js';
 import { contextOf } from '../options/context.js';
 import { embeddedRequest } from '../server/providers/embedded.js';
-import type { Engine, ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { EngineName, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Output } from '../util/output.js';
 
 export interface OwnedRequest {
@@ -19,7 +19,7 @@ export interface OwnedRequest {
   dir: string;
 }
 
-export async function ownedRequest(engine: Engine, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
+export async function ownedRequest(engine: EngineName, options: TestDatabaseOptions, port?: number): Promise<OwnedRequest> {
   await engineFor(engine).load(); // a missing driver is PEER_MISSING before a server starts
   // The command line's own keys (engineGiven) are not options; what the config file may hold is.
   const { engineGiven: _given, ...config } = options as TestDatabaseOptions & { engineGiven?: boolean };

@@ -7,7 +7,7 @@
  */
 import { ENGINES, engineFor } from '../engines/index.js';
 import { FastTestDbError, isFastTestDbError, messageOf } from '../errors.js';
-import type { Engine } from '../types.js';
+import type { EngineName } from '../types.js';
 
 function chain(e: unknown): string {
   const parts: string[] = [];
@@ -17,7 +17,7 @@ function chain(e: unknown): string {
 }
 
 /** `e` itself, or an error saying that the migrate and the server's engine disagree. */
-export function explainEngineMismatch(e: unknown, name: Engine): unknown {
+export function explainEngineMismatch(e: unknown, name: EngineName): unknown {
   const server = engineFor(name);
   if (!isFastTestDbError(e, 'MIGRATION_FAILED') || !server.errors.foreignClient.test(chain(e))) return e;
   // The engines the migrate may be written for: every one but the server's.

@@ -15,11 +15,11 @@ import { engineFor } from '../engines/index.js';
 import { type Context, contextOf } from '../options/context.js';
 import { engineOfUrl } from '../server/providers/url.js';
 import { heldNames } from '../state.js';
-import type { Engine, TestDatabaseOptions } from '../types.js';
+import type { EngineName, TestDatabaseOptions } from '../types.js';
 import { databaseName } from '../engines/quote.js';
 
 export interface ResolvedNames {
-  engine: Engine;
+  engine: EngineName;
   prefix: string;
   run?: string;
   shard?: string;
@@ -55,7 +55,7 @@ export function resolveNames(options: TestDatabaseOptions | Context = {}): Resol
 const schemeOf = (url: string) => url.slice(0, url.indexOf(':')).toLowerCase();
 
 /** A worker's database name under the name rules of `of.engine` (a handoff's, a server's). */
-export function workerDatabaseName(of: { readonly engine: Engine }, names: ResolvedNames, suffix?: string): string {
+export function workerDatabaseName(of: { readonly engine: EngineName }, names: ResolvedNames, suffix?: string): string {
   return databaseName(of.engine, [names.prefix, names.run, names.shard && `s${names.shard}`, `w${names.worker}`, suffix]);
 }
 
@@ -70,7 +70,7 @@ export const templatePrefix = (prefix: string) => `${prefix}_tpl_`;
 /** What every test database and template of the project's prefix starts with. */
 export const ourPrefix = (prefix: string) => `${prefix}_`;
 
-export function templateName(engine: Engine, prefix: string, fingerprint: string): string {
+export function templateName(engine: EngineName, prefix: string, fingerprint: string): string {
   return databaseName(engine, [prefix, 'tpl', fingerprint]);
 }
 

@@ -9,7 +9,7 @@
  * of branching on the engine's name.
  */
 import type { EmbeddedServer } from '../server/os/launch.js';
-import type { DescribeReport, Engine as EngineName, Flavor, ResetReport, ServerInfo, TestDatabaseOptions } from '../types.js';
+import type { DescribeReport, EngineName, Flavor, ResetReport, ServerInfo, TestDatabaseOptions } from '../types.js';
 import type { Marker, OpenSession, TemplateState } from './marker.js';
 
 export type { EngineName };

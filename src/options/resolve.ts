@@ -16,7 +16,7 @@ import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show }
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
 import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
 import { DEFAULT_MYSQL_IMAGE } from '../engines/mysql/container.js';
-import type { CloneStrategy, Engine, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
+import type { CloneStrategy, EngineName, RunnerOptions, ServerMode, TestDatabaseOptions } from '../types.js';
 
 export const DEFAULT_PREFIX = 'ftdb';
 /**
@@ -212,7 +212,7 @@ export function optionTableMarkdown(): string {
 /** Options of the core and the runners, each with its env var read in and its default where it has one of its own. */
 export interface ResolvedOptions {
   /** Undefined when neither the option nor the env var says: then the URL's scheme, else postgres. */
-  engine: Engine | undefined;
+  engine: EngineName | undefined;
   server: ServerMode;
   url: string | undefined;
   allowRemote: boolean;

@@ -10,7 +10,7 @@
  * container. What stop() does differs, and it says what it did: only what we started is stopped.
  */
 import type { Context } from '../options/context.js';
-import type { Engine, ServerInfo } from '../types.js';
+import type { EngineName, ServerInfo } from '../types.js';
 
 /**
  * The part of an entry's context (src/options/context.ts) that providers read: resolved once at
@@ -20,7 +20,7 @@ export type ServerContext = Pick<Context, 'options' | 'resolved' | 'env' | 'cred
 
 /** What was asked of a provider: the engine, and the context of the entry that wants a server. */
 export interface ServerRequest {
-  engine: Engine;
+  engine: EngineName;
   context: ServerContext;
 }
 

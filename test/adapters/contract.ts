@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFastTestDbError } from '../../src/errors.js';
-import type { Engine, TestDatabase } from '../../src/types.js';
+import type { EngineName, TestDatabase } from '../../src/types.js';
 import { countInserts, type InsertCounter } from '../helpers/insert-counter.js';
 
 export type Row = Record<string, unknown>;
@@ -44,7 +44,7 @@ export interface AdapterFixture {
   orm: string;
   /** The ORM version under test, for the suite's names and its databases'. */
   version: string;
-  engine: Engine;
+  engine: EngineName;
   /** The all-in-one entry for `worker` (which also names the database). */
   open(worker: string): Promise<AdapterHandle>;
   /** The connection half (typeormDataSource, prismaClient, drizzle() on the worker's connection) on a database that exists. */
@@ -58,7 +58,7 @@ async function texts(s: OrmSession, prefix: string): Promise<string[]> {
   return (await s.stored(prefix)).map(([, text]) => text);
 }
 
-const label = (engine: Engine) => (engine === 'mysql' ? 'MariaDB' : 'PostgreSQL');
+const label = (engine: EngineName) => (engine === 'mysql' ? 'MariaDB' : 'PostgreSQL');
 
 export function adapterContract(fixture: AdapterFixture): void {
   const { orm, version, engine } = fixture;

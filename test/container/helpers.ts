@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { contextOf } from '../../src/options/context.js';
 import { containerProvider, ourContainers } from '../../src/server/providers/container.js';
 import type { StartedServer } from '../../src/server/provider.js';
-import type { Engine, TestDatabaseOptions } from '../../src/types.js';
+import type { EngineName, TestDatabaseOptions } from '../../src/types.js';
 
 const env = process.env;
 
@@ -75,6 +75,6 @@ export async function containersOf(pid: number): Promise<string[]> {
 }
 
 /** Starts a container server as an entry would, with these options. */
-export function startContainer(engine: Engine, options: TestDatabaseOptions): Promise<StartedServer> {
+export function startContainer(engine: EngineName, options: TestDatabaseOptions): Promise<StartedServer> {
   return containerProvider({ engine, context: contextOf(options) }).start();
 }

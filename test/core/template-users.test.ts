@@ -7,12 +7,12 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { prepareTemplate, startServer } from '../../src/index.js';
 import { engineFor } from '../../src/engines/index.js';
-import type { Engine } from '../../src/types.js';
+import type { EngineName } from '../../src/types.js';
 import { privateDataRoot, removeDataRoot, startWorker } from './helpers.js';
 
 const HOUR = 3_600_000;
 
-describe.each(['postgres', 'mysql'] as Engine[])('%s: a leased template', (engine) => {
+describe.each(['postgres', 'mysql'] as EngineName[])('%s: a leased template', (engine) => {
   const dataRoot = privateDataRoot(`users-${engine}`);
   afterAll(() => removeDataRoot(dataRoot));
   const base = { engine, dataRoot, prefix: 'ftusers', async migrate() {} };

@@ -17,7 +17,7 @@ import { cleanLeftContainers } from '../../server/providers/container.js';
 import { removeLeftoverCopy, leftoverCopies, type LeftoverCopy, type LeftoverKind } from '../../server/keeper/leftover-copies.js';
 import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';
-import type { Engine, ServerInfo } from '../../types.js';
+import type { EngineName, ServerInfo } from '../../types.js';
 import { formatDuration } from '../duration.js';
 import { buildContext, type Context } from '../../options/context.js';
 import { liveOtherOwner, templateInUse, templateUsers } from '../../core/users.js';
@@ -68,7 +68,7 @@ export interface CleanItem {
 export interface CleanTarget {
   /** The server, as a URL without password. */
   server: string;
-  engine: Engine;
+  engine: EngineName;
   dropped: CleanItem[];
   kept: CleanItem[];
   failed: Array<CleanItem & { error: string }>;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ENGINES } from '../../engines/index.js';
 import type { ResolvedOptions } from '../../options/resolve.js';
-import type { Engine } from '../../types.js';
+import type { EngineName } from '../../types.js';
 import { logger } from '../../util/log.js';
 import { defaultDataRoot } from '../os/platform.js';
 import type { ServerContext } from '../provider.js';
@@ -45,9 +45,9 @@ export function serverDir(req: { engine: string; identity: unknown[]; context: P
 }
 
 /** The engine whose server a folder of the servers root holds; undefined for anything else there. */
-export function engineOfServerDir(name: string): Engine | undefined {
+export function engineOfServerDir(name: string): EngineName | undefined {
   const engine = /^([a-z]+)-[0-9a-f]+$/.exec(name)?.[1];
-  return engine !== undefined && Object.hasOwn(ENGINES, engine) ? (engine as Engine) : undefined;
+  return engine !== undefined && Object.hasOwn(ENGINES, engine) ? (engine as EngineName) : undefined;
 }
 
 /** rmdir of a directory that may have been taken again meanwhile: only empty ones go. */

@@ -5,7 +5,7 @@
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isFastTestDbError } from '../../errors.js';
-import type { Engine, ServerInfo } from '../../types.js';
+import type { EngineName, ServerInfo } from '../../types.js';
 import { pidAlive } from '../os/lock.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { isKeeperOf, processesIn } from '../os/processes.js';
@@ -17,7 +17,7 @@ export type ServerStateName = 'starting' | 'running' | 'stopping' | 'orphaned' |
 
 export interface OwnedServerEntry {
   dir: string;
-  engine: Engine | 'unknown';
+  engine: EngineName | 'unknown';
   /**
    * starting/running/stopping: a live keeper owns it (or a live process is setting it up);
    * orphaned: its keeper is gone and a server process or data is left;

@@ -20,7 +20,7 @@ import { here } from '../../here.js';
 import { engineFor } from '../../engines/index.js';
 import type { ContainerDefinition } from '../../engines/engine.js';
 import { describeServer, withClient } from '../../engines/connect.js';
-import type { Engine, ServerInfo } from '../../types.js';
+import type { EngineName, ServerInfo } from '../../types.js';
 import { pidAlive } from '../os/lock.js';
 import { statFields } from '../os/proc-stat.js';
 import { ownedContainers } from '../../state.js';
@@ -45,7 +45,7 @@ function startOf(pid: number | 'self'): string | undefined {
 }
 
 /** The labels a container started by this process for `project` carries. */
-export function ownerLabels(engine: Engine, project: string): Record<string, string> {
+export function ownerLabels(engine: EngineName, project: string): Record<string, string> {
   const labels: Record<string, string> = {
     [OURS_LABEL]: engine,
     [OWNER_HOST]: hostname(),
@@ -400,7 +400,7 @@ export async function startDefinedContainer(
 }
 
 /** The definition of `engine`'s container for an entry's options: the engine's own provisioning says it. */
-async function definitionFor(engine: Engine, context: ServerContext): Promise<ContainerDefinition> {
+async function definitionFor(engine: EngineName, context: ServerContext): Promise<ContainerDefinition> {
   const { containerDefinition } = await engineFor(engine).provisioning.container();
   return containerDefinition(context.options, context.resolved.image);
 }

@@ -7,7 +7,7 @@
 import type { EmbeddedSettings } from '../../engines/engine.js';
 import { engineFor } from '../../engines/index.js';
 import { cacheRoot } from '../../options/resolve.js';
-import type { Engine } from '../../types.js';
+import type { EngineName } from '../../types.js';
 import { type ProviderFactory, type ServerContext, startedServer } from '../provider.js';
 import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from '../registry.js';
 
@@ -17,7 +17,7 @@ import { acquireOwnedServer, type OwnedServerRequest, releaseOwnedServer } from 
  * `port`: the CLI's `start --port`, instead of a free one.
  */
 export async function embeddedRequest(
-  engine: Engine,
+  engine: EngineName,
   context: ServerContext,
   port?: number,
 ): Promise<{ request: OwnedServerRequest; label: string }> {

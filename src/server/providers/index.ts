@@ -5,7 +5,7 @@
  */
 import { FastTestDbError } from '../../errors.js';
 import { type Context, contextOf } from '../../options/context.js';
-import type { Engine, ServerInfo, ServerMode, TestDatabaseOptions } from '../../types.js';
+import type { EngineName, ServerInfo, ServerMode, TestDatabaseOptions } from '../../types.js';
 import type { ProviderFactory, ProviderKind, ServerProvider, ServerRequest } from '../provider.js';
 import { containerProvider } from './container.js';
 import { embeddedProvider } from './embedded.js';
@@ -34,6 +34,6 @@ export function serverProvider(request: ServerRequest): ServerProvider {
 }
 
 /** Starts (or joins, or reaches) the server that `options` (or an entry's context) describe for `engine`. */
-export async function resolveServer(options: TestDatabaseOptions | Context, engine: Engine): Promise<ServerInfo> {
+export async function resolveServer(options: TestDatabaseOptions | Context, engine: EngineName): Promise<ServerInfo> {
   return (await serverProvider({ engine, context: contextOf(options) }).start()).info;
 }

@@ -4,9 +4,9 @@
  */
 import { engineFor, engineOfScheme, URL_SCHEMES } from '../../engines/index.js';
 import { FastTestDbError } from '../../errors.js';
-import type { Engine, ServerInfo } from '../../types.js';
+import type { EngineName, ServerInfo } from '../../types.js';
 
-export function engineOfUrl(url: string): Engine {
+export function engineOfUrl(url: string): EngineName {
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   const engine = engineOfScheme(scheme);
   if (engine) return engine.name;

@@ -7,7 +7,7 @@
 import { asc } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { fastInsert, drizzleTestDb, type DrizzleDriver } from '../../../adapters/drizzle/index.js';
-import type { Engine } from '../../../src/types.js';
+import type { EngineName } from '../../../src/types.js';
 import * as myZoo from './zoo-mysql.js';
 import * as pgZoo from './zoo-pg.js';
 import type { AdapterFixture, OrmSession, Row } from '../contract.js';
@@ -23,7 +23,7 @@ const MODULES = {
 const SENDS = { pg: 'query', 'postgres-js': 'unsafe', mysql2: 'execute' } as const;
 
 export function drizzleFixture(
-  engine: Engine,
+  engine: EngineName,
   version: string,
   driver: DrizzleDriver = engine === 'postgres' ? 'pg' : 'mysql2',
 ): AdapterFixture {

@@ -5,7 +5,7 @@
  * are asserted in test/adapters/prisma/zoo-suite.ts, on a pool the test makes.
  */
 import { fastInsert, prismaClient, prismaTestDb } from '../../../adapters/prisma/index.js';
-import type { Engine } from '../../../src/types.js';
+import type { EngineName } from '../../../src/types.js';
 import { ensureGenerated, prisma6Schema, type PrismaCli } from './generate.js';
 import type { AdapterFixture, OrmSession, Row } from '../contract.js';
 
@@ -15,7 +15,7 @@ export interface PrismaUnder {
   major6?: boolean;
 }
 
-export function prismaFixture(engine: Engine, version: string, under: PrismaUnder = {}): AdapterFixture {
+export function prismaFixture(engine: EngineName, version: string, under: PrismaUnder = {}): AdapterFixture {
   const source = `test/adapters/prisma/zoo/${engine}/schema.prisma`;
   const schema = under.major6 ? prisma6Schema(source) : source;
   const client = async () =>

@@ -7,11 +7,11 @@ import type { DataSource } from 'typeorm';
 import { fastInsert, typeormDataSource, typeormTestDb } from '../../../adapters/typeorm/index.js';
 import { poolOf } from '../../../adapters/typeorm/driver.js';
 import { closeDataSource } from '../../../adapters/typeorm/orm.js';
-import type { Engine } from '../../../src/types.js';
+import type { EngineName } from '../../../src/types.js';
 import { buildZoo, SnakeNamingStrategy } from './zoo.js';
 import type { AdapterFixture, OrmSession, Row } from '../contract.js';
 
-export function typeormFixture(engine: Engine, version: string): AdapterFixture {
+export function typeormFixture(engine: EngineName, version: string): AdapterFixture {
   const zoo = buildZoo(engine);
   const options = {
     type: engine === 'postgres' ? 'postgres' : 'mariadb',
