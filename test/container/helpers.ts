@@ -9,7 +9,8 @@
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { contextOf } from '../../src/options/context.js';
-import { containerProvider, ourContainers } from '../../src/server/providers/container.js';
+import { containerProvider } from '../../src/server/providers/container.js';
+import { ourContainers } from '../../src/server/providers/container-leftovers.js';
 import type { StartedServer } from '../../src/server/provider.js';
 import type { EngineName, TestDatabaseOptions } from '../../src/types.js';
 

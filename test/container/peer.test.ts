@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { loadTestcontainers } from '../../src/server/providers/container.js';
+import { loadTestcontainers } from '../../src/server/providers/container-peer.js';
 
 const require = createRequire(import.meta.url);
 const v12 = (require('testcontainers-12/package.json') as { version: string }).version;

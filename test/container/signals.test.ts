@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanLeftContainers, containerChecks, ourContainers } from '../../src/server/providers/container.js';
+import { cleanLeftContainers, containerChecks, ourContainers } from '../../src/server/providers/container-leftovers.js';
 import { containersOf, images, skipReason } from './helpers.js';
 import { startOwner } from './fixtures/spawn.js';
 

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadTestcontainers } from '../../src/server/providers/container.js';
+import { loadTestcontainers } from '../../src/server/providers/container-peer.js';
 import { withClient } from '../../src/engines/connect.js';
 import { engineFor } from '../../src/engines/index.js';
 import { images, imagesMissing, noEngine, ryukOff, skipReason, startContainer } from './helpers.js';

@@ -13,7 +13,7 @@ import { classifyDriverError } from '../../engines/errors.js';
 import { logger } from '../../util/log.js';
 import { reapServer } from '../../server/keeper/reap.js';
 import { listOwnedServers } from '../../server/keeper/server-state.js';
-import { cleanLeftContainers } from '../../server/providers/container.js';
+import { cleanLeftContainers } from '../../server/providers/container-leftovers.js';
 import { removeLeftoverCopy, leftoverCopies, type LeftoverCopy, type LeftoverKind } from '../../server/keeper/leftover-copies.js';
 import { isLoopback, serverAt } from '../../server/providers/url.js';
 import { sleep } from '../../util/sleep.js';

@@ -17,7 +17,7 @@ import type { DescribeReport, ServerInfo, TestDatabaseOptions } from '../../type
 import { buildContext, type Context } from '../../options/context.js';
 import { formatBytes } from '../bytes.js';
 import { parseDuration } from '../duration.js';
-import { containerChecks } from '../../server/providers/container.js';
+import { containerChecks } from '../../server/providers/container-leftovers.js';
 import { leftoverCopies, type LeftoverKind } from '../../server/keeper/leftover-copies.js';
 
 export type { CheckStatus, DoctorCheck } from '../../engines/engine.js';
