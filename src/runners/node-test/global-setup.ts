@@ -10,8 +10,8 @@ import type { TestDatabase } from '../../types.js';
 import { currentRun, startRun } from '../shared/global.js';
 import { workerTarget } from '../shared/handoff.js';
 import { noSchemaNote } from '../shared/schema-note.js';
-import { cloneFresh, installWorker, workerDatabase } from '../shared/worker.js';
-import { nodeTestHooks } from './setup.js';
+import { cloneFresh, workerDatabase } from '../shared/worker.js';
+import { installNodeTestWorker } from './setup.js';
 
 /** Starts (or joins) the run; in process, also this process's database, which it returns. */
 export async function runnerProcess(entry: Context, inProcess: boolean): Promise<TestDatabase | undefined> {
@@ -27,12 +27,6 @@ export async function runnerProcess(entry: Context, inProcess: boolean): Promise
   const target = workerTarget(handoff, entry.names.worker);
   const db = await workerDatabase(handoff, target);
   await cloneFresh(handoff, target.name);
-  installWorker({
-    ctx: entry,
-    handoff: { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' },
-    hooks: await nodeTestHooks(),
-    target,
-    appEnv: process.env,
-  });
+  await installNodeTestWorker(entry, handoff, target);
   return db;
 }

@@ -15,7 +15,7 @@ import { takeLease } from '../../server/keeper/leases.js';
 import type { TestDatabase } from '../../types.js';
 import { runBanner, serverSource } from '../shared/banner.js';
 import { prepareHandoff, runDir } from '../shared/global.js';
-import { workerTarget, type Handoff } from '../shared/handoff.js';
+import { workerTarget, type Handoff, type WorkerTarget } from '../shared/handoff.js';
 import { noSchemaNote, noteOnce } from '../shared/schema-note.js';
 import { cloneFresh, ensureCloned, installWorker, runRoles, workerDatabase } from '../shared/worker.js';
 
@@ -26,6 +26,21 @@ export async function nodeTestHooks() {
     (register: (fn: () => Promise<void>, options?: { timeout?: number }) => unknown) => (fn: () => Promise<unknown>, timeout?: number) =>
       void register(async () => void (await fn()), timeout === undefined ? undefined : { timeout });
   return { beforeAll: wrap(t.before), afterAll: wrap(t.after), beforeEach: wrap(t.beforeEach) };
+}
+
+/**
+ * This process's part of the run, once its database is cloned: the URL exported to the app and the
+ * hooks on node:test's root test. The process is one worker (a file, or every file with
+ * --test-isolation=none): per-test isolation stays per test, anything else is per worker.
+ */
+export async function installNodeTestWorker(entry: Context, handoff: Handoff, target: WorkerTarget): Promise<void> {
+  installWorker({
+    ctx: entry,
+    handoff: { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' },
+    hooks: await nodeTestHooks(),
+    target,
+    appEnv: process.env,
+  });
 }
 
 /** The mark (beside the run directory) that a file's process printed the run's banner. */
@@ -68,13 +83,7 @@ export async function childProcess(entry: Context): Promise<TestDatabase> {
   // Clone before the test file is even loaded: no hook ordering to get wrong.
   if (!handed || handoff.isolation === 'file') await cloneFresh(handoff, target.name);
   else await ensureCloned(handoff, target.name);
-  installWorker({
-    ctx: entry,
-    handoff: { ...handoff, isolation: handoff.isolation === 'test' ? 'test' : 'worker' },
-    hooks: await nodeTestHooks(),
-    target,
-    appEnv: process.env,
-  });
+  await installNodeTestWorker(entry, handoff, target);
   if (!handed) {
     // After the file's own `after` hooks closed the app's pools, not before: dropping earlier
     // would end connections the app still holds.
