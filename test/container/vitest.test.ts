@@ -2,11 +2,10 @@
  * Real Vitest with 2 workers on a container server, PostgreSQL and MariaDB, Ryuk off: each worker
  * gets a database of its own on the container's server, and the container is gone when the run ends.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEAKY } from '../runners/harness.js';
+import { runReporting } from '../runners/harness.js';
 import { containersOf, images, ryukOff, skipReason } from './helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -24,33 +23,22 @@ interface Record {
 async function runVitest(engine: 'postgres' | 'mysql', image: string | undefined) {
   const dir = mkdtempSync('/tmp/ftdb-container-vitest-');
   const report = join(dir, 'report.jsonl');
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k)));
   const env = {
-    ...clean,
     ...ryukOff,
     FAST_TEST_DB_SERVER_MODE: 'container',
     FAST_TEST_DB_ENGINE: engine,
     ...(image ? { FAST_TEST_DB_IMAGE: image } : {}),
     FAST_TEST_DB_CACHE_DIR: join(dir, 'cache'),
-    FIXTURE_REPORT: report,
   };
-  const child = spawn(join(ROOT, 'node_modules/.bin/vitest'), ['run', '--config', 'vitest.config.ts'], {
-    cwd: FIXTURE,
+  const result = await runReporting<Record>(
+    join(ROOT, 'node_modules/.bin/vitest'),
+    ['run', '--config', 'vitest.config.ts'],
+    FIXTURE,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  const records = existsSync(report)
-    ? readFileSync(report, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record)
-    : [];
+    report,
+  );
   rmSync(dir, { recursive: true, force: true });
-  return { code, output, records, pid: child.pid! };
+  return result;
 }
 
 describe.skipIf(skipReason)('Vitest with 2 workers on a container (real Docker engine)', () => {

@@ -90,13 +90,24 @@ export async function run(
   cwd = FIXTURE,
 ): Promise<RunResult> {
   const report = join(sb.dir, `report-${++runs}.jsonl`);
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
   const started = performance.now();
-  const child = spawn(command, args, {
-    cwd,
-    env: { ...clean, ...sb.env, FIXTURE_REPORT: report, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { code, output, records } = await runReporting<ProbeRecord>(command, args, cwd, { ...sb.env, ...env }, report);
+  return { code, output, records, ms: performance.now() - started };
+}
+
+/**
+ * Runs a fixture's command with this process's env minus the variables that would leak into it
+ * (LEAKY), plus `env`, and reads back the JSON lines its test files wrote to `report`.
+ */
+export async function runReporting<R>(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  report: string,
+): Promise<{ code: number | null; output: string; records: R[]; pid: number }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !LEAKY.test(k))) as Record<string, string>;
+  const child = spawn(command, args, { cwd, env: { ...clean, FIXTURE_REPORT: report, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -105,9 +116,9 @@ export async function run(
     ? readFileSync(report, 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as ProbeRecord)
+        .map((l) => JSON.parse(l) as R)
     : [];
-  return { code, output, records, ms: performance.now() - started };
+  return { code, output, records, pid: child.pid! };
 }
 
 let jestRuns = 0;

@@ -8,16 +8,11 @@ import { fastInsert, typeormDataSource, typeormTestDb } from '../../../adapters/
 import { poolOf } from '../../../adapters/typeorm/driver.js';
 import { closeDataSource } from '../../../adapters/typeorm/orm.js';
 import type { EngineName } from '../../../src/types.js';
-import { buildZoo, SnakeNamingStrategy } from './zoo.js';
+import { zooOptions } from './zoo.js';
 import type { AdapterFixture, OrmSession, Row } from '../contract.js';
 
 export function typeormFixture(engine: EngineName, version: string): AdapterFixture {
-  const zoo = buildZoo(engine);
-  const options = {
-    type: engine === 'postgres' ? 'postgres' : 'mariadb',
-    entities: zoo.entities,
-    namingStrategy: new SnakeNamingStrategy(),
-  } as const;
+  const { zoo, options } = zooOptions(engine);
   const session = (ds: DataSource, close: () => Promise<void>): OrmSession => {
     const repo = ds.getRepository(zoo.Author);
     // TypeORM loads mysqljs (`mysql`, which has only query()) when the project has it, and mysql2 otherwise.

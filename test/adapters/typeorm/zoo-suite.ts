@@ -26,7 +26,7 @@ import { isFastTestDbError } from '../../../src/errors.js';
 import type { TestDatabase } from '../../../src/types.js';
 import { dumpTable } from './compare.js';
 import { AddWidgetColor1700000000001, CreateWidgets1700000000000 } from './fixtures/migrations.js';
-import { buildZoo, SnakeNamingStrategy, type ZooEngine } from './zoo.js';
+import { SnakeNamingStrategy, type ZooEngine, zooOptions } from './zoo.js';
 import { countInserts } from '../../helpers/insert-counter.js';
 
 const engines: ZooEngine[] = ['postgres', 'mysql'];
@@ -43,12 +43,7 @@ export function typeormZooSuite(version: string, installed: Record<string, unkno
   });
   for (const engine of engines) {
     describe(`fastInsert equals repository.insert on ${engine}, TypeORM ${version}`, () => {
-      const zoo = buildZoo(engine);
-      const options = {
-        type: engine === 'postgres' ? 'postgres' : 'mariadb',
-        entities: zoo.entities,
-        namingStrategy: new SnakeNamingStrategy(),
-      } as const;
+      const { zoo, options } = zooOptions(engine);
       let a: { dataSource: DataSource; database: TestDatabase };
       let b: { dataSource: DataSource; database: TestDatabase };
 

@@ -405,3 +405,14 @@ export function buildZoo(engine: ZooEngine) {
   }
   return { entities, shapes, Scalar, Author, Post, Uuid, Dates, Listener, Embedded, Profile };
 }
+
+/** The zoo's entities and the DataSource options both zoo suites open them with, on `engine`. */
+export function zooOptions(engine: ZooEngine) {
+  const zoo = buildZoo(engine);
+  const options = {
+    type: engine === 'postgres' ? 'postgres' : 'mariadb',
+    entities: zoo.entities,
+    namingStrategy: new SnakeNamingStrategy(),
+  } as const;
+  return { zoo, options };
+}
