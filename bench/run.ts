@@ -3,7 +3,7 @@
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
@@ -28,6 +28,7 @@ import { runTypeormJest } from './typeorm-jest/steps.js';
 import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.js';
 import { runSmallSuite } from './small-suite/steps.js';
 import { runParallel } from './parallel.js';
+import { runPeers } from './peers.js';
 import { WORKER_ENV_VARS } from '../src/options/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -112,6 +113,11 @@ async function main(): Promise<void> {
     const r = await runParallel({ classes: quick ? 8 : 32, testsPerClass: quick ? 5 : 10, rowsPerTest: quick ? 30 : 60, repeats, log });
     out.push(...r.sections);
     servers.mariadb ??= r.version;
+  }
+  if (sections.has('peers')) {
+    const r = await runPeers({ starts: quick ? 3 : 10, resets: quick ? 50 : 300, rows: quick ? 1000 : 5000, rounds: quick ? 1 : 3, log });
+    out.push(...r.sections);
+    serverSettings.peers = r.versions;
   }
   // Needs a Docker engine and an image (eval "$(.ci/docker)"): asked for by name only.
   if (sections.has('container')) out.push(...(await runContainer({ samples: quick ? 5 : 20, rows: quick ? 100 : 500, log })).sections);

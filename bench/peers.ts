@@ -1,0 +1,366 @@
+/**
+ * fast-test-db against the peers a user would pick instead, side by side in one run, legs
+ * alternated: PGlite (in process, in memory), a PostgreSQL tuned by hand (the same binaries as
+ * ours, data on tmpfs, fsync/synchronous_commit/full_page_writes off, nothing else), and the
+ * machine's durable service (127.0.0.1:5432). Three figures, each where a peer is ahead:
+ * - start to the first query with the server up: ours (createTestDatabase) against a hand
+ *   CREATE DATABASE ... TEMPLATE and a connection to it;
+ * - getting back to a clean database between tests: reset() against BEGIN ... ROLLBACK;
+ * - a single-row INSERT: fastInsert against the pgbench floor over the unix socket.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { integer, pgTable, serial, text } from 'drizzle-orm/pg-core';
+import { fastInsert } from '../adapters/drizzle/index.js';
+import { createTestDatabase } from '../src/index.js';
+import { resolveServer } from '../src/server/providers/index.js';
+import { stopOwnedServer } from '../src/server/registry.js';
+import type { ServerInfo } from '../src/types.js';
+import { benchDirs } from './lib/dirs.js';
+import { startBenchPostgres } from './lib/postgres.js';
+import { thirtyTableSchema } from './lib/schema30.js';
+import { row, withSpeedups, type Section } from './lib/stats.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export interface PeersOptions {
+  /** Start probes per peer (each a fresh process). */
+  starts: number;
+  /** Resets / rollbacks per peer. */
+  resets: number;
+  /** Rows per insert sample, and samples per path. */
+  rows: number;
+  rounds: number;
+  log: (line: string) => void;
+}
+
+interface Where {
+  host: string;
+  port: number;
+  user: string;
+  password?: string;
+  socket?: string;
+}
+
+const whereOf = (s: ServerInfo): Where => ({ host: s.host, port: s.port, user: s.user, password: s.password, socket: s.socket });
+const DURABLE: Where = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+
+function spawnJson(script: string, env: Record<string, string>): Promise<{ firstQueryMs: number }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('exit', (code) =>
+      code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`)),
+    );
+  });
+}
+
+const handEnv = (w: Where, template: string) => ({
+  BENCH_PEER: 'hand',
+  BENCH_PG_HOST: w.host,
+  BENCH_PG_PORT: String(w.port),
+  BENCH_PG_USER: w.user,
+  BENCH_PG_PASSWORD: w.password ?? '',
+  BENCH_PG_TEMPLATE: template,
+});
+
+async function withClient<T>(w: Where, database: string, fn: (c: pg.Client) => Promise<T>, socket = false): Promise<T> {
+  const c = new pg.Client({ host: socket && w.socket ? w.socket : w.host, port: w.port, user: w.user, password: w.password, database });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A 30-table template on a server we do not otherwise touch; dropped by the caller. */
+async function makeTemplate(w: Where, name: string): Promise<void> {
+  await withClient(w, 'postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
+  await withClient(w, name, (c) => c.query(thirtyTableSchema()));
+}
+
+const DIRTY = `INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`;
+
+/** BEGIN, the three dirty tables' inserts, ROLLBACK: the time of BEGIN plus ROLLBACK, per sample. */
+async function rollbackMs(query: (sql: string) => Promise<unknown>, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n + 5; i++) {
+    let t = performance.now();
+    await query('BEGIN');
+    let ms = performance.now() - t;
+    for (const s of DIRTY.split('; ')) await query(s);
+    t = performance.now();
+    await query('ROLLBACK');
+    ms += performance.now() - t;
+    if (i >= 5) out.push(ms);
+  }
+  return out;
+}
+
+const users = pgTable('peers_users', { id: serial('id').primaryKey(), name: text('name').notNull(), age: integer('age') });
+const USERS_DDL = 'DROP TABLE IF EXISTS peers_users; CREATE TABLE peers_users (id serial PRIMARY KEY, name text NOT NULL, age int)';
+
+/** pgbench's single-row INSERT, prepared, one client, over the unix socket: microseconds per row. */
+function pgbenchUs(w: Where, database: string, rows: number): number {
+  const dir = mkdtempSync(join(benchDirs().shm, 'pgbench-'));
+  const script = join(dir, 'insert.sql');
+  writeFileSync(script, "INSERT INTO peers_users (name, age) VALUES ('user', 42);\n");
+  const r = spawnSync(
+    'pgbench',
+    [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      '1',
+      '-t',
+      String(rows),
+      '-f',
+      script,
+      '-h',
+      w.socket ?? w.host,
+      '-p',
+      String(w.port),
+      '-U',
+      w.user,
+      database,
+    ],
+    {
+      env: { ...process.env, PGPASSWORD: w.password ?? '' },
+      encoding: 'utf8',
+    },
+  );
+  rmSync(dir, { recursive: true, force: true });
+  const tps = /tps = ([\d.]+)/.exec(r.stdout)?.[1];
+  if (!tps) throw new Error(`pgbench: ${r.stderr.trim().slice(0, 300)}`);
+  return 1e6 / Number(tps);
+}
+
+async function perRowUs(rows: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 200; i++) await fn(i);
+  const t = performance.now();
+  for (let i = 0; i < rows; i++) await fn(i);
+  return ((performance.now() - t) * 1000) / rows;
+}
+
+function pgbenchVersion(): string {
+  return spawnSync('pgbench', ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[]; versions: Record<string, string> }> {
+  const dirs = benchDirs();
+  const key = `bench-peers-${process.pid}`;
+  const template = `peers_template_${process.pid}`;
+  const pgliteVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')).version as string;
+  const root = join(dirs.shm, 'peers');
+  const ours = await resolveServer({ dataRoot: root, server: 'embedded' }, 'postgres');
+  const hand = await startBenchPostgres('tmpfs-nodurable');
+  const versions: Record<string, string> = { pglite: pgliteVersion, pgbench: pgbenchVersion() };
+  const migrate = async (url: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(thirtyTableSchema());
+    await c.end();
+  };
+  const prev = process.env.FAST_TEST_DB_DATA_ROOT;
+  process.env.FAST_TEST_DB_DATA_ROOT = root;
+  let durableUp = true;
+  try {
+    const handW = whereOf(hand.info);
+    versions.ours = ours.version ?? '?';
+    versions.hand = hand.settings.server_version ?? '?';
+    versions.durable = await withClient(
+      DURABLE,
+      'postgres',
+      async (c) => (await c.query('SHOW server_version')).rows[0].server_version,
+    ).catch((e: Error) => ((durableUp = false), `unreachable: ${e.message}`));
+    await makeTemplate(handW, template);
+    if (durableUp) await makeTemplate(DURABLE, template);
+
+    // 1. Start to the first query, a fresh process each, legs alternated.
+    const probeOurs = () =>
+      spawnJson('bench/lib/start-probe.ts', { FAST_TEST_DB_DATA_ROOT: root, BENCH_PROBE_KEY: key }).then((p) => p.firstQueryMs);
+    await probeOurs(); // builds the template: not measured
+    const start = {
+      ours: [] as number[],
+      hand: [] as number[],
+      durable: [] as number[],
+      pglite: [] as number[],
+      pgliteSchema: [] as number[],
+    };
+    for (let i = 0; i < opts.starts; i++) {
+      start.ours.push(await probeOurs());
+      start.hand.push((await spawnJson('bench/lib/peer-probe.ts', handEnv(handW, template))).firstQueryMs);
+      if (durableUp) start.durable.push((await spawnJson('bench/lib/peer-probe.ts', handEnv(DURABLE, template))).firstQueryMs);
+      start.pglite.push((await spawnJson('bench/lib/peer-probe.ts', { BENCH_PEER: 'pglite' })).firstQueryMs);
+      start.pgliteSchema.push(
+        (await spawnJson('bench/lib/peer-probe.ts', { BENCH_PEER: 'pglite', BENCH_PGLITE_SCHEMA: '1' })).firstQueryMs,
+      );
+    }
+    opts.log(
+      `  peers start: ours ${fmt(start.ours)} ms, hand ${fmt(start.hand)} ms, durable ${fmt(start.durable)} ms, pglite ${fmt(start.pglite)} ms`,
+    );
+
+    // 2. Back to clean between tests: reset() with 3 of 30 tables dirty against BEGIN/ROLLBACK.
+    const db = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersreset' });
+    const reset: number[] = [];
+    const rollback = { ours: [] as number[], hand: [] as number[], durable: [] as number[], pglite: [] as number[] };
+    const { PGlite } = await import('@electric-sql/pglite');
+    const lite = new PGlite();
+    await lite.exec(thirtyTableSchema());
+    try {
+      await withClient(whereOf(ours), db.name, async (c) => {
+        await db.reset();
+        for (let i = 0; i < opts.resets + 5; i++) {
+          await c.query(DIRTY);
+          const t = performance.now();
+          const report = await db.reset();
+          if (i >= 5) reset.push(performance.now() - t);
+          if (report.emptied.length !== 3) throw new Error(`reset emptied ${report.emptied.length} tables, expected 3`);
+        }
+        rollback.ours = await rollbackMs((s) => c.query(s), opts.resets);
+      });
+      await withClient(handW, template, async (c) => void (rollback.hand = await rollbackMs((s) => c.query(s), opts.resets)));
+      if (durableUp)
+        await withClient(DURABLE, template, async (c) => void (rollback.durable = await rollbackMs((s) => c.query(s), opts.resets)));
+      rollback.pglite = await rollbackMs((s) => lite.query(s), opts.resets);
+    } finally {
+      await db.destroy({ force: true });
+    }
+    opts.log(
+      `  peers reset: ours ${fmt(reset)} ms, rollback on ours ${fmt(rollback.ours)} ms, hand ${fmt(rollback.hand)} ms, pglite ${fmt(rollback.pglite)} ms`,
+    );
+
+    // 3. Single-row INSERT, prepared, one at a time.
+    const ins = {
+      pgbenchHand: [] as number[],
+      pgbenchOurs: [] as number[],
+      rawTcp: [] as number[],
+      rawSocket: [] as number[],
+      fastTcp: [] as number[],
+      fastSocket: [] as number[],
+      pglite: [] as number[],
+    };
+    const idb = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersinsert' });
+    try {
+      await withClient(whereOf(ours), idb.name, (c) => c.query(USERS_DDL));
+      await withClient(handW, template, (c) => c.query(USERS_DDL));
+      await lite.exec(USERS_DDL);
+      const q = { name: 'peers_insert', text: 'INSERT INTO peers_users (name, age) VALUES ($1, $2)' };
+      for (let r = 0; r < opts.rounds; r++) {
+        ins.pgbenchHand.push(pgbenchUs(handW, template, opts.rows));
+        ins.pgbenchOurs.push(pgbenchUs(whereOf(ours), idb.name, opts.rows));
+        for (const socket of [false, true]) {
+          await withClient(
+            whereOf(ours),
+            idb.name,
+            async (c) =>
+              (socket ? ins.rawSocket : ins.rawTcp).push(await perRowUs(opts.rows, (i) => c.query({ ...q, values: [`user ${i}`, i] }))),
+            socket,
+          );
+          const w = whereOf(ours);
+          const pool = new pg.Pool({
+            host: socket ? w.socket : w.host,
+            port: w.port,
+            user: w.user,
+            password: w.password,
+            database: idb.name,
+            max: 1,
+          });
+          const d = drizzle(pool);
+          try {
+            (socket ? ins.fastSocket : ins.fastTcp).push(
+              await perRowUs(opts.rows, (i) => fastInsert(d, users, { name: `user ${i}`, age: i }, { returning: false })),
+            );
+          } finally {
+            await pool.end();
+          }
+        }
+        ins.pglite.push(await perRowUs(opts.rows, (i) => lite.query(q.text, [`user ${i}`, i])));
+      }
+    } finally {
+      await idb.destroy({ force: true });
+      await lite.close();
+    }
+    opts.log(
+      `  peers insert: pgbench ${fmt(ins.pgbenchOurs)} us, raw socket ${fmt(ins.rawSocket)} us, fastInsert tcp ${fmt(ins.fastTcp)} us, socket ${fmt(ins.fastSocket)} us`,
+    );
+
+    const v = versions;
+    return {
+      versions,
+      sections: [
+        withSpeedups({
+          id: 'peers-start',
+          title: 'Start to the first query, server up (milliseconds)',
+          unit: 'ms',
+          baseline: 'hand-template',
+          rows: [
+            row('hand-template', `hand-tuned PostgreSQL ${v.hand} on tmpfs: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`, start.hand),
+            row('ours', `fast-test-db ${v.ours}: createTestDatabase(), connect, SELECT 1`, start.ours, {
+              note: 'target <= 1.0x hand-template',
+            }),
+            row('durable-template', `durable service ${v.durable}: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`, start.durable),
+            row('pglite', `PGlite ${v.pglite}: new PGlite(), SELECT 1`, start.pglite),
+            row('pglite-schema', `PGlite ${v.pglite}: new PGlite(), the 30-table schema, SELECT 1`, start.pgliteSchema),
+          ],
+          notes: ['Each sample is a fresh process, timed after importing the driver or library; the templates hold the same 30 tables.'],
+        }),
+        withSpeedups({
+          id: 'peers-reset',
+          title: 'Back to a clean database between tests, 3 of 30 tables written (milliseconds)',
+          unit: 'ms',
+          baseline: 'rollback-hand',
+          rows: [
+            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server', rollback.hand),
+            row('reset', 'fast-test-db reset()', reset, { note: 'keeps commits, several connections, sequences' }),
+            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server", rollback.ours),
+            row('rollback-durable', 'BEGIN + ROLLBACK, durable service', rollback.durable),
+            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', rollback.pglite),
+          ],
+          notes: ['Rollback figures are the BEGIN and ROLLBACK round trips only; the inserts between them are not counted.'],
+        }),
+        withSpeedups({
+          id: 'peers-insert',
+          title: 'Single-row INSERT, prepared, one at a time (microseconds per row)',
+          unit: 'us',
+          baseline: 'pgbench-ours',
+          rows: [
+            row('pgbench-ours', `pgbench (${v.pgbench}), unix socket, fast-test-db's server`, ins.pgbenchOurs),
+            row('pgbench-hand', 'pgbench, unix socket, hand-tuned server', ins.pgbenchHand),
+            row('raw-socket', 'pg driver, prepared, unix socket', ins.rawSocket),
+            row('raw-tcp', 'pg driver, prepared, TCP 127.0.0.1', ins.rawTcp),
+            row('fast-socket', 'Drizzle fastInsert, returning: false, unix socket', ins.fastSocket, { note: 'target <= 1.3x pgbench' }),
+            row('fast-tcp', 'Drizzle fastInsert, returning: false, TCP 127.0.0.1', ins.fastTcp),
+            row('pglite', `PGlite ${v.pglite} query(), in process`, ins.pglite),
+          ],
+          notes: [`${opts.rows} rows per sample after 200 warm-up rows; pgbench: -M prepared -c 1, 1e6 / tps.`],
+        }),
+      ],
+    };
+  } finally {
+    if (prev === undefined) delete process.env.FAST_TEST_DB_DATA_ROOT;
+    else process.env.FAST_TEST_DB_DATA_ROOT = prev;
+    await withClient(whereOf(hand.info), 'postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${template}`)).catch(() => undefined);
+    if (durableUp)
+      await withClient(DURABLE, 'postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)).catch(() => undefined);
+    await hand.stop();
+    if (ours.stateDir) await stopOwnedServer(ours.stateDir);
+  }
+}
+
+function fmt(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[s.length >> 1] ?? NaN).toFixed(1);
+}
