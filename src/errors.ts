@@ -34,7 +34,9 @@ export type ErrorCode =
   /** An image for server: 'container' (ours, or testcontainers' Ryuk) is not on the Docker engine and could not be pulled. */
   | 'IMAGE_PULL_FAILED'
   /** An installed peer's version cannot run here (testcontainers 12 on Node < 22.22): both versions are named. */
-  | 'PEER_UNSUPPORTED';
+  | 'PEER_UNSUPPORTED'
+  /** `fast-test-db init` would change a file that already names fast-test-db, or the project has a fast-test-db.config.*: --force to go on. */
+  | 'WOULD_OVERWRITE';
 
 export class FastTestDbError extends Error {
   override readonly name = 'FastTestDbError';

@@ -6,13 +6,14 @@ import { VERSION } from '../util/version.js';
 import type { Command } from './command.js';
 import { cleanCommand } from './commands/clean.js';
 import { doctorCommand } from './commands/doctor.js';
+import { initCommand } from './commands/init.js';
 import { monitorCommand } from './commands/monitor.js';
 import { startCommand } from './commands/start.js';
 import { stopCommand } from './commands/stop.js';
 import { urlCommand } from './commands/url.js';
 import { Output, type Io } from '../util/output.js';
 
-export const COMMANDS: Command[] = [startCommand, stopCommand, urlCommand, doctorCommand, monitorCommand, cleanCommand];
+export const COMMANDS: Command[] = [initCommand, startCommand, stopCommand, urlCommand, doctorCommand, monitorCommand, cleanCommand];
 
 /** Exit codes: 0 fine, 1 a check or an operation failed, 2 the command line is wrong. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -1,0 +1,239 @@
+/**
+ * From what detect.ts found to what init writes: the template recipe (an ORM adapter, or the app's
+ * own migrate and seed commands), the env mapping, the login, where the options go (the runner
+ * wrapper for Jest and Vitest, fast-test-db.config.* for Mocha and node:test), the install line,
+ * and what is left to do by hand. Decisions only: the text of the files is render.ts.
+ */
+import { otherEngines, PROJECT_SIGNS } from '../../engines/project-signs.js';
+import type { EngineName } from '../../types.js';
+import type { Found, Project, RunnerName } from './detect.js';
+import type { EnvRole } from './scan.js';
+
+export type Recipe =
+  | { kind: 'typeorm'; module: string; access: string }
+  | { kind: 'prisma'; schema: string; dbPush: boolean }
+  | { kind: 'drizzle'; schema: string; migrationsFolder?: string };
+
+export interface Inferred {
+  what: string;
+  value: string;
+  from: string;
+}
+
+export interface Plan {
+  runner: RunnerName;
+  recipe?: Recipe;
+  migrate?: string;
+  migrationFiles?: string[];
+  seed?: string;
+  engine?: EngineName;
+  env?: Record<string, EnvRole>;
+  login?: { user: string; password: string };
+  /** The runner config's global setup, dropped because the template replaces what it did. */
+  dropGlobalSetup?: string;
+  inferred: Inferred[];
+  /** What init could not do: each one line for the user. */
+  left: string[];
+  /** Optional steps that make the suite faster, not needed for it to pass. */
+  notes: string[];
+  install?: string;
+}
+
+const GLOBAL_SETUP_MIGRATES =
+  /synchronize\s*\(|runMigrations|\bmigrate\s*\(|migrate (deploy|reset|dev)|db push|DROP SCHEMA|schema:sync|migration:run|CREATE DATABASE|createdb/i;
+const GLOBAL_SETUP_MORE = /\bgenerate\b|\bbuild\b|fixtures|writeFile|listen\s*\(|\bspawn\b/i;
+
+export function plan(p: Project): Plan {
+  const out: Plan = { runner: p.runner.value, inferred: [], left: [], notes: [] };
+  const say = (what: string, value: string, from: string) => out.inferred.push({ what, value, from });
+  say('runner', p.runner.value, p.runner.from);
+  say('package manager', p.packageManager.value, p.packageManager.from);
+  if (p.runnerConfig)
+    say('runner config', p.runnerConfig.packageKey ? 'package.json "jest" key' : p.runnerConfig.file, p.runnerConfig.file);
+  if (p.orm) say('orm', p.orm.value, p.orm.from);
+
+  const engine: Found<EngineName> | undefined = p.engine ?? p.service?.engine;
+  if (engine) say('engine', engine.value, engine.from);
+  if (p.service) {
+    const s = p.service;
+    say('database service', `${s.engine.value}${s.major ? ` ${s.major}` : ''}`, s.engine.from);
+    if (s.user) say('service user', s.user.value, s.user.from);
+    if (s.password) say('service password', s.password.value, s.password.from);
+    const pkg = PROJECT_SIGNS[s.engine.value].serverPackage;
+    if (s.major && pkg)
+      out.notes.push(
+        `the service runs ${s.engine.value} ${s.major} (${s.engine.from}): ${pkg} gives the major it installs; to match, install its platform package at ${s.major}.x (docs/install.md)`,
+      );
+  }
+
+  // The template recipe.
+  const syncScript = p.migrateScript && /schema:sync|synchronize/.test(scriptBody(p, p.migrateScript.value));
+  if (p.orm?.value === 'typeorm' && p.typeorm && !syncScript) {
+    out.recipe = { kind: 'typeorm', module: p.typeorm.value.module, access: p.typeorm.value.access };
+    say('template', `typeormTemplate(${p.typeorm.value.access || 'options'} of ${p.typeorm.value.module})`, p.typeorm.from);
+  } else if (p.orm?.value === 'prisma' && p.prisma) {
+    out.recipe = { kind: 'prisma', schema: p.prisma.value.schema, dbPush: !p.prisma.value.migrations };
+    say(
+      'template',
+      p.prisma.value.migrations ? `prismaTemplate, ${p.prisma.value.schema} and its migrations` : 'prismaTemplate, db push (no migrations)',
+      p.prisma.from,
+    );
+  } else if (p.orm?.value === 'drizzle' && p.drizzle?.value.schema) {
+    out.recipe = { kind: 'drizzle', schema: p.drizzle.value.schema, migrationsFolder: p.drizzle.value.migrationsFolder };
+    say(
+      'template',
+      `drizzleTemplate(${p.drizzle.value.schema}${p.drizzle.value.migrationsFolder ? `, ${p.drizzle.value.migrationsFolder}/` : ", the schema's DDL"})`,
+      p.drizzle.from,
+    );
+  } else if (p.migrateScript) {
+    out.migrate = p.migrateScript.value;
+    say('migrate', `'${p.migrateScript.value}'`, p.migrateScript.from);
+    const globs = migrationGlobs(p);
+    if (globs.length) {
+      out.migrationFiles = globs;
+      say('migration files', globs.join(', '), p.migrationsDir?.from ?? 'entity files');
+    } else out.left.push('say what the migrate command reads: migrationFiles (globs), or the template is rebuilt every run');
+  } else if (p.orm?.value === 'drizzle') {
+    out.left.push(
+      `${p.drizzle?.from ?? 'drizzle.config'}: the schema is a folder or glob without an index module: pass adapter: () => drizzleTemplate({ schema }) with the schema imported`,
+    );
+  } else if (p.orm?.value === 'typeorm') {
+    out.left.push(
+      'found no exported TypeORM DataSource or options: export them (e.g. src/data-source.ts) and pass adapter: () => typeormTemplate(dataSourceOptions)',
+    );
+  } else {
+    out.left.push(
+      'found no migrate step (an ORM, or a migrate script in package.json): write migrate and migrationFiles (docs/adopting.md, step 3)',
+    );
+  }
+  if (p.seed) {
+    out.seed = p.seed.value;
+    say('seed', `'${p.seed.value}'`, p.seed.from);
+  }
+  // A command knows no engine; the adapters say theirs.
+  if (engine && !out.recipe && !PROJECT_SIGNS[engine.value].isDefault) out.engine = engine.value;
+  const serverNote = engine && PROJECT_SIGNS[engine.value].serverNote;
+  if (serverNote) out.notes.push(serverNote);
+  if (!engine && !out.recipe) out.notes.push('no driver or database service found: the engine is PostgreSQL (the default)');
+
+  // The env names the app reads, less the ones of another engine than this run's.
+  const others = otherEngines(engine?.value ?? 'postgres');
+  const other = new RegExp(`(^|_)(${others.flatMap((e) => PROJECT_SIGNS[e].envWords).join('|')})`);
+  const names = p.envNames.filter((n) => !other.test(n.name));
+  const otherNames = p.envNames.filter((n) => other.test(n.name));
+  for (const n of names) say('env', `${n.name} → ${n.role}`, n.from);
+  if (otherNames.length)
+    out.left.push(
+      `the code also reads ${otherNames.map((n) => `${n.name} (${n.from})`).join(', ')}, of another engine: a run serves one engine, so those tests need their own run (FAST_TEST_DB_ENGINE=${others.join(' or ')})`,
+    );
+  if (names.some((n) => n.name !== 'DATABASE_URL')) out.env = Object.fromEntries(names.map((n) => [n.name, n.role]));
+  for (const at of p.testDatabaseUrl)
+    out.notes.push(
+      `${at} sets TEST_DATABASE_URL: fast-test-db does not read it (its own is FAST_TEST_DB_URL), so the tests get a server of their own`,
+    );
+
+  // Credentials written in the code: a login with them on our server.
+  const c = p.credentials;
+  if (c && (c.user || c.password)) {
+    const user = c.user ?? p.service?.user;
+    const password = c.password ?? p.service?.password;
+    if (user && password) {
+      out.login = { user: user.value, password: password.value };
+      say(
+        'login',
+        `${user.value} / ${password.value}${c.fallback ? ' (the code falls back to them with ||)' : ''}`,
+        `${user.from}, ${password.from}`,
+      );
+    } else
+      out.left.push(
+        `the code names a ${c.user ? 'user' : 'password'} (${(c.user ?? c.password)!.from}) but not the other: add login: { user, password }`,
+      );
+    if (c.database && !names.some((n) => n.role === 'database'))
+      out.left.push(
+        `${c.database.from} names the database '${c.database.value}': read it from an env name in the env mapping, since each worker has a database of its own`,
+      );
+  }
+
+  // The runner config's own global setup: dropped when all it did was build the shared database's schema.
+  if (p.globalSetup) {
+    const text = p.files.read(p.globalSetup.value) ?? p.files.first([`${p.globalSetup.value}.ts`, `${p.globalSetup.value}.js`]) ?? '';
+    const body = p.files.read(p.globalSetup.value) ?? (text ? (p.files.read(text) ?? '') : '');
+    if (GLOBAL_SETUP_MIGRATES.test(body) && !GLOBAL_SETUP_MORE.test(body)) {
+      out.dropGlobalSetup = p.globalSetup.value;
+      say(
+        'old global setup',
+        `${p.globalSetup.value}: built the shared database's schema, which the template replaces`,
+        p.globalSetup.from,
+      );
+    } else if (GLOBAL_SETUP_MIGRATES.test(body))
+      out.left.push(
+        `${p.globalSetup.value} (${p.globalSetup.from}) builds the schema and does more: keep the rest in a global setup of its own and drop the schema step (docs/adopting.md, "What else your global setup did")`,
+      );
+    else if (p.runner.value === 'jest')
+      out.left.push(
+        `${p.globalSetup.value} (${p.globalSetup.from}): Jest takes one globalSetup; call fast-test-db's from it (docs/adopting.md, "What else your global setup did")`,
+      );
+  }
+
+  // One worker was the rule on a shared database; no longer needed.
+  const serial = serialSettings(p);
+  for (const s of serial) out.notes.push(`${s}: each worker has its own database now; remove it to run files in parallel`);
+
+  out.install = installLine(p, engine?.value, out);
+  return out;
+}
+
+function scriptBody(p: Project, command: string): string {
+  const name = command.replace(/^(npm|yarn|pnpm|bun) run /, '');
+  return ((p.pkg.scripts as Record<string, string> | undefined) ?? {})[name] ?? '';
+}
+
+function migrationGlobs(p: Project): string[] {
+  const globs: string[] = [];
+  if (p.migrationsDir) globs.push(`${p.migrationsDir.value}/**`);
+  // What TypeORM's synchronize reads: the entities.
+  const entities = p.files
+    .all()
+    .filter((f) => /\.entity\.[cm]?[jt]s$/.test(f) || (/@Entity\(/.test(p.files.read(f) ?? '') && /\.[cm]?[jt]s$/.test(f)));
+  for (const dir of new Set(entities.map((f) => f.replace(/\/[^/]+$/, ''))))
+    globs.push(
+      `${dir}/*.${entities
+        .find((f) => f.startsWith(dir))!
+        .split('.')
+        .pop()}`,
+    );
+  if (p.prisma) globs.push(p.prisma.value.schema);
+  return [...new Set(globs)];
+}
+
+function serialSettings(p: Project): string[] {
+  const out: string[] = [];
+  const test = ((p.pkg.scripts as Record<string, string> | undefined) ?? {}).test ?? '';
+  if (/--runInBand|(^|\s)-i(\s|$)|--maxWorkers[= ]1\b|-w[= ]1\b|--no-file-parallelism|--poolOptions\.\w+\.singleFork/.test(test))
+    out.push(`${p.files.whereMatch('package.json', /"test"\s*:/)} (${test})`);
+  const cfg = p.runnerConfig && !p.runnerConfig.packageKey ? p.runnerConfig.file : undefined;
+  if (cfg) {
+    const m = /(maxWorkers\s*:\s*1\b|fileParallelism\s*:\s*false|singleFork\s*:\s*true)/.exec(p.files.read(cfg) ?? '');
+    if (m) out.push(`${p.files.where(cfg, m.index)} (${m[1]})`);
+  }
+  return out;
+}
+
+function installLine(p: Project, engine: EngineName | undefined, plan: Plan): string | undefined {
+  const deps = new Set<string>();
+  for (const k of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'])
+    for (const n of Object.keys((p.pkg[k] as Record<string, string> | undefined) ?? {})) deps.add(n);
+  const want = ['fast-test-db'];
+  const signs = PROJECT_SIGNS[engine ?? 'postgres'];
+  if (signs.serverPackage) want.push(signs.serverPackage);
+  // Our own connections take one driver; Prisma's driver adapter brings it along.
+  const viaPrisma = plan.recipe?.kind === 'prisma' && [...deps].some((d) => d.startsWith('@prisma/adapter-'));
+  if (!viaPrisma) want.push(signs.adminDriver);
+  if (p.runner.value !== 'vitest' && p.runner.value !== 'jest' && p.typescript && !deps.has('tsx')) want.push('tsx');
+  const missing = want.filter((n) => !deps.has(n));
+  if (!missing.length) return undefined;
+  const add = { npm: 'npm install --save-dev', yarn: 'yarn add --dev', pnpm: 'pnpm add --save-dev', bun: 'bun add --dev' }[
+    p.packageManager.value
+  ];
+  return `${add} ${missing.join(' ')}`;
+}
