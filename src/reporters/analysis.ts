@@ -5,16 +5,19 @@
  * bench/mariadb-classes, show as variance). History is a small JSON file of recent wall times per file.
  */
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { Context } from '../options/context.js';
 import { cacheRoot } from '../options/resolve.js';
 import { readJson, writeJson } from '../server/os/shared-files.js';
-import { databaseGain, formatGain, type DatabaseGain } from './gain.js';
+import { databaseGain, driverName, formatGain, type DatabaseGain } from './gain.js';
 
 export interface FileStats {
   file: string;
   /** Worker process that ran it (heap growth is judged per worker). */
   pid?: number;
+  /** Its worker thread in that process, where the runner runs workers as threads. */
+  thread?: number;
   endedAt: number;
   wallMs: number;
   dbMs?: number;
@@ -132,17 +135,16 @@ export function analyse(files: FileStats[], project: Project, opts: ReporterOpti
       /* a read-only checkout just has no history */
     }
   }
-  const database = databaseGain(files, runMs ?? files.reduce((s, f) => s + f.wallMs, 0));
   const unseen = [...new Set(files.flatMap((f) => f.unseen ?? []))].sort();
+  const workers = new Set(files.filter((f) => f.pid !== undefined).map((f) => `${f.pid}:${f.thread ?? 0}`));
+  const database = databaseGain(files, runMs ?? files.reduce((s, f) => s + f.wallMs, 0), {
+    failedFiles: files.filter((f) => f.failed).length,
+    unseen,
+    workers: workers.size,
+    cpus: availableParallelism(),
+  });
   return { files: result, heapGrowth: growth, outliers, ...(database ? { database } : {}), ...(unseen.length ? { unseen } : {}) };
 }
-
-/** Package names as users know the drivers. */
-const DRIVER_NAMES: Record<string, string> = {
-  postgres: 'postgres.js',
-  '@prisma/client': "Prisma's own query engine (no driver adapter installed)",
-};
-const driverName = (pkg: string) => DRIVER_NAMES[pkg] ?? pkg;
 
 const mb = (b?: number) => (b === undefined ? '-' : `${(b / 1024 ** 2).toFixed(0)} MB`);
 const ms = (x?: number) => (x === undefined ? '-' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
@@ -186,7 +188,8 @@ export function formatAnalysis(
         `! ${a.outliers.length} file(s) far slower than their own history: look for stalls (fast-test-db monitor) or a slower machine.`,
       ),
     );
-  if (a.unseen)
+  // The database line says what it could not see; without one, this line does.
+  if (a.unseen && !a.database)
     lines.push(
       paint.yellow(`! queries through ${a.unseen.map(driverName).join(', ')} are not counted: the database figures leave them out.`),
     );

@@ -39,6 +39,7 @@ export default class FastTestDbJestReporter {
     this.files.push({
       file: result.testFilePath,
       pid: rec?.pid,
+      thread: rec?.thread,
       endedAt: result.perfStats.end || rec?.endedAt || Date.now(),
       wallMs: wall > 0 ? wall : rec ? rec.endedAt - rec.startedAt : 0,
       dbMs: rec?.dbMs,

@@ -1,6 +1,6 @@
 /**
  * Time spent waiting on the database, measured cheaply at the drivers' query entry points: pg's
- * Client#query, mysql2's Connection#query/#execute, mysqljs's Connection#query and mariadb's core
+ * Client#query, postgres.js's Query#handle, mysql2's Connection#query/#execute, mysqljs's Connection#query and mariadb's core
  * connection (pools, promise wrappers and ORMs on top of these all pass through them). What is
  * counted is wall time with at least one query in flight, so that concurrent queries (Promise.all)
  * are not counted twice. A wrapped method returns exactly what the driver's does, and the modules
@@ -122,6 +122,8 @@ function patch(target: any, method: string, connectionOf: (self: unknown, args: 
 
 type Load = (id: string) => unknown;
 const exported = (mod: any, name: string) => mod?.[name] ?? mod?.default?.[name];
+/** Node's own require (outside any runner's sandbox); absolute paths only. */
+const nodeRequire = (file: string) => createRequire(file)(file);
 
 /** `pg`: Client#query (pools use it). */
 export function instrumentPg(pg: any): boolean {
@@ -153,15 +155,86 @@ function instrumentMariadb(load: Load): boolean {
   return done.every(Boolean);
 }
 
+/**
+ * postgres.js: Query#handle, which every query (tagged, `unsafe`, a transaction's, a cursor's) runs
+ * when it is first awaited or executed, before the query is queued on a connection. The query ends
+ * when the driver calls its resolve or reject, which it reads from the query each time: a cursor
+ * iterated with `for await` sets new ones per batch, so they are kept wrapped as they are set.
+ */
+export function instrumentPostgresQuery(Query: any): boolean {
+  const proto = Query?.prototype;
+  const original = proto?.handle;
+  if (typeof original !== 'function') return false;
+  if (original[TIMED]) return true;
+  const wrapper = function (this: { executed?: boolean }, ...args: unknown[]) {
+    if (!this.executed) timePostgresQuery(this);
+    return original.apply(this, args);
+  };
+  Object.defineProperty(wrapper, 'name', { value: original.name });
+  Object.defineProperty(wrapper, TIMED, { value: true });
+  Object.defineProperty(proto, 'handle', { ...Object.getOwnPropertyDescriptor(proto, 'handle')!, value: wrapper });
+  return true;
+}
+
+function timePostgresQuery(q: any): void {
+  const end = begin();
+  const ending = (fn: AnyFn) =>
+    function (this: unknown, x: unknown) {
+      end();
+      return fn.call(this, x);
+    };
+  for (const key of ['resolve', 'reject']) {
+    let fn = ending(q[key]);
+    Object.defineProperty(q, key, {
+      configurable: true,
+      enumerable: true,
+      get: () => fn,
+      set: (next: AnyFn) => {
+        fn = ending(next);
+      },
+    });
+  }
+}
+
+/**
+ * Where postgres.js keeps its Query class, beside the entry `require` resolves (its exports map
+ * names no subpath): the CommonJS copy in cjs/src, the ES module copy in src. They are two classes.
+ */
+function postgresQueryFiles(entry: string): { cjs: string; esm: string } | undefined {
+  const tail = join('cjs', 'src', 'index.js');
+  if (!entry.endsWith(tail)) return undefined;
+  const root = entry.slice(0, -tail.length);
+  return { cjs: join(root, 'cjs', 'src', 'query.js'), esm: join(root, 'src', 'query.js') };
+}
+
+/**
+ * Both copies: the CommonJS one through `load` (Jest's sandbox, or a require), and the ES module
+ * one that a native `import 'postgres'` (Vitest) gets, through Node's require of an ES module, which
+ * shares the one instance an import makes.
+ */
+function instrumentPostgres(load: Load, resolve: (id: string) => string): boolean {
+  const files = postgresQueryFiles(resolve('postgres'));
+  if (!files) return false;
+  const cjs = instrumentPostgresQuery(exported(load(files.cjs), 'Query'));
+  let esm = true;
+  try {
+    esm = instrumentPostgresQuery(exported(nodeRequire(files.esm), 'Query'));
+  } catch (e) {
+    log('postgres.js ES module not instrumented: %s', (e as Error).message);
+  }
+  return cjs && esm;
+}
+
 /** The drivers we time, by package name. */
-const DRIVERS: ReadonlyArray<readonly [string, (load: Load) => boolean]> = [
+const DRIVERS: ReadonlyArray<readonly [string, (load: Load, resolve: (id: string) => string) => boolean]> = [
   ['pg', (load) => instrumentPg(load('pg'))],
+  ['postgres', instrumentPostgres],
   ['mysql2', instrumentMysql2],
   ['mysql', instrumentMysql],
   ['mariadb', instrumentMariadb],
 ];
 /** Drivers we do not time: when one is installed, the figures may miss its statements. */
-const UNTIMED_DRIVERS = ['postgres'];
+const UNTIMED_DRIVERS: string[] = [];
 const PRISMA_ADAPTERS = ['@prisma/adapter-pg', '@prisma/adapter-mariadb'];
 
 export interface Instrumented {
@@ -178,9 +251,10 @@ export interface Instrumented {
 export function instrumentDrivers(load?: Load): Instrumented {
   const project = createRequire(join(process.cwd(), 'package.json'));
   const req = load ?? project;
+  const resolve = (req as { resolve?: (id: string) => string }).resolve ?? project.resolve;
   const resolves = (name: string) => {
     try {
-      ((req as { resolve?: (id: string) => string }).resolve ?? project.resolve)(name);
+      resolve(name);
       return true;
     } catch {
       return false;
@@ -190,7 +264,7 @@ export function instrumentDrivers(load?: Load): Instrumented {
   for (const [name, fn] of DRIVERS) {
     if (!resolves(name)) continue;
     try {
-      (fn(req) ? out.timed : out.unseen).push(name);
+      (fn(req, resolve) ? out.timed : out.unseen).push(name);
     } catch (e) {
       log('%s not instrumented: %s', name, (e as Error).message);
       out.unseen.push(name);

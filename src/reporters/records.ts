@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { instrumentDrivers, timingSince, timingSnapshot } from './query-timing.js';
 
 export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
@@ -14,6 +15,8 @@ export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
 export interface FileRecord {
   file: string;
   pid: number;
+  /** The worker thread in that process (Vitest's threads pool runs several workers in one process). */
+  thread?: number;
   /** ms since epoch, when the setup file started this file and when its last afterAll ran. */
   startedAt: number;
   endedAt: number;
@@ -88,6 +91,7 @@ export function recordThisFile(
       writeRecord({
         file,
         pid: process.pid,
+        thread: threadId,
         startedAt,
         endedAt: Date.now(),
         queries: t.queries,

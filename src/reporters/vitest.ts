@@ -51,6 +51,7 @@ export default class FastTestDbVitestReporter {
     this.files.push({
       file: module.moduleId,
       pid: rec?.pid,
+      thread: rec?.thread,
       endedAt: rec?.endedAt ?? Date.now(),
       wallMs: d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration,
       dbMs: rec?.dbMs,

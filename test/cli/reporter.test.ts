@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { DatabaseGain } from '../../src/reporters/gain.js';
 import { instrumentPg, timingSince, timingSnapshot } from '../../src/reporters/query-timing.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 import { isolatedEnv, REPO } from './cli.js';
@@ -33,7 +34,7 @@ interface Report {
   heapGrowth: Array<{ pid: number; files: number; fromMb: number; toMb: number }>;
   outliers: string[];
   unseen?: string[];
-  database?: { filesMs: number; dbMs: number; share: number; runMs: number; estimatedDurableMs: number; factor: number };
+  database?: DatabaseGain;
 }
 
 function run(command: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
@@ -95,8 +96,9 @@ describe.each(['vitest', 'jest'] as const)('%s reporter on the fixture suite', (
     expect(history['c-slow.spec.ts']).toHaveLength(6);
     expect(history['a-db.spec.ts']).toHaveLength(1);
 
-    // The closing line: the database's share of the run, from the per-file figures above, and the
-    // estimate on a durable server scaled by the bench's measured latency ratio.
+    // The closing line: the database's share of the run, from the per-file figures above; with
+    // every test passing and one worker on this machine's CPUs, an upper bound on the extra wait on
+    // a durable server, or the plain sentence where the share is small.
     const d = report.database!;
     expect(d).toBeDefined();
     const sumDb = report.files.reduce((s, f) => s + (f.dbMs ?? 0), 0);
@@ -106,22 +108,22 @@ describe.each(['vitest', 'jest'] as const)('%s reporter on the fixture suite', (
     expect(d.share).toBeGreaterThan(0);
     expect(d.share).toBeLessThan(1);
     expect(d.share).toBeCloseTo(sumDb / sumWall, 6);
-    expect(d.factor).toBeGreaterThan(1);
-    expect(d.runMs).toBeGreaterThan(0);
-    expect(d.estimatedDurableMs).toBeCloseTo(d.runMs * (1 + d.share * (d.factor - 1)), 3);
-    const line =
-      /fast-test-db: the database was (\d+)% of this run \(.*\)(: a faster database cannot make it much faster)?; on a default durable server it would take about ([\d.]+) s instead of ([\d.]+) s/.exec(
-        out,
+    expect(d.workers).toBe(1);
+    expect(d.failedFiles).toBe(0);
+    const pct = Math.round(d.share * 100);
+    if (d.share < 0.1) {
+      expect(d.omitted).toBe('small');
+      expect(out).toContain(`fast-test-db: the database was ${pct}% of this run: fast-test-db cannot make it much faster (`);
+    } else {
+      expect(d.extraDurableMs).toBeCloseTo((d.dbMs / d.workers) * (d.factor - 1), 3);
+      expect(out).toMatch(
+        new RegExp(`fast-test-db: the database was ${pct}% of this run .*those queries would wait at most about [\\d.]+ s longer`),
       );
-    expect(line, out).not.toBeNull();
-    expect(Number(line![1])).toBe(Math.round(d.share * 100));
-    // Only a small share gets the plain warning (c-slow's 1.5 s with no query keeps it small here).
-    expect(Boolean(line![2])).toBe(d.share < 0.2);
-    expect(Number(line![3])).toBeGreaterThanOrEqual(Number(line![4]));
+    }
 
-    // postgres.js is installed here and its queries are not timed: the report says so instead of leaving them out unsaid.
-    expect(report.unseen).toEqual(['postgres']);
-    expect(out).toContain('! queries through postgres.js are not counted');
+    // postgres.js is installed here and its queries are timed: nothing is reported unseen.
+    expect(report.unseen).toBeUndefined();
+    expect(out).not.toContain('could not be seen');
   });
 });
 
