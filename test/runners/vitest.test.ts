@@ -22,14 +22,18 @@ describe('vitest', () => {
     }
   });
 
-  test('a migrate that fails after the workers started fails the run with its own error, in full once and no timeout', async () => {
+  test('a migrate that fails after the workers started stops the run once, in the global setup, with its own error and the fix', async () => {
     const sb = sandbox('vitest-fail');
     try {
       const r = await vitest(sb, 'forks', { FIXTURE_MIGRATE_THROW: 'boom in migration 007' });
       expect(r.code).not.toBe(0);
       expect(r.records).toEqual([]);
       const output = stripVTControlCharacters(r.output);
-      expect(output.match(/FastTestDbError: migrate failed while building template \S+: boom in migration 007/g)).toHaveLength(1);
+      expect(output.match(/boom in migration 007/g)).toHaveLength(1);
+      expect(output).toMatch(
+        /fast-test-db: the run stops \(MIGRATION_FAILED\): migrate failed while building template \S+: boom in migration 007\n {2}fix: /,
+      );
+      expect(sb.migrations()).toBe(1);
       expect(output).not.toMatch(/timed out|Exceeded timeout/i);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     } finally {

@@ -28,7 +28,8 @@ import { DEFAULT_ENV_VAR } from '../../options/resolve.js';
 import { readJson } from '../../server/os/shared-files.js';
 import { pidAlive } from '../../server/os/lock.js';
 import { liveOtherOwner } from '../../core/users.js';
-import { clearReady, errorRecord, failureReported, readyFileOf, writeReady } from './ready.js';
+import { clearReady, failureReported, readyFileOf, writeReady } from './ready.js';
+import { stopRun } from './stop-run.js';
 
 const log = logger('runner');
 
@@ -247,9 +248,12 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
         return p;
       })
       .catch((e: unknown) => {
-        writeReady(readyFile, errorRecord(e));
         log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
-        return { error: e };
+        // Once, here, rather than in every test file (stop-run.ts).
+        return stopRun(readyFile, e, async () => {
+          const { owned, stateDir } = handoff.server;
+          if (!handed && owned && stateDir !== undefined && !reuse) await releaseServer(stateDir);
+        });
       });
   } else {
     const p = await withStatus({

@@ -39,6 +39,11 @@ export function failureReported(file: string): boolean {
   return existsSync(reportedFileOf(file));
 }
 
+/** Marks the failure as shown in full (the global setup showed it): workers that still see it say one line. */
+export function markReported(file: string): void {
+  writeFileSync(reportedFileOf(file), String(process.pid));
+}
+
 /** Removes the ready file and its failure mark: a run starts, or ends, with neither. */
 export function clearReady(file: string): void {
   for (const f of [file, reportedFileOf(file)]) rmSync(f, { force: true });
