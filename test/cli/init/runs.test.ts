@@ -1,0 +1,124 @@
+/**
+ * init's output, run: a project in its "before" state (a shared test database migrated by the
+ * runner's global setup, one worker), adopted by `fast-test-db init`, then its suite run unchanged
+ * through the real runner on the server fast-test-db starts. No install per test: the project's
+ * node_modules links to this repository's packages, and fast-test-db to this repository (its
+ * dist/, which `npm run build` makes).
+ */
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN, ROOT, runReporting, sandbox, waitNoProcesses } from '../../runners/harness.js';
+import { init, makeProject, write, type Made } from './projects.js';
+
+const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].some((b) => existsSync(b));
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist/jest.cjs')))
+    throw new Error('these tests run the built package: run `npm run build` first (npm test does)');
+});
+
+/** node_modules of links: every package of this repository, and fast-test-db itself. */
+function linkModules(dir: string): void {
+  const nm = join(dir, 'node_modules');
+  mkdirSync(nm, { recursive: true });
+  for (const e of readdirSync(join(ROOT, 'node_modules')))
+    if (e !== '.bin' && e !== 'fast-test-db') symlinkSync(join(ROOT, 'node_modules', e), join(nm, e));
+  symlinkSync(ROOT, join(nm, 'fast-test-db'));
+}
+
+async function runSuite(made: Made, name: string, command: string, args: string[]) {
+  const sb = sandbox(name);
+  try {
+    const r = await runReporting(command, args, made.dir, sb.env, join(sb.dir, 'report.jsonl'));
+    expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    return { ...r, output: stripVTControlCharacters(r.output) };
+  } finally {
+    await sb.cleanup();
+  }
+}
+
+const SWC = `{ jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }`;
+
+describe('Jest + TypeORM on PostgreSQL', () => {
+  let made: Made;
+  afterAll(() => made?.cleanup());
+
+  test('init drops the old global setup, wraps jest.config.js, and the suite passes with two workers, each on a database of its own', async () => {
+    made = makeProject(
+      { orm: 'typeorm', runner: 'jest', engine: 'postgres' },
+      {
+        'package.json': `${JSON.stringify(
+          {
+            name: 'points',
+            private: true,
+            scripts: { test: 'jest --runInBand' },
+            dependencies: { pg: '^8.0.0', typeorm: '^0.3.20', 'reflect-metadata': '^0.2.0' },
+            devDependencies: { jest: '^30.0.0', '@swc/jest': '^0.2.0', '@swc/core': '^1.0.0', typescript: '^5.9.0' },
+          },
+          null,
+          2,
+        )}\n`,
+        'package-lock.json': '{}\n',
+        'tsconfig.json': '{ "compilerOptions": { "experimentalDecorators": true, "emitDecoratorMetadata": true } }\n',
+        'jest.config.js': `const swc = ${SWC};\n\nmodule.exports = {\n  testEnvironment: 'node',\n  testMatch: ['<rootDir>/test/**/*.test.ts'],\n  transform: { '^.+\\\\.ts$': ['@swc/jest', swc] },\n  globalSetup: '<rootDir>/test/global-setup.ts',\n  maxWorkers: 1, // one shared test database\n};\n`,
+        'src/point.entity.ts': `import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';\n\n@Entity()\nexport class Point {\n  @PrimaryGeneratedColumn()\n  id!: number;\n\n  @Column()\n  x!: number;\n}\n`,
+        'src/data-source.ts': `import 'reflect-metadata';\nimport type { DataSourceOptions } from 'typeorm';\nimport { Point } from './point.entity';\n\nexport const dataSourceOptions: DataSourceOptions = {\n  type: 'postgres',\n  url: process.env.DATABASE_URL,\n  entities: [Point],\n};\n`,
+        'test/global-setup.ts': `import { DataSource } from 'typeorm';\nimport { dataSourceOptions } from '../src/data-source';\n\nexport default async function globalSetup() {\n  const ds = new DataSource(dataSourceOptions);\n  await ds.initialize();\n  await ds.synchronize(true);\n  await ds.destroy();\n}\n`,
+        ...Object.fromEntries(
+          ['a', 'b', 'c'].map((f) => [
+            `test/${f}.test.ts`,
+            `import { DataSource } from 'typeorm';\nimport { dataSourceOptions } from '../src/data-source';\nimport { Point } from '../src/point.entity';\n\nconst ds = new DataSource(dataSourceOptions);\nbeforeAll(() => ds.initialize());\nafterAll(() => ds.destroy());\n\ntest('${f}: a row in, the same row out', async () => {\n  expect(process.env.DATABASE_URL).toMatch(/\\/ftdb_/);\n  const saved = await ds.getRepository(Point).save({ x: ${f.charCodeAt(0)} });\n  expect(await ds.getRepository(Point).findOneByOrFail({ id: saved.id })).toMatchObject({ x: ${f.charCodeAt(0)} });\n});\n`,
+          ]),
+        ),
+      },
+    );
+    linkModules(made.dir);
+    const r = await init(made.dir);
+    expect(r.code, JSON.stringify(r.error)).toBe(0);
+    expect(r.json.left).toEqual([]);
+    expect(r.json.files.map((f) => [f.path, f.lines])).toEqual([['jest.config.js', 8]]);
+    expect(made.read('jest.config.js')).not.toContain('globalSetup');
+    const run = await runSuite(made, 'init-jest', BIN('jest'), ['--maxWorkers=2', `--cacheDirectory=${join(made.dir, '.jest-cache')}`]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/Tests:\s+3 passed, 3 total/);
+  }, 240_000);
+});
+
+describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
+  let made: Made;
+  afterAll(() => made?.cleanup());
+
+  test('init wraps vitest.config.ts with drizzleTemplate over the migrations folder, and the suite passes in parallel', async () => {
+    made = makeProject({ orm: 'drizzle', runner: 'vitest', engine: 'mysql' });
+    write(made.dir, {
+      'drizzle/0000_init.sql':
+        'CREATE TABLE `users` (\n\t`id` int AUTO_INCREMENT NOT NULL,\n\t`name` varchar(100) NOT NULL,\n\tCONSTRAINT `users_id` PRIMARY KEY(`id`)\n);\n',
+      'drizzle/meta/_journal.json': `${JSON.stringify({ version: '7', dialect: 'mysql', entries: [{ idx: 0, version: '5', when: 1735689600000, tag: '0000_init', breakpoints: true }] })}\n`,
+      'src/db.ts': `import { drizzle } from 'drizzle-orm/mysql2';\nimport mysql from 'mysql2/promise';\nimport * as schema from './schema';\n\nexport const pool = mysql.createPool(process.env.DATABASE_URL!);\nexport const db = drizzle(pool, { schema, mode: 'default' });\n`,
+      'vitest.config.ts': `import { defineConfig } from 'vitest/config';\n\nexport default defineConfig({\n  test: {\n    include: ['test/**/*.test.ts'],\n    globalSetup: ['./test/global-setup.ts'],\n    fileParallelism: false,\n  },\n});\n`,
+      'test/global-setup.ts': `import { drizzle } from 'drizzle-orm/mysql2';\nimport { migrate } from 'drizzle-orm/mysql2/migrator';\nimport mysql from 'mysql2/promise';\n\nexport default async function setup() {\n  const pool = mysql.createPool(process.env.DATABASE_URL!);\n  await migrate(drizzle(pool), { migrationsFolder: 'drizzle' });\n  await pool.end();\n}\n`,
+      'test/user.test.ts': '',
+      ...Object.fromEntries(
+        ['a', 'b', 'c'].map((f) => [
+          `test/${f}.test.ts`,
+          `import { eq } from 'drizzle-orm';\nimport { afterAll, expect, test } from 'vitest';\nimport { db, pool } from '../src/db';\nimport { users } from '../src/schema';\n\nafterAll(() => pool.end());\n\ntest('${f}: a row in, the same row out', async () => {\n  expect(process.env.DATABASE_URL).toMatch(/^mysql:\\/\\/.*\\/ftdb_/);\n  const [res] = await db.insert(users).values({ name: '${f}' });\n  const [row] = await db.select().from(users).where(eq(users.id, res.insertId));\n  expect(row).toMatchObject({ name: '${f}' });\n});\n`,
+        ]),
+      ),
+    });
+    // The generated placeholder test is not part of this suite.
+    write(made.dir, { 'test/user.test.ts': `import { test } from 'vitest';\ntest('placeholder', () => {});\n` });
+    linkModules(made.dir);
+    const r = await init(made.dir);
+    expect(r.code, JSON.stringify(r.error)).toBe(0);
+    expect(r.json.left).toEqual([]);
+    const config = made.read('vitest.config.ts');
+    expect(config).toContain("adapter: () => drizzleTemplate({ schema, migrationsFolder: 'drizzle' })");
+    expect(config).not.toContain('global-setup');
+    expect(r.json.notes.some((n) => n.includes('fileParallelism: false'))).toBe(true);
+    const run = await runSuite(made, 'init-vitest', BIN('vitest'), ['run']);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/Tests\s+4 passed/);
+  }, 240_000);
+});
