@@ -166,7 +166,8 @@ export function detect(dir: string): Project {
     (f) => !TEST_FILE.test(f) && /(data-?source|ormconfig|database|db|orm|prisma|drizzle|config|module)/i.test(f),
   );
   const envFiles = files.all().filter((f) => /(^|\/)\.env(\.[\w.-]+)?$/.test(f) && !/\.example$|\.sample$/.test(f));
-  project.envNames = findEnvNames(files, [...tests, ...connection, ...(project.typeorm ? [project.typeorm.value.file] : [])], envFiles);
+  // The connection code first: its names lead the mapping, as they lead the app.
+  project.envNames = findEnvNames(files, [...(project.typeorm ? [project.typeorm.value.file] : []), ...connection, ...tests], envFiles);
   project.credentials = findCredentials(files, [...(project.typeorm ? [project.typeorm.value.file] : []), ...connection, ...tests]);
   project.service = findServices(files);
   for (const f of [
@@ -236,13 +237,19 @@ function detectRunnerConfig(files: ProjectFiles, runner: RunnerName, pkg: Record
   return undefined;
 }
 
+/** A `type:` TypeORM gives one of our engines. */
+const TYPEORM_TYPE = new RegExp(`\\btype\\s*:\\s*['"](${allSigns('typeormTypes').join('|')})['"]`);
+
 /** The module exporting the TypeORM options: a DataSource file, or ormconfig. */
 function findTypeorm(files: ProjectFiles): Found<TypeormSource> | undefined {
   const candidates = files
     .all()
     .filter((f) => CODE.test(f) && !TEST_FILE.test(f) && !/\.d\.ts$/.test(f))
     .map((f) => ({ f, text: files.read(f) ?? '' }))
-    .filter(({ text }) => /DataSourceOptions|new DataSource\s*\(|ConnectionOptions/.test(text));
+    .filter(
+      ({ text }) =>
+        /DataSourceOptions|new DataSource\s*\(|ConnectionOptions/.test(text) || (/\bentities\s*:/.test(text) && TYPEORM_TYPE.test(text)),
+    );
   // Prefer a file named for it.
   candidates.sort((a, b) => Number(/data-?source|ormconfig/i.test(b.f)) - Number(/data-?source|ormconfig/i.test(a.f)));
   for (const { f, text } of candidates) {

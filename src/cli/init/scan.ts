@@ -56,7 +56,9 @@ export function findEnvNames(files: ProjectFiles, code: string[], envFiles: stri
   };
   for (const f of [...new Set(code)]) {
     const text = files.read(f) ?? '';
-    for (const re of READS) for (const m of text.matchAll(re)) add(m[1]!, files.where(f, m.index!));
+    // In the order the file reads them, whichever way it reads each.
+    const reads = READS.flatMap((re) => [...text.matchAll(re)]).sort((x, y) => x.index! - y.index!);
+    for (const m of reads) add(m[1]!, files.where(f, m.index!));
   }
   // A test env file names what the tests read even when the code reads it through a helper.
   for (const f of envFiles.filter((f) => /\.env\.test/.test(f))) {
