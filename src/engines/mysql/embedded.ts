@@ -22,8 +22,13 @@ import type { BinarySettings, EmbeddedSettings, Engine } from '../engine.js';
 import { sleep } from '../../util/sleep.js';
 import { lit } from './quote.js';
 import { newPassword, passwordFile, writePasswordFile } from '../../server/os/password.js';
+import { chownTree } from '../../server/os/compact-copy.js';
+import { touchCopy } from '../../server/os/warm-cache.js';
+import { restoreWarmCopy, warmCopy } from './embedded-copies.js';
 
 const log = logger('mysql');
+/** The server's time zone (its env): a data directory's timestamps and a warm copy's key depend on it. */
+const SERVER_TZ = 'UTC';
 
 export interface MysqlBinary {
   /** mysqld or mariadbd. */
@@ -123,15 +128,20 @@ export function embeddedServer(settings: EmbeddedSettings, engine: Engine): Embe
   return {
     label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
     identity: [settings.resolved.binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
-    plan: (ctx) => planEmbeddedMysql(ctx, settings, engine),
+    plan: (ctx) => planEmbeddedMysql(ctx, settings, engine, true),
   };
 }
 
-/** `engine`: MySQL's, for its stop signal and the roles that describe the started server. */
+/**
+ * `engine`: MySQL's, for its stop signal and the roles that describe the started server. `warm`:
+ * start from the project's warm copy when there is one, and save one at a clean stop (off for a
+ * caller that changes the flags, whose data directory the key would not describe).
+ */
 export async function planEmbeddedMysql(
   ctx: PlanContext,
-  settings: Pick<EmbeddedSettings, 'resolved' | 'env'>,
+  settings: Pick<EmbeddedSettings, 'resolved' | 'env'> & Partial<Pick<EmbeddedSettings, 'cacheRoot'>>,
   engine: Engine,
+  warm = false,
 ): Promise<LaunchPlan> {
   const bin = findMysqlBinary(settings);
   const home = join(ctx.dir, 'mysql');
@@ -158,7 +168,12 @@ export async function planEmbeddedMysql(
     writeFileSync(file, text, { mode: 0o600 });
     secretFiles.push(file);
   };
-  const as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'> = { uid: user?.uid, gid: user?.gid, cwd: home, env: { TZ: 'UTC', LC_ALL: 'C' } };
+  const as: Pick<Command, 'uid' | 'gid' | 'cwd' | 'env'> = {
+    uid: user?.uid,
+    gid: user?.gid,
+    cwd: home,
+    env: { TZ: SERVER_TZ, LC_ALL: 'C' },
+  };
   const flags = mysqlServerFlags({
     flavor: bin.flavor,
     version: bin.version,
@@ -178,9 +193,29 @@ export async function planEmbeddedMysql(
     ...flags,
   ];
 
-  const setup = initialization(bin, { home, dataDir, common, flags, user, as, password, writeSecretSql });
-  init.push(...setup.init);
-  serverArgs.push(...setup.serverArgs);
+  const stop = stopMethod(process.platform, engine.server.stopSignal);
+  const copy =
+    warm && settings.cacheRoot ? warmCopy({ resolved: settings.resolved, cacheRoot: settings.cacheRoot }, bin, flags, SERVER_TZ) : {};
+  let restoredFrom: string | undefined;
+  if (copy.path) {
+    mkdirSync(dataDir, { mode: 0o700 });
+    if (restoreWarmCopy(copy.path, dataDir)) {
+      restoredFrom = copy.path;
+      touchCopy(copy.path);
+    } else rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (restoredFrom) {
+    // The copy's accounts hold the password of the server it was saved from: the init file sets
+    // this one's before the server lets anyone in, as after mariadb-install-db.
+    const initFile = join(home, 'init.sql');
+    writeSecretSql(initFile, passwordInitSql(bin, password));
+    serverArgs.push(`--init-file=${initFile}`);
+    if (user) chownTree(dataDir, user.uid, user.gid);
+  } else {
+    const setup = initialization(bin, { home, dataDir, common, flags, user, as, password, writeSecretSql });
+    init.push(...setup.init);
+    serverArgs.push(...setup.serverArgs);
+  }
   if (user)
     for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
       chownSync(d, user.uid, user.gid);
@@ -205,8 +240,11 @@ export async function planEmbeddedMysql(
   return {
     init,
     server: { command: bin.path, args: serverArgs, ...as },
-    stopSignal: stopMethod(process.platform, engine.server.stopSignal).signal,
+    stopSignal: stop.signal,
     cleanup: [...(socketDir.startsWith(home) ? [home] : [home, socketDir]), passwordFile(ctx.dir)],
+    // Saved only after a clean stop: a killed server's files are not a copy anyone should start from.
+    snapshot: copy.path && stop.clean ? { from: dataDir, to: copy.path, always: copy.always } : undefined,
+    restoredFrom,
     expected: info,
     ready: (watch) => waitForMysql(engine, info, watch),
   };
@@ -290,27 +328,30 @@ function initialization(
       });
       // mariadb-install-db made root without a password: the server sets it before it lets anyone in.
       const initFile = join(home, 'init.sql');
-      writeSecretSql(initFile, `${mariadbRootPassword(password)}\nFLUSH PRIVILEGES;\n`);
+      writeSecretSql(initFile, passwordInitSql(bin, password));
       serverArgs.push(`--init-file=${initFile}`);
     }
   } else {
-    // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
     const initFile = join(home, 'init.sql');
-    const pw = lit(password);
-    writeSecretSql(
-      initFile,
-      [
-        `ALTER USER 'root'@'localhost' IDENTIFIED BY ${pw};`,
-        `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
-        `ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
-        "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;",
-        '',
-      ].join('\n'),
-    );
+    writeSecretSql(initFile, passwordInitSql(bin, password));
     init.push({ command: bin.path, args: [...common, '--initialize-insecure', ...flags], ...as });
     serverArgs.push(`--init-file=${initFile}`);
   }
   return { init, serverArgs };
+}
+
+/** SQL the server runs from --init-file before it lets anyone in: root's password is this server's. */
+function passwordInitSql(bin: MysqlBinary, password: string): string {
+  if (bin.flavor === 'mariadb') return `${mariadbRootPassword(password)}\nFLUSH PRIVILEGES;\n`;
+  // MySQL creates only root@localhost; tests and ORMs connect over TCP to 127.0.0.1.
+  const pw = lit(password);
+  return [
+    `ALTER USER 'root'@'localhost' IDENTIFIED BY ${pw};`,
+    `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
+    `ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY ${pw};`,
+    "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;",
+    '',
+  ].join('\n');
 }
 
 /**

@@ -3,12 +3,10 @@
  * where they are for a set of binaries and settings, and how one is copied into a new server.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { messageOf } from '../../errors.js';
+import { restoreCompactCopy } from '../../server/os/compact-copy.js';
 import { initdbCopyPath, warmCopyPath } from '../../server/os/copy-names.js';
+import { warmCopyKey } from '../../server/os/warm-cache.js';
 import { logger } from '../../util/log.js';
-import { VERSION } from '../../util/version.js';
 import type { EmbeddedSettings } from '../engine.js';
 import { SERVER_TIME_ZONE } from '../tuning.js';
 import type { PostgresBinaries } from './embedded-binaries.js';
@@ -34,15 +32,12 @@ export function cachePaths(
     .update(JSON.stringify([bins.binDir, bins.version, initdbFlags, SERVER_TIME_ZONE]))
     .digest('hex')
     .slice(0, 10);
-  const warmKey = createHash('sha256')
-    .update(JSON.stringify([key, settings, VERSION]))
-    .digest('hex')
-    .slice(0, 10);
+  const warmKey = warmCopyKey([key, settings]);
   const warm = resolved.cacheDataDir;
   const initdbOn = resolved.initdbCache;
   return {
     initdb: initdbOn ? initdbCopyPath(root, bins.major, key) : undefined,
-    snapshot: warm !== 'off' ? warmCopyPath(root, bins.major, warmKey) : undefined,
+    snapshot: warm !== 'off' ? warmCopyPath(root, 'postgres', bins.major, warmKey) : undefined,
     always: warm === 'always',
   };
 }
@@ -52,28 +47,7 @@ export function cachePaths(
  * fs.promises.cp 210-230 ms; the runner's main process loses less by waiting than by yielding.
  */
 export function restoreCopy(copy: string, dataDir: string): boolean {
-  if (!existsSync(join(copy, 'PG_VERSION'))) return false;
-  try {
-    const before = statSync(copy);
-    cpSync(copy, dataDir, { recursive: true });
-    // A save or an eviction renames a copy away before removing it (warm-cache.ts retireCopy): if
-    // that happened while we read, what we have is a mix of two copies, or part of one.
-    const after = statSync(copy, { throwIfNoEntry: false });
-    if (after?.ino !== before.ino || after.dev !== before.dev) throw new Error(`${copy} was replaced while it was being copied`);
-    chmodSync(dataDir, 0o700);
-    log('data directory restored from %s', copy);
-    return true;
-  } catch (e) {
-    log('could not restore %s: %s', copy, messageOf(e));
-    rmSync(dataDir, { recursive: true, force: true });
-    mkdirSync(dataDir, { mode: 0o700 });
-    return false;
-  }
-}
-
-/** lchown: a link in a restored copy is handed over itself, never what it points at. */
-export function chownTree(path: string, uid: number, gid: number): void {
-  lchownSync(path, uid, gid);
-  if (!lstatSync(path).isDirectory()) return;
-  for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
+  const restored = restoreCompactCopy(copy, dataDir, 'PG_VERSION');
+  log(restored ? 'data directory restored from %s' : 'no usable copy at %s', copy);
+  return restored;
 }

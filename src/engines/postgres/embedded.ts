@@ -21,7 +21,8 @@ import type { EmbeddedSettings, Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { findPostgresBinaries, INITDB, locatePostgresBinaries, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
-import { cachePaths, chownTree, restoreCopy } from './embedded-copies.js';
+import { cachePaths, restoreCopy } from './embedded-copies.js';
+import { chownTree } from '../../server/os/compact-copy.js';
 import { lit } from './quote.js';
 import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './tuning.js';
 

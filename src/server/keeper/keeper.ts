@@ -31,6 +31,7 @@ import { releaseSegments, segmentsOf } from '../os/shared-memory.js';
 import { assertPrivate } from '../os/private-dir.js';
 import { pidAlive, withFileLock } from '../os/lock.js';
 import { sleep } from '../../util/sleep.js';
+import { saveCompactCopy } from '../os/compact-copy.js';
 import { evictOldCopies, retireCopy, treeBytes, WARM_MAX_BYTES, worthSavingFile } from '../os/warm-cache.js';
 
 const POLL_MS = 250;
@@ -99,7 +100,8 @@ function saveWarmCopy(from: string, to: string, pauseStep = 'warm-copy-written')
   }
   try {
     mkdirSync(dirname(to), { recursive: true });
-    cpSync(from, partial, { recursive: true });
+    // Without the zeros large files end with (a MariaDB redo log is 256 MB of which a run writes a few).
+    saveCompactCopy(from, partial);
     pauseHere(pauseStep);
     retireCopy(to);
     renameSync(partial, to);

@@ -24,11 +24,14 @@ export const WARM_SAVE_NAME = /^warm-save-(\d+)(?:-initdb)?$/;
 export const BINARIES_COPY_NAME = /^bin-postgres-\d+-[0-9a-f]+$/;
 export const BINARIES_PARTIAL_NAME = /^bin-postgres-\d+-[0-9a-f]+\.partial-(\d+)$/;
 /**
- * In the cache dir: a stopped server's data directory (`key` of its inputs, settings and our version)
- * and initdb's output (`key` of initdb's inputs alone), which embedded-postgres.ts cachePaths keys.
+ * In the cache dir: a stopped server's data directory (`key` of its binaries, settings and our
+ * version), `<engine>-<major>-<key>`, and PostgreSQL's initdb output (`key` of initdb's inputs
+ * alone), which each engine's embedded start keys (warmCopyKey in warm-cache.ts).
  */
-export const warmCopyPath = (cacheRoot: string, major: number, key: string) => join(cacheRoot, `postgres-${major}-${key}`);
+export const warmCopyPath = (cacheRoot: string, engine: string, major: number, key: string) => join(cacheRoot, `${engine}-${major}-${key}`);
 export const initdbCopyPath = (cacheRoot: string, major: number, key: string) => join(cacheRoot, `postgres-${major}-${key}-initdb`);
-export const WARM_COPY_NAME = /^postgres-\d+-[0-9a-f]+$/;
+export const WARM_COPY_NAME = /^[a-z]+-\d+-[0-9a-f]+$/;
+/** What a warm copy is of (the first word of its name, its engine): copies are counted per kind. */
+export const warmCopyKind = (name: string) => /^([a-z]+)-/.exec(name)?.[1];
 /** In the cache dir: either copy being written, or one taken out of use. */
-export const CACHE_PARTIAL_NAME = /^postgres-\d+-[0-9a-f]+(?:-initdb)?\.(?:partial|old)-(\d+)$/;
+export const CACHE_PARTIAL_NAME = /^[a-z]+-\d+-[0-9a-f]+(?:-initdb)?\.(?:partial|old)-(\d+)$/;

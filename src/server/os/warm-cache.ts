@@ -1,7 +1,7 @@
 /**
- * The warm start: a copy of an embedded PostgreSQL's data directory with its templates, saved when
- * the server stops cleanly and copied back by the next cold start of this project, so that a run
- * whose migrations did not change runs neither initdb nor `migrate`.
+ * The warm start: a copy of an embedded server's data directory (PostgreSQL, MariaDB, MySQL) with
+ * its templates, saved when the server stops cleanly and copied back by the next cold start of this
+ * project, so that a run whose migrations did not change runs neither initdb nor `migrate`.
  *
  * Why it is safe to have on by default:
  * - a template is found by its fingerprint, never by "the last one": a changed migration file or
@@ -9,22 +9,37 @@
  * - a template built from `migrate` alone is scoped to its run (its fingerprint holds the run id),
  *   so a copy of it is never used by another run, and building one never causes a save;
  * - the copy's key holds what makes a data directory unusable or different: the binaries and
- *   their version, the initdb flags (locale), the time zone, the server settings, our version;
+ *   their version, the initdb flags (locale), the time zone, the server settings, our version
+ *   (warmCopyKey);
  * - a copy that does not start (truncated, corrupt, from a crashed save) is removed and the
- *   server starts from initdb's output instead (registry.ts): a bad cache costs time, never a run.
+ *   server starts from scratch instead (registry.ts): a bad cache costs time, never a run.
  *
  * Measured here (PostgreSQL 18, one small template): the copy is ~45 MB on disk, a restore takes
  * about the time of the initdb copy it replaces, and it saves the whole template build.
  *
  * This module is loaded by the keeper too: file-system work only.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { retiredPath, WARM_COPY_NAME } from './copy-names.js';
+import { basename, join } from 'node:path';
+import { VERSION } from '../../util/version.js';
+import { retiredPath, WARM_COPY_NAME, warmCopyKind } from './copy-names.js';
+
+/**
+ * The key a warm copy is found by: what makes a data directory unusable or different (each engine
+ * names its binaries, their version and its settings in `parts`) and our version, which writes the
+ * templates' markers. Another key is another copy: nothing is ever migrated from one to the next.
+ */
+export function warmCopyKey(parts: unknown[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([...parts, VERSION]))
+    .digest('hex')
+    .slice(0, 10);
+}
 
 /** A data directory larger than this is not saved (seed data of this size is better rebuilt than copied each run). */
 export const WARM_MAX_BYTES = 512 * 1024 * 1024;
-/** Saved copies kept per cache directory (other binaries, locales, settings); least recently used go first. */
+/** Saved copies kept per engine and cache directory (other binaries, locales, settings); least recently used go first. */
 export const WARM_KEEP = 2;
 
 /** The file in a server's directory that says a template worth keeping was built during its life. */
@@ -74,11 +89,15 @@ export function touchCopy(copy: string): void {
   }
 }
 
-/** Keeps the `keep` most recently used warm copies next to `kept`; initdb copies and partial writes are not counted. */
+/**
+ * Keeps the `keep` most recently used warm copies of `kept`'s engine next to it (a project on both
+ * engines keeps two of each); initdb copies and partial writes are not counted.
+ */
 export function evictOldCopies(kept: string, keep = WARM_KEEP): string[] {
   const root = join(kept, '..');
+  const kind = warmCopyKind(basename(kept));
   const copies = readdirSync(root)
-    .filter((n) => WARM_COPY_NAME.test(n))
+    .filter((n) => WARM_COPY_NAME.test(n) && warmCopyKind(n) === kind)
     .map((n) => ({ path: join(root, n), at: statSync(join(root, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.at - a.at);
   const gone = copies.slice(keep).map((c) => c.path);
@@ -88,8 +107,8 @@ export function evictOldCopies(kept: string, keep = WARM_KEEP): string[] {
 
 /**
  * Takes a cached copy out of use: renamed aside (one atomic step), then removed. A start copying
- * it at that moment sees the folder's identity change and discards what it read (restoreCopy in
- * embedded-postgres.ts); removed in place, the copy would be read half gone, without an error.
+ * it at that moment sees the folder's identity change and discards what it read (restoreCompactCopy in
+ * compact-copy.ts); removed in place, the copy would be read half gone, without an error.
  */
 export function retireCopy(path: string): void {
   const aside = retiredPath(path, process.pid);
