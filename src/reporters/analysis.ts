@@ -18,6 +18,8 @@ export interface FileStats {
   pid?: number;
   /** Its worker thread in that process, where the runner runs workers as threads. */
   thread?: number;
+  /** ms since epoch, when the file started (from its record, or the runner's). */
+  startedAt?: number;
   endedAt: number;
   wallMs: number;
   dbMs?: number;
@@ -96,6 +98,21 @@ export function heapGrowth(files: FileStats[], minGrowthMb = 50): Analysis['heap
   return out;
 }
 
+/**
+ * The most files that ran at one time: the workers competing for CPUs. Distinct processes would
+ * overcount: Vitest's forks pool starts a process per file. Without start times, distinct workers.
+ */
+export function concurrency(files: FileStats[]): number {
+  const timed = files.filter((f) => f.startedAt !== undefined && f.endedAt >= f.startedAt);
+  if (timed.length === 0) return new Set(files.filter((f) => f.pid !== undefined).map((f) => `${f.pid}:${f.thread ?? 0}`)).size;
+  // Ends sort before starts at the same instant: a file that starts as another ends does not overlap it.
+  const events = timed.flatMap((f) => [[f.startedAt!, 1] as const, [f.endedAt, -1] as const]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, d] of events) most = Math.max(most, (now += d));
+  return most;
+}
+
 /** `runMs`: the whole run's wall time as the reporter saw it; without it, the sum of the files' times. */
 export function analyse(files: FileStats[], project: Project, opts: ReporterOptions = {}, runMs?: number): Analysis {
   const historyFile = opts.historyFile === false ? undefined : (opts.historyFile ?? defaultHistoryFile(project));
@@ -136,11 +153,10 @@ export function analyse(files: FileStats[], project: Project, opts: ReporterOpti
     }
   }
   const unseen = [...new Set(files.flatMap((f) => f.unseen ?? []))].sort();
-  const workers = new Set(files.filter((f) => f.pid !== undefined).map((f) => `${f.pid}:${f.thread ?? 0}`));
   const database = databaseGain(files, runMs ?? files.reduce((s, f) => s + f.wallMs, 0), {
     failedFiles: files.filter((f) => f.failed).length,
     unseen,
-    workers: workers.size,
+    workers: concurrency(files),
     cpus: availableParallelism(),
   });
   return { files: result, heapGrowth: growth, outliers, ...(database ? { database } : {}), ...(unseen.length ? { unseen } : {}) };

@@ -40,6 +40,7 @@ export default class FastTestDbJestReporter {
       file: result.testFilePath,
       pid: rec?.pid,
       thread: rec?.thread,
+      startedAt: result.perfStats.start || rec?.startedAt,
       endedAt: result.perfStats.end || rec?.endedAt || Date.now(),
       wallMs: wall > 0 ? wall : rec ? rec.endedAt - rec.startedAt : 0,
       dbMs: rec?.dbMs,

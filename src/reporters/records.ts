@@ -3,12 +3,11 @@
  * process: the reporter picks a directory and puts it in FAST_TEST_DB_REPORT_DIR before workers
  * start; the setup file writes one small JSON file per test file there.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { instrumentDrivers, timingSince, timingSnapshot } from './query-timing.js';
+import { instrumentDrivers, loadedAfterAll, projectDrivers, timingSince, timingSnapshot } from './query-timing.js';
 
 export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
 
@@ -42,7 +41,17 @@ export function closeReportDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const key = (file: string) => createHash('sha1').update(file).digest('hex').slice(0, 16);
+/** A file's path as a short name (FNV-1a, 32 bits, twice): node:crypto would cost every worker process its load. */
+function key(file: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < file.length; i++) {
+    const c = file.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
 
 export function writeRecord(rec: FileRecord, dir = process.env[REPORT_DIR_ENV]): void {
   if (!dir) return;
@@ -79,12 +88,14 @@ export function recordThisFile(
   load?: (id: string) => unknown,
 ): void {
   if (!process.env[REPORT_DIR_ENV]) return;
-  const { unseen } = instrumentDrivers(load);
+  // Only the drivers the project lists: loading the others would cost more than all the timing.
+  const { unseen: notTimed, skipped } = instrumentDrivers(load, projectDrivers());
   const startedAt = Date.now();
   const start = timingSnapshot();
   afterAll(() => {
     const t = timingSince(start);
     const file = testPath();
+    const unseen = [...notTimed, ...loadedAfterAll(skipped)];
     const gc = typeof globalThis.gc === 'function';
     if (gc) globalThis.gc!();
     if (file)

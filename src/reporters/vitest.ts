@@ -52,6 +52,7 @@ export default class FastTestDbVitestReporter {
       file: module.moduleId,
       pid: rec?.pid,
       thread: rec?.thread,
+      startedAt: rec?.startedAt,
       endedAt: rec?.endedAt ?? Date.now(),
       wallMs: d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration,
       dbMs: rec?.dbMs,

@@ -64,7 +64,16 @@ describe('the closing line', () => {
     expect(formatGain(g)).toMatch(/^the database was at most 60% of this run .*4 workers on 2 CPUs/);
   });
 
-  it('counts workers by process and thread from the records', () => {
+  it('counts workers as the most files running at once, not as processes (a fork per file)', () => {
+    const seq = [0, 1, 2, 3].map((i) => file(`s${i}`, 1000, 600, { pid: 10 + i, startedAt: i * 1000, endedAt: (i + 1) * 1000 }));
+    expect(analyse(seq, project, { historyFile: false }, 4100).database!.workers).toBe(1);
+    const two = [0, 1, 2, 3].map((i) =>
+      file(`p${i}`, 1000, 600, { pid: 10 + i, startedAt: (i >> 1) * 1000, endedAt: ((i >> 1) + 1) * 1000 }),
+    );
+    expect(analyse(two, project, { historyFile: false }, 2100).database!.workers).toBe(2);
+  });
+
+  it('without start times, counts workers by process and thread', () => {
     const files = [
       file('a', 1000, 600, { pid: 1, thread: 1 }),
       file('b', 1000, 600, { pid: 1, thread: 2 }),
