@@ -22,6 +22,8 @@ export type {
   ConnectionOptions,
   EngineName,
   Flavor,
+  Migrate,
+  MigrateContext,
   MigrateFn,
   ServerInfo,
   TemplateSource,

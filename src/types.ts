@@ -115,7 +115,41 @@ export interface TestDatabase extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-export type MigrateFn = (url: string, ctx: { database: string; server: ServerInfo; connection: ConnectionOptions }) => Promise<void>;
+/** What `migrate` and `seed` are given besides the template's URL. */
+export interface MigrateContext {
+  /** The template database's name (the database `url` points at). */
+  database: string;
+  /** The server the template is on: engine, flavor, major, host, port, admin user, whether we own it. */
+  server: ServerInfo;
+  /** The template database as driver options: host, port, user, password, database. */
+  connection: ConnectionOptions;
+}
+
+/**
+ * A `migrate` or `seed` function: builds into the empty template database `url` points at (also
+ * given as `ctx.connection`), and resolves when done. It must close what it opened.
+ */
+export type MigrateFn = (url: string, ctx: MigrateContext) => Promise<void>;
+
+/**
+ * A module of the project run as `migrate` or `seed` in a child `node --import tsx` process (tsx is
+ * needed for TypeScript): its `export` (default 'default') is called `(url, ctx)` when it is a
+ * function, otherwise the module's own top-level code does the work, with the URL in DATABASE_URL.
+ */
+export interface MigrateModule {
+  /** Path relative to the working directory, e.g. './test/seed.ts'. */
+  module: string;
+  /** The export to call. Default 'default'; a module without it just runs. */
+  export?: string;
+}
+
+/**
+ * How the template is built (`migrate`) or filled (`seed`): a function `(url, ctx) => Promise<void>`;
+ * a command (`'npm run db:migrate'`) run in the working directory with the template's URL in
+ * DATABASE_URL and in every name of `envVar`, its output shown when it fails; or a module of the
+ * project (`{ module: './db/migrate.ts' }`). docs/templates.md says what each one's fingerprint covers.
+ */
+export type Migrate = MigrateFn | string | MigrateModule;
 
 export interface TestDatabaseOptions {
   /** 'postgres' (default) or 'mysql'. Inferred from `url` when that is given. Env: FAST_TEST_DB_ENGINE. */
@@ -127,11 +161,19 @@ export interface TestDatabaseOptions {
   /** Allow `url` to point at a non-loopback host. Env: FAST_TEST_DB_ALLOW_REMOTE=1. */
   allowRemote?: boolean;
   /**
-   * Builds the schema into the template database, once per fingerprint: a function, or a command
-   * (`'npm run migrate'`) run in the working directory with the template's URL in DATABASE_URL (and
-   * in `envVar`); a command needs `migrationFiles` (or a `cacheKey`) to say what it reads.
+   * Builds the schema into the template database, once per fingerprint: a function
+   * `(url, ctx) => Promise<void>` (ctx: `{ database, server, connection }`, MigrateContext), a
+   * command (`'npm run migrate'`) run in the working directory with the template's URL in
+   * DATABASE_URL (and in `envVar`), or a module `{ module: './db/migrate.ts', export?: 'default' }`.
+   * Without `migrationFiles` or a `cacheKey` saying what it reads, the template is rebuilt every run.
    */
-  migrate?: MigrateFn | string;
+  migrate?: Migrate;
+  /**
+   * Fills the template after `migrate` (or after the adapter's schema), in the same build: the same
+   * three forms. A module's relative imports and a command's named files and package.json script
+   * are part of the fingerprint without listing them (docs/templates.md).
+   */
+  seed?: Migrate;
   /** How long `migrate` may run before it fails with MIGRATION_TIMEOUT. Default 5 min. Env: FAST_TEST_DB_MIGRATE_TIMEOUT_MS. */
   migrateTimeoutMs?: number;
   /** Anything that identifies the schema (e.g. an ORM's DDL hash); part of the fingerprint. */
@@ -239,7 +281,9 @@ export interface Handoff {
 
 /** What an ORM adapter contributes: how to build the schema and what identifies it. */
 export interface TemplateSource {
-  migrate?: MigrateFn;
+  migrate?: Migrate;
+  /** Run after `migrate` in the same build (an adapter's seed option); a config's own `seed` wins. */
+  seed?: Migrate;
   cacheKey?: string;
   migrationFiles?: string | string[];
   /** The engine the schema is written for, when the adapter knows it: it picks the server, and a conflicting `engine` is an error. */

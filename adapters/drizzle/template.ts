@@ -65,7 +65,7 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
 }
 
 /** The template half of drizzleTestDb, for runner integrations: `adapter: () => drizzleTemplate({ schema })`. */
-export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<TemplateSource> {
+export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<TemplateSource & { migrate: MigrateFn }> {
   const { engine, driver } = resolveEngine(options);
   const { schema, migrationsFolder, migrationsTable, migrationsSchema, casing } = options;
   const migrator: MigratorConfig | undefined = migrationsFolder ? { migrationsFolder, migrationsTable, migrationsSchema } : undefined;

@@ -63,7 +63,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
   const { engine, driver } = resolveEngine({ schema, driver: chosen, engine: core.engine });
   const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver, casing, engine });
   const migrate: MigrateFn = async (url, ctx) => {
-    await template.migrate?.(url, ctx);
+    await template.migrate(url, ctx);
     if (seed) await seed(url, ctx);
   };
   const database = await createTestDatabase({

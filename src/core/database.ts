@@ -103,6 +103,7 @@ function inputsOf(ctx: Context, server: ServerInfo): TemplateInputs {
       : options.unlogged;
   return {
     migrate: options.migrate,
+    seed: options.seed,
     cacheKey: options.cacheKey,
     migrationFiles: options.migrationFiles,
     unlogged,

@@ -6,6 +6,7 @@
  * source text is hashed, but not the code it calls (a migrator, SQL files it reads). Such a template
  * is scoped to one run (runScope): the next run builds its own, so an edit anywhere is never hidden
  * behind a cached template. migrationFiles or cacheKey vouch for the inputs and share it across runs.
+ * A module or command `migrate` or `seed` adds what it is seen to read (step-inputs.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -25,15 +26,31 @@ export interface FingerprintInput {
   migrates: boolean;
   /** Hash of migrate's source text. */
   migrateSource?: string;
-  /** A migrate given as a command: the command itself (what it reads comes from migrationFiles). */
+  /** A migrate given as a command: the command itself (what it reads: migrationFiles, inputFiles). */
   migrateCommand?: string;
+  /** A migrate given as a module: its path and export. */
+  migrateModule?: { module: string; export?: string };
+  /** The seed, when there is one, in the same three shapes (absent keys leave older fingerprints as they were). */
+  seeds?: true;
+  seedSource?: string;
+  seedCommand?: string;
+  seedModule?: { module: string; export?: string };
+  /** Project files a module or command step reads (step-inputs.ts): path and bytes. */
+  inputFiles?: string[];
+  /** package.json scripts a command step runs, as name=text. */
+  scripts?: string[];
   /** The run an unverifiable template belongs to (see runScope). */
   scope?: string;
 }
 
 /** Whether nothing but migrate's own text describes what the template holds. */
-export function unverifiable(options: { migrate?: unknown; cacheKey?: string; migrationFiles?: string | string[] }): boolean {
-  return Boolean(options.migrate) && options.cacheKey === undefined && options.migrationFiles === undefined;
+export function unverifiable(options: {
+  migrate?: unknown;
+  seed?: unknown;
+  cacheKey?: string;
+  migrationFiles?: string | string[];
+}): boolean {
+  return Boolean(options.migrate || options.seed) && options.cacheKey === undefined && options.migrationFiles === undefined;
 }
 
 /**
@@ -70,8 +87,9 @@ export function runScope(run: string | undefined): string {
 
 export async function fingerprint(input: FingerprintInput, cwd = process.cwd()): Promise<string> {
   const hash = createHash('sha256');
-  const { migrationFiles, ...rest } = input;
+  const { migrationFiles, inputFiles, ...rest } = input;
   hash.update(JSON.stringify({ tool: VERSION, ...rest }));
+  for (const file of inputFiles ?? []) hash.update(`\0${relative(cwd, file)}\0`).update(readFileSync(file));
   if (migrationFiles !== undefined) {
     const { glob } = await import('tinyglobby');
     const files = (await glob(migrationFiles, { cwd, absolute: true, dot: true })).sort();

@@ -1,13 +1,15 @@
 /**
- * Runs the user's `migrate` into a template: a function, or a command (`'npm run migrate'`) run in
- * the project's directory with the template's URL in DATABASE_URL and the configured env var names.
- * Either one ends within the migrate timeout or fails with MIGRATION_TIMEOUT, naming the template.
+ * Runs the user's `migrate` or `seed` into a template: a function; a command (`'npm run migrate'`)
+ * run in the project's directory with the template's URL in DATABASE_URL and the configured env var
+ * names; or a module of the project, run in a child node process (migrate-module.ts). Each ends
+ * within the migrate timeout or fails with MIGRATION_TIMEOUT, naming the template.
  */
 import { spawn } from 'node:child_process';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../util/log.js';
 import { DEFAULT_ENV_VAR } from '../options/resolve.js';
-import type { ConnectionOptions, MigrateFn, ServerInfo } from '../types.js';
+import type { Migrate, MigrateContext } from '../types.js';
+import { MODULE_ENV, moduleCommand } from './migrate-module.js';
 
 const log = logger('template');
 
@@ -15,9 +17,11 @@ const log = logger('template');
 const OUTPUT_KEPT = 8_000;
 
 export interface MigrateJob {
-  migrate: MigrateFn | string;
+  migrate: Migrate;
+  /** Which step it is, for its messages: 'migrate' or 'seed'. */
+  what?: 'migrate' | 'seed';
   url: string;
-  ctx: { database: string; server: ServerInfo; connection: ConnectionOptions };
+  ctx: MigrateContext;
   timeoutMs: number;
   /** Env var names the command also finds the URL in (the runners' envVar). */
   envVars: readonly string[];
@@ -38,25 +42,54 @@ const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms
 
 /** Runs `job.migrate`; a function's own error is thrown as it is, for the caller to wrap. */
 export async function runMigrate(job: MigrateJob): Promise<void> {
-  if (typeof job.migrate === 'string') return runCommand(job, job.migrate);
+  const what = job.what ?? 'migrate';
+  const cwd = job.cwd ?? process.cwd();
+  if (typeof job.migrate === 'string')
+    return runChild(job, { shown: `${what} command "${job.migrate}"`, command: job.migrate, args: [], shell: true, extraEnv: {} });
+  if (typeof job.migrate === 'object') {
+    const { args, path, exportName } = moduleCommand(job.migrate, cwd, what);
+    return runChild(job, {
+      shown: `${what} module ${job.migrate.module}`,
+      command: process.execPath,
+      args,
+      shell: false,
+      extraEnv: { [MODULE_ENV.path]: path, [MODULE_ENV.export]: exportName, [MODULE_ENV.ctx]: JSON.stringify(job.ctx) },
+    });
+  }
+  const fn = job.migrate;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timedOut(job.ctx.database, job.timeoutMs, 'migrate')), job.timeoutMs);
+    timer = setTimeout(() => reject(timedOut(job.ctx.database, job.timeoutMs, what)), job.timeoutMs);
   });
   try {
-    await Promise.race([job.migrate(job.url, job.ctx), timeout]);
+    await Promise.race([fn(job.url, job.ctx), timeout]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-function runCommand(job: MigrateJob, command: string): Promise<void> {
+interface ChildSpec {
+  /** How the error names it: 'migrate command "npm run x"', 'seed module ./seed.ts'. */
+  shown: string;
+  command: string;
+  args: string[];
+  shell: boolean;
+  extraEnv: NodeJS.ProcessEnv;
+}
+
+function runChild(job: MigrateJob, spec: ChildSpec): Promise<void> {
   const template = job.ctx.database;
-  const env: NodeJS.ProcessEnv = { ...job.env };
+  const env: NodeJS.ProcessEnv = { ...job.env, ...spec.extraEnv };
   for (const name of new Set([DEFAULT_ENV_VAR, ...job.envVars])) env[name] = job.url;
-  log('running migrate command %s for %s', command, template);
+  log('running %s for %s', spec.shown, template);
   // A group of its own, so that a timeout ends the shell and whatever it started (npm, then node).
-  const child = spawn(command, { shell: true, cwd: job.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(spec.command, spec.args, {
+    shell: spec.shell,
+    cwd: job.cwd ?? process.cwd(),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-OUTPUT_KEPT);
@@ -72,21 +105,23 @@ function runCommand(job: MigrateJob, command: string): Promise<void> {
     child.once('error', (e) => {
       clearTimeout(timer);
       reject(
-        new FastTestDbError('MIGRATION_FAILED', `migrate command "${command}" could not start: ${e.message}`, 'check the command', {
+        new FastTestDbError('MIGRATION_FAILED', `${spec.shown} could not start: ${e.message}`, 'check the command', {
           cause: e,
         }),
       );
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (expired) return reject(timedOut(template, job.timeoutMs, `migrate command "${command}"`, output));
+      if (expired) return reject(timedOut(template, job.timeoutMs, spec.shown, output));
       if (code === 0) return resolve();
       const how = code === null ? `was killed by ${signal}` : `exited with code ${code}`;
       reject(
         new FastTestDbError(
           'MIGRATION_FAILED',
-          `migrate command "${command}" ${how} while building template ${template}; nothing was cached${shown(output)}`,
-          'fix the command: run it by hand with DATABASE_URL set to an empty database to see it fail the same way',
+          `${spec.shown} ${how} while building template ${template}; nothing was cached${shown(output)}`,
+          spec.shell
+            ? 'fix the command: run it by hand with DATABASE_URL set to an empty database to see it fail the same way'
+            : 'fix the module: its error is above; run it by hand (node --import tsx) with DATABASE_URL set to an empty database to see it fail the same way',
         ),
       );
     });

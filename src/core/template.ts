@@ -1,6 +1,6 @@
 /**
- * The template cache: the schema after migrations, built once per fingerprint under a server-wide
- * lock, marked complete only after `migrate` succeeded, cloned for every worker. What it is built
+ * The template cache: the schema after migrations (and the seed's rows), built once per fingerprint
+ * under a server-wide lock, marked complete only after `migrate` and `seed` succeeded, cloned for every worker. What it is built
  * from (TemplateInputs) says the two things a template needs: what its fingerprint hashes (the
  * fingerprint names it, names.ts) and how it is migrated.
  */
@@ -12,7 +12,8 @@ import { FastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
 import { dropLeftoverStaging, dropLeftoverTemplate } from './leftovers.js';
 import { markWorthSaving } from '../server/os/warm-cache.js';
-import type { MigrateFn, ServerInfo, TestDatabase } from '../types.js';
+import type { Migrate, ServerInfo, TestDatabase } from '../types.js';
+import { stepInputs } from './step-inputs.js';
 import { hostname } from 'node:os';
 import { withClient } from '../engines/connect.js';
 import { templateInUse } from './users.js';
@@ -26,7 +27,9 @@ const log = logger('template');
 
 /** What a template is built from: the caller's options, resolved. */
 export interface TemplateInputs {
-  migrate?: MigrateFn | string;
+  migrate?: Migrate;
+  /** Run after migrate, in the same build. */
+  seed?: Migrate;
   cacheKey?: string;
   migrationFiles?: string | string[];
   /** Resolved by the caller ('auto' is the engine's and server's default). */
@@ -59,14 +62,12 @@ export interface TemplatePlace {
 /** The template of `source` on the place's server, built if missing, through an admin connection the caller holds. */
 export async function templateOn(admin: SqlClient, place: TemplatePlace, source: TemplateInputs): Promise<PreparedTemplate> {
   const { roles, server, names } = place;
-  const { migrate } = source;
-  if (typeof migrate === 'string' && source.migrationFiles === undefined && source.cacheKey === undefined)
-    throw new FastTestDbError(
-      'BAD_OPTION',
-      `migrate is a command ("${migrate}"): fast-test-db cannot see what it reads, so it cannot tell when the template is out of date`,
-      "list the files it reads in migrationFiles, e.g. migrationFiles: 'migrations/**' (or pass a cacheKey that changes with them)",
-    );
+  const { migrate, seed } = source;
   const scope = unverifiable(source) ? runScope(names.run) : undefined;
+  // What a module or command reads is seen without running it; a function's callees are not.
+  const [m, s] = [stepInputs(migrate), stepInputs(seed)];
+  const inputFiles = [...new Set([...m.files, ...s.files])].sort();
+  const scripts = [...m.scripts, ...s.scripts];
   const fp = await fingerprint({
     engine: server.engine,
     flavor: server.flavor,
@@ -77,6 +78,13 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     migrates: Boolean(migrate),
     migrateSource: scope && typeof migrate === 'function' ? sourceHash(migrate) : undefined,
     migrateCommand: typeof migrate === 'string' ? migrate : undefined,
+    migrateModule: typeof migrate === 'object' ? { module: migrate.module, export: migrate.export } : undefined,
+    seeds: seed ? true : undefined,
+    seedSource: typeof seed === 'function' ? sourceHash(seed) : undefined,
+    seedCommand: typeof seed === 'string' ? seed : undefined,
+    seedModule: typeof seed === 'object' ? { module: seed.module, export: seed.export } : undefined,
+    inputFiles: inputFiles.length ? inputFiles : undefined,
+    scripts: scripts.length ? scripts : undefined,
     scope,
   });
   const name = templateName(names.engine, names.prefix, fp);
@@ -87,6 +95,7 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     fingerprint: fp,
     prefix: templatePrefix(names.prefix),
     migrate,
+    seed,
     migrateTimeoutMs: source.migrateTimeoutMs,
     envVars: source.envVars,
     env: source.env,
@@ -107,7 +116,9 @@ export interface TemplateRequest {
   prefix: string;
   /** The run an unverifiable template (migrate alone) is scoped to, recorded in its marker. */
   scope?: string;
-  migrate?: MigrateFn | string;
+  migrate?: Migrate;
+  /** Run after migrate, in the same build and under the same timeout rule (each step its own). */
+  seed?: Migrate;
   /** How long `migrate` may take before MIGRATION_TIMEOUT. Default DEFAULT_MIGRATE_TIMEOUT_MS. */
   migrateTimeoutMs?: number;
   /** Env var names a migrate command finds the template's URL in, besides DATABASE_URL. */
@@ -140,13 +151,14 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
       await dropLeftoverStaging(roles, admin, name);
       const started = performance.now();
       await templates.createEmpty(admin, name, newMarker('template', { fingerprint: req.fingerprint, run: req.run, scope: req.scope }));
-      if (req.migrate) await migrateInto(admin, req, req.migrate);
+      if (req.migrate) await migrateInto(admin, req, req.migrate, 'migrate');
+      if (req.seed) await migrateInto(admin, req, req.seed, 'seed');
       await pausePoint('template:migrated');
       await templates.completeTemplate(admin, server, name, { unlogged: req.unlogged });
       log('built template %s in %d ms', name, Math.round(performance.now() - started));
       // A migrated template the next run can use (its inputs are known): save the data directory
       // when the server stops. An empty one saves nothing that initdb's cached copy does not give.
-      if (req.migrate && !req.scope && server.owned) markWorthSaving(server.stateDir);
+      if ((req.migrate || req.seed) && !req.scope && server.owned) markWorthSaving(server.stateDir);
       return true;
     }),
   );
@@ -161,10 +173,10 @@ export async function ensureTemplate(admin: SqlClient, req: TemplateRequest): Pr
  * drops the template (or leaves it marked incomplete, for the next build to drop) and fails with
  * MIGRATION_FAILED, unless its error is already the library's own.
  */
-async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: MigrateFn | string): Promise<void> {
+async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migrate, what: 'migrate' | 'seed'): Promise<void> {
   const { roles, server, name } = req;
   const connection = { host: server.host, port: server.port, user: server.user, password: server.password, database: name };
-  const job = { migrate, url: engineFor(server.engine).urls.url(server, name), ctx: { database: name, server, connection } };
+  const job = { migrate, what, url: engineFor(server.engine).urls.url(server, name), ctx: { database: name, server, connection } };
   let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
   try {
     await pausePoint('template:migrate');
@@ -184,8 +196,8 @@ async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migr
     if (e instanceof FastTestDbError) throw e;
     throw new FastTestDbError(
       'MIGRATION_FAILED',
-      `migrate failed while building template ${name}: ${messageOf(e)}${left}`,
-      'fix the migration; nothing was cached, the next run builds the template again',
+      `${what} failed while building template ${name}: ${messageOf(e)}${left}`,
+      `fix the ${what === 'seed' ? 'seed' : 'migration'}; nothing was cached, the next run builds the template again`,
       { cause: e },
     );
   }

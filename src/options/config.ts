@@ -81,7 +81,7 @@ export function mergeConfig(file: FastTestDbConfig, explicit: FastTestDbConfig =
   return out;
 }
 
-/** Resolves `adapter` into plain options; explicit migrate/cacheKey/migrationFiles win over the adapter's. */
+/** Resolves `adapter` into plain options; explicit migrate/seed/cacheKey/migrationFiles win over the adapter's. */
 export async function resolveAdapter(
   config: FastTestDbConfig,
   env: Readonly<NodeJS.ProcessEnv> = process.env,
@@ -100,6 +100,7 @@ export async function resolveAdapter(
     ...rest,
     engine: givenEngine ?? source.engine,
     migrate: rest.migrate ?? source.migrate,
+    seed: rest.seed ?? source.seed,
     cacheKey: rest.cacheKey ?? source.cacheKey,
     migrationFiles: rest.migrationFiles ?? source.migrationFiles,
   };

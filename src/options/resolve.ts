@@ -69,7 +69,11 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     description:
       '`1` allows a non-loopback host; otherwise it is refused, also one named by a `host`/`socket`/`socketPath` URL parameter that is not a socket path',
   },
-  { option: 'migrate`, `cacheKey`, `migrationFiles', default: '—', description: 'the schema and what identifies it' },
+  {
+    option: 'migrate`, `seed`, `cacheKey`, `migrationFiles',
+    default: '—',
+    description: 'the schema, its seed rows, and what identifies them',
+  },
   {
     option: 'worker',
     env: 'FAST_TEST_DB_WORKER',

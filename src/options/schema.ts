@@ -39,6 +39,16 @@ const texts: Rule = (v) =>
   (typeof v === 'string' && v !== '') || (Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s !== ''))
     ? undefined
     : 'a string or a non-empty array of strings';
+/** migrate and seed: a function, a command, or { module, export? }. */
+const migrateRule = (v: unknown, what: string): string | undefined =>
+  typeof v === 'function' ||
+  (typeof v === 'string' && v.trim() !== '') ||
+  (typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { module?: unknown }).module === 'string' &&
+    ['undefined', 'string'].includes(typeof (v as { export?: unknown }).export))
+    ? undefined
+    : `a function (url, ctx) => …, a command such as 'npm run ${what}', or { module: './db/${what}.ts' }`;
 const size: Rule = (v) => (typeof v === 'string' && /^\d+[KMG]?$/i.test(v) ? undefined : "a size such as '256M' or '1G'");
 
 /**
@@ -50,10 +60,8 @@ export const OPTION_RULES: { readonly [K in keyof Required<FastTestDbConfig>]: R
   server: oneOf(...SERVER_MODES),
   url: (v) => (typeof v === 'string' && /^[a-z]+:\/\//i.test(v) ? undefined : 'a URL such as postgres://user@localhost:5432/postgres'),
   allowRemote: flag,
-  migrate: (v) =>
-    typeof v === 'function' || (typeof v === 'string' && v.trim() !== '')
-      ? undefined
-      : "a function (url) => …, or a command such as 'npm run migrate'",
+  migrate: (v) => migrateRule(v, 'migrate'),
+  seed: (v) => migrateRule(v, 'seed'),
   migrateTimeoutMs: ms(1),
   // Adapters join their key with the caller's: an empty one means none.
   cacheKey: (v) => (typeof v === 'string' ? undefined : 'a string'),

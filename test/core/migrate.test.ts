@@ -110,13 +110,6 @@ describe('migrate as a command', () => {
     expect(message).toContain('migrating ftdb_tpl_');
     expect(message).toContain('error: relation "users" already exists (in 002_users.sql)');
   });
-
-  test('a command without migrationFiles is refused: nothing would tell when its template is out of date', async () => {
-    const error = await createTestDatabase({ worker: 'cmdbad', migrate: COMMAND }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FastTestDbError);
-    expect((error as FastTestDbError).code).toBe('BAD_OPTION');
-    expect((error as FastTestDbError).fix).toMatch(/migrationFiles/);
-  });
 });
 
 describe('a migrate that leaves its client open', () => {

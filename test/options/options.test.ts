@@ -64,6 +64,10 @@ describe('options', () => {
       'FAST_TEST_DB_LEFT_OPEN',
       'FAST_TEST_DB_RESET_TRIGGERS',
       'FAST_TEST_DB_RESET_LARGE_OBJECTS',
+      // What a module migrate or seed's child process reads its job from (src/core/migrate-module.ts).
+      'FAST_TEST_DB_MIGRATE_MODULE',
+      'FAST_TEST_DB_MIGRATE_EXPORT',
+      'FAST_TEST_DB_MIGRATE_CTX',
     ]);
     const seen = new Set(sources(join(ROOT, 'src')).flatMap((f) => readFileSync(f, 'utf8').match(/\bFAST_TEST_DB_[A-Z_]+/g) ?? []));
     const unknown = [...seen].filter((v) => !ENV_VARS.includes(v) && !protocol.has(v));
