@@ -40,9 +40,13 @@ export const SEED_SCHEMA = 'fast_test_db_seed';
 
 const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${SEED_SCHEMA}') AND n.nspname NOT LIKE 'pg\\_%'`;
 
-/** Changes whenever a table or sequence is created or dropped, or a foreign key added or removed. */
-const SIGNATURE = `(SELECT count(*) || ':' || coalesce(max(oid::int8), 0) FROM pg_class WHERE relkind IN ('r', 'p', 'S'))
-  || '/' || (SELECT count(*) FROM pg_constraint WHERE contype = 'f')`;
+/**
+ * Changes whenever a relation is created (oids only grow) or a foreign key added: two index
+ * lookups, where counting the catalogs cost ~0.3 ms of every reset. What it misses, a table or
+ * sequence dropped or renamed, makes the compiled function fail on its name: the function is then
+ * compiled again from the catalog (resetPostgres).
+ */
+const SIGNATURE = `(SELECT max(oid)::int8 FROM pg_class) || '/' || (SELECT coalesce(max(oid)::int8, 0) FROM pg_constraint)`;
 
 export interface ResetBaseline {
   /** Tables that had rows in the template: left as they are. */
@@ -63,7 +67,7 @@ interface Catalog {
   signature: string;
   tables: Array<{ oid: number; name: string }>;
   keys: Array<{ from: number; to: number }>;
-  sequences: Array<{ name: string; start: string }>;
+  sequences: Array<{ oid: number; name: string; start: string }>;
   /** Columns a seeded table is refilled through (generated ones left out). */
   columns: Map<string, string[]>;
   /** Materialized views, oldest first (a view built on another comes after it). */
@@ -82,8 +86,8 @@ async function readCatalog(db: PgClient): Promise<Catalog> {
   const keys = await db.query<{ from: number; to: number }>(
     `SELECT conrelid::int AS "from", confrelid::int AS "to" FROM pg_constraint WHERE contype = 'f' AND conparentid = 0`,
   );
-  const sequences = await db.query<{ name: string; start: string }>(`
-      SELECT c.oid::regclass::text AS name, s.seqstart::text AS start FROM pg_sequence s
+  const sequences = await db.query<{ oid: number; name: string; start: string }>(`
+      SELECT c.oid::int AS oid, c.oid::regclass::text AS name, s.seqstart::text AS start FROM pg_sequence s
       JOIN pg_class c ON c.oid = s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ${USER_SCHEMAS}`);
   const [sig] = await db.query<{ signature: string }>(`SELECT ${SIGNATURE} AS signature`);
   const matviews = await db.query<{ name: string }>(`
@@ -192,13 +196,14 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     EXECUTE 'TRUNCATE ' || array_to_string(ARRAY(SELECT DISTINCT unnest(restore)), ', ') || ' CASCADE';
   END IF;`);
   }
-  // 2. Everything else: rows go.
+  // 2. Everything else: rows go. EXISTS first: most tables of a schema are empty at a given reset,
+  // and it stops at the first row where the count reads up to BIG_TABLE_ROWS + 1.
   for (const oid of ordered) {
     const t = name.get(oid)!;
     if (keep.has(t)) continue;
-    body.push(`SELECT count(*) INTO n FROM (SELECT 1 FROM ${t} LIMIT ${BIG_TABLE_ROWS + 1}) s;
+    body.push(`IF EXISTS (SELECT 1 FROM ${t}) THEN SELECT count(*) INTO n FROM (SELECT 1 FROM ${t} LIMIT ${BIG_TABLE_ROWS + 1}) s;
   IF n > ${BIG_TABLE_ROWS} THEN TRUNCATE ${t} CASCADE; dirty := dirty || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))};
-  ELSIF n > 0 THEN DELETE FROM ${t}; dirty := dirty || ${lit(t)}::text; END IF;`);
+  ELSIF n > 0 THEN DELETE FROM ${t}; dirty := dirty || ${lit(t)}::text; END IF; END IF;`);
   }
   for (const oid of truncated) {
     const t = name.get(oid)!;
@@ -247,16 +252,18 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   if (template.largeObjects)
     body.push(`IF EXISTS (SELECT 1 FROM pg_largeobject_metadata WHERE oid <> ALL(${los})) THEN
     PERFORM lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid <> ALL(${los}); dirty := dirty || 'pg_largeobject'::text; END IF;`);
+  // pg_sequence_last_value (NULL until the first nextval) is a function call, ~40 us less than a
+  // SELECT from each sequence.
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
-    const changed = last === undefined ? 'called' : `(NOT called OR value <> ${last})`;
+    const changed = last === undefined ? 'value IS NOT NULL' : `value IS DISTINCT FROM ${last}`;
     const restore = last === undefined ? `${s.start}, false` : `${last}, true`;
-    body.push(`SELECT last_value, is_called INTO value, called FROM ${s.name};
+    body.push(`value := pg_sequence_last_value(${Number(s.oid)}::oid);
   IF ${changed} THEN PERFORM setval(${lit(s.name)}, ${restore}); restarted := restarted || ${lit(s.name)}::text; END IF;`);
   }
   return `CREATE OR REPLACE FUNCTION pg_temp.fast_test_db_reset() RETURNS json LANGUAGE plpgsql AS $ftdb$
 #variable_conflict use_column
-DECLARE n int; value bigint; called boolean; changed boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
+DECLARE n int; value bigint; changed boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
   restore text[] := '{}'; restored text[] := '{}'; refreshed text[] := '{}';
   ftdb_watermark xid := coalesce(current_setting('fast_test_db.seed_xid', true), ${lit(template.seedXid ?? '0')})::xid;
 BEGIN
@@ -327,10 +334,18 @@ async function resetPostgres(db: PgClient, template: ResetBaseline): Promise<Res
       compiled.set(db, true);
     }
     await pausePoint('reset');
-    const [row] = await db.query<{ report: { emptied: string[]; restarted: string[]; restored: string[] } | null }>(
-      `SELECT pg_temp.fast_test_db_reset() AS report`,
-    );
-    if (row?.report) return { ...row.report, ms: performance.now() - started };
+    // A failure (the statement is atomic: nothing was reset) may come from a table or sequence
+    // dropped or renamed since the function was made: compiled again once, then it is thrown.
+    const rows = await db
+      .query<{ report: { emptied: string[]; restarted: string[]; restored: string[] } | null }>(
+        `SELECT pg_temp.fast_test_db_reset() AS report`,
+      )
+      .catch((e: unknown) => {
+        if (attempt > 0) throw e;
+        return [];
+      });
+    const report = rows[0]?.report;
+    if (report) return { ...report, ms: performance.now() - started };
     compiled.delete(db); // the schema changed since the function was made
   }
   throw new FastTestDbError(
