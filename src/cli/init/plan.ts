@@ -185,7 +185,7 @@ export function plan(p: Project): Plan {
 
 function scriptBody(p: Project, command: string): string {
   const name = command.replace(/^(npm|yarn|pnpm|bun) run /, '');
-  return ((p.pkg.scripts as Record<string, string> | undefined) ?? {})[name] ?? '';
+  return (p.pkg.scripts as Record<string, string> | undefined)?.[name] ?? '';
 }
 
 function migrationGlobs(p: Project): string[] {
@@ -208,7 +208,7 @@ function migrationGlobs(p: Project): string[] {
 
 function serialSettings(p: Project): string[] {
   const out: string[] = [];
-  const test = ((p.pkg.scripts as Record<string, string> | undefined) ?? {}).test ?? '';
+  const test = (p.pkg.scripts as Record<string, string> | undefined)?.test ?? '';
   if (/--runInBand|(^|\s)-i(\s|$)|--maxWorkers[= ]1\b|-w[= ]1\b|--no-file-parallelism|--poolOptions\.\w+\.singleFork/.test(test))
     out.push(`${p.files.whereMatch('package.json', /"test"\s*:/)} (${test})`);
   const cfg = p.runnerConfig && !p.runnerConfig.packageKey ? p.runnerConfig.file : undefined;

@@ -247,16 +247,31 @@ function wrap(text: string, entries: string[]): string {
       'wrap the object it returns in withFastTestDb(config, options) by hand (docs/adopting.md, step 2)',
     );
   const multiline = inner.includes('\n') || entries.length > 0;
-  const lineStart = text.lastIndexOf('\n', at.start) + 1;
-  const indent = /^\s*/.exec(text.slice(lineStart))![0];
+  // The options go at the indent of the line the wrapped config starts on.
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const indent = /^[ \t]*/.exec(text.slice(lineStart))![0];
   const args = entries.length ? optionsArg(entries, indent) : '';
   const wrapped = multiline && entries.length ? `withFastTestDb(${inner}, ${args})` : `withFastTestDb(${inner})`;
   return text.slice(0, start) + wrapped + text.slice(end);
 }
 
+/** True when `text` already imports what `line` would, from the same module with or without its extension. */
+function importsAlready(text: string, line: string): boolean {
+  const m = /^import (.+) from '([^']+)';$/.exec(line);
+  if (!m) return false;
+  const [, clause, spec] = m;
+  const bare = spec!.replace(/\.[cm]?[jt]s$/, '').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const binding = clause!
+    .replace(/[{}*]|\bas\b/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .pop()!;
+  return new RegExp(`^import [^;]*\\b${binding}\\b[^;]*from ['"]${bare}(\\.[cm]?[jt]s)?['"]`, 'm').test(text);
+}
+
 /** Adds lines after the file's last top-level import (or its leading comment), once each. */
 function addImports(text: string, lines: string[]): string {
-  const fresh = [...new Set(lines)].filter((l) => !text.includes(l));
+  const fresh = [...new Set(lines)].filter((l) => !text.includes(l) && !importsAlready(text, l));
   if (!fresh.length) return text;
   const imports = [
     ...text.matchAll(
