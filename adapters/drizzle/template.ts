@@ -5,7 +5,15 @@
  * `adapter: () => drizzleTemplate({ ... })`.
  */
 import { createHash } from 'node:crypto';
-import { FastTestDbError, logger, messageOf, type EngineName, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import {
+  FastTestDbError,
+  logger,
+  messageOf,
+  type EngineName,
+  type Migrate,
+  type MigrateFn,
+  type TemplateSource,
+} from '../../src/adapter-kit.js';
 import { defaultDriver, DRIVERS, openDrizzle, schemaEngine, type Casing, type DrizzleDriver } from './driver.js';
 import { drizzleMigrationFix, migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
 import { schemaDdl } from './schema-ddl.js';
@@ -26,6 +34,12 @@ export interface DrizzleTemplateOptions<TDriver extends DrizzleDriver | undefine
   casing?: Casing;
   /** Default: from the driver, else from the schema's tables (pgTable / mysqlTable), else 'postgres'. */
   engine?: EngineName;
+  /**
+   * Run after the migrations (or the generated DDL), in the same build: a seed function
+   * `(url, ctx)`, a command (`'npm run db:seed'`) or a seed file (`{ module: './src/db/seed.ts' }`),
+   * as the core's `seed` option (docs/templates.md).
+   */
+  seed?: Migrate;
 }
 
 export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | 'driver' | 'engine'>): {
@@ -103,5 +117,5 @@ export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<
       await opened.close();
     }
   };
-  return { migrate, cacheKey, engine };
+  return { migrate, seed: options.seed, cacheKey, engine };
 }

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FastTestDbError, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import { FastTestDbError, type Migrate, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import { prismaSeedCommand } from './seed.js';
 import { runPrismaCli } from './cli.js';
 import { openScriptExecutor } from './driver.js';
 import { applyMigrations, engineOfProvider, lockedProvider, readMigrations } from './migrations.js';
@@ -29,6 +30,12 @@ export interface PrismaTemplateOptions {
   migrateWith?: PrismaMigrateWith;
   /** Added to the fingerprint, to tell apart templates the files alone would not. */
   cacheKey?: string;
+  /**
+   * Run after the migrations, in the same build. `true`: the project's own seed, the command
+   * `prisma db seed` runs (prisma.config.ts `migrations.seed`, or package.json `prisma.seed`);
+   * or a function, a command or a module, as the core's `seed` option (docs/templates.md).
+   */
+  seed?: Migrate | true;
 }
 
 /**
@@ -81,5 +88,6 @@ export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promi
       await executor.close();
     }
   };
-  return { migrate, cacheKey, engine };
+  const seed = options.seed === true ? prismaSeedCommand().command : options.seed;
+  return { migrate, seed, cacheKey, engine };
 }

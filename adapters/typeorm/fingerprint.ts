@@ -12,7 +12,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { DataSource, DataSourceOptions } from 'typeorm';
 
-export type SchemaSource = 'migrations' | 'synchronize' | 'both';
+/**
+ * 'both': the migrations, then synchronize for what they leave out. 'synchronize-then-migrations':
+ * synchronize builds the schema, then the migrations run on it (seed migrations that insert rows).
+ */
+export type SchemaSource = 'migrations' | 'synchronize' | 'both' | 'synchronize-then-migrations';
 
 /** Own primitive fields of a metadata object; references to other metadata objects are left out. */
 function primitives(obj: object, skip: ReadonlySet<string> = new Set()): Record<string, unknown> {

@@ -3,7 +3,15 @@
  * transaction, or synchronize) and the fingerprint that says when to build it again (fingerprint.ts).
  */
 import type { DataSourceOptions } from 'typeorm';
-import { FastTestDbError, logger, messageOf, type ConnectionOptions, type EngineName, type TemplateSource } from '../../src/adapter-kit.js';
+import {
+  FastTestDbError,
+  logger,
+  messageOf,
+  type ConnectionOptions,
+  type EngineName,
+  type Migrate,
+  type TemplateSource,
+} from '../../src/adapter-kit.js';
 import { pointAt, typeormDriver } from './driver.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
@@ -14,8 +22,15 @@ export interface TypeormTemplateOptions {
   /**
    * What builds the template. Default: the DataSource's migrations when it has any (plus
    * synchronize when the options also say `synchronize: true`), otherwise synchronize.
+   * 'synchronize-then-migrations': synchronize, then the migrations on top (a project whose schema
+   * comes from `schema:sync` and whose migrations only seed rows).
    */
   schema?: SchemaSource;
+  /**
+   * Run after the schema, in the same build: a function `(url, ctx)`, a command (`'npm run db:seed'`)
+   * or a module (`{ module: './src/seed.ts' }`), as the core's `seed` option (docs/templates.md).
+   */
+  seed?: Migrate;
 }
 
 /** The engine a DataSource `type` runs on. */
@@ -50,16 +65,23 @@ async function buildSchema(
       { cause: e },
     );
   }
+  const migrations = async () => {
+    const ran = await ds.runMigrations({
+      transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all',
+    });
+    log('template %s: %d migrations', conn.database, ran.length);
+  };
+  const synchronize = async () => {
+    await ds.synchronize();
+    log('template %s: synchronized', conn.database);
+  };
   try {
-    if (source !== 'synchronize') {
-      const ran = await ds.runMigrations({
-        transaction: (options as { migrationsTransactionMode?: 'all' | 'none' | 'each' }).migrationsTransactionMode ?? 'all',
-      });
-      log('template %s: %d migrations', conn.database, ran.length);
-    }
-    if (source !== 'migrations') {
-      await ds.synchronize();
-      log('template %s: synchronized', conn.database);
+    if (source === 'synchronize-then-migrations') {
+      await synchronize();
+      await migrations();
+    } else {
+      if (source !== 'synchronize') await migrations();
+      if (source !== 'migrations') await synchronize();
     }
   } catch (e) {
     throw new FastTestDbError(
@@ -85,5 +107,6 @@ export async function typeormTemplate(ormOptions: DataSourceOptions, opts: Typeo
     engine,
     cacheKey: `typeorm:${source}:${fingerprint}`,
     migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
+    seed: opts.seed,
   };
 }

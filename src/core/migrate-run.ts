@@ -13,6 +13,9 @@ import { MODULE_ENV, moduleCommand } from './migrate-module.js';
 
 const log = logger('template');
 
+/** What an app env name receives: the URL, or one part of the connection. */
+export type AppEnvRole = 'url' | 'host' | 'port' | 'user' | 'password' | 'database';
+
 /** What a failed command printed, at most this much of its end, in the error. */
 const OUTPUT_KEPT = 8_000;
 
@@ -27,6 +30,8 @@ export interface MigrateJob {
   envVars: readonly string[];
   /** The environment the command runs in (the entry's copy), with the URL's vars set on top. */
   env: Readonly<NodeJS.ProcessEnv>;
+  /** The app's own env names and what of the template's connection goes in each (the `env` option). */
+  appEnv?: Readonly<Record<string, AppEnvRole>>;
   cwd?: string;
 }
 
@@ -81,6 +86,8 @@ function runChild(job: MigrateJob, spec: ChildSpec): Promise<void> {
   const template = job.ctx.database;
   const env: NodeJS.ProcessEnv = { ...job.env, ...spec.extraEnv };
   for (const name of new Set([DEFAULT_ENV_VAR, ...job.envVars])) env[name] = job.url;
+  for (const [name, role] of Object.entries(job.appEnv ?? {}))
+    env[name] = role === 'url' ? job.url : String(job.ctx.connection[role] ?? '');
   log('running %s for %s', spec.shown, template);
   // A group of its own, so that a timeout ends the shell and whatever it started (npm, then node).
   const child = spawn(spec.command, spec.args, {

@@ -17,7 +17,7 @@ import { stepInputs } from './step-inputs.js';
 import { hostname } from 'node:os';
 import { withClient } from '../engines/connect.js';
 import { templateInUse } from './users.js';
-import { runMigrate } from './migrate-run.js';
+import { type AppEnvRole, runMigrate } from './migrate-run.js';
 import { closeLeftOpen, noteClients } from './left-open.js';
 import { DEFAULT_MIGRATE_TIMEOUT_MS } from '../options/resolve.js';
 import { fingerprint, runScope, sourceHash, unverifiable } from './fingerprint.js';
@@ -40,6 +40,8 @@ export interface TemplateInputs {
   envVars: readonly string[];
   /** The environment a migrate command runs in (the entry's copy), before the URL's vars are set. */
   env: Readonly<NodeJS.ProcessEnv>;
+  /** The app's env names a command or module also finds the template's connection in (the `env` option). */
+  appEnv?: Readonly<Record<string, AppEnvRole>>;
 }
 
 /** What every database of one fingerprint shares: the server and the template. */
@@ -99,6 +101,7 @@ export async function templateOn(admin: SqlClient, place: TemplatePlace, source:
     migrateTimeoutMs: source.migrateTimeoutMs,
     envVars: source.envVars,
     env: source.env,
+    appEnv: source.appEnv,
     unlogged: source.unlogged,
     keepTemplates: source.keepTemplates,
     run: names.run,
@@ -125,6 +128,7 @@ export interface TemplateRequest {
   envVars?: readonly string[];
   /** The environment a migrate command runs in (the entry's copy). */
   env: Readonly<NodeJS.ProcessEnv>;
+  appEnv?: Readonly<Record<string, AppEnvRole>>;
   unlogged: boolean;
   keepTemplates: number;
   run?: string;
@@ -180,7 +184,9 @@ async function migrateInto(admin: SqlClient, req: TemplateRequest, migrate: Migr
   let noted: Awaited<ReturnType<typeof noteClients>>['noted'] = [];
   try {
     await pausePoint('template:migrate');
-    ({ noted } = await noteClients(() => runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [], env: req.env })));
+    ({ noted } = await noteClients(() =>
+      runMigrate({ ...job, timeoutMs: timeoutOf(req), envVars: req.envVars ?? [], env: req.env, appEnv: req.appEnv }),
+    ));
   } catch (e) {
     // Without force: ending the connections a failed migrate left open would make its driver emit
     // an 'error' event nobody listens to, and the runner would die of that instead of reporting e.

@@ -113,3 +113,28 @@ describe('a command migrate', () => {
     }
   });
 });
+
+describe("a command's environment", () => {
+  test("the app's env names get the template's connection, each its part", async () => {
+    const { runMigrate } = await import('../../src/core/migrate-run.js');
+    const connection = { host: '127.0.0.1', port: 5999, user: 'u1', password: 'p1', database: 'ftdb_tpl_x' };
+    const check = [
+      'const e = process.env;',
+      "const want = { DATABASE_URL: 'postgres://u1:p1@127.0.0.1:5999/ftdb_tpl_x', APP_URL: 'postgres://u1:p1@127.0.0.1:5999/ftdb_tpl_x', DB_HOST: '127.0.0.1', DB_PORT: '5999', DB_USERNAME: 'u1', DB_PASSWORD: 'p1', DB_DATABASE: 'ftdb_tpl_x' };",
+      "for (const [k, v] of Object.entries(want)) if (e[k] !== v) { console.error(k + '=' + e[k]); process.exit(4); }",
+    ].join(' ');
+    const job = {
+      migrate: `node -e "${check}"`,
+      url: 'postgres://u1:p1@127.0.0.1:5999/ftdb_tpl_x',
+      ctx: { database: 'ftdb_tpl_x', server: {} as never, connection },
+      timeoutMs: 30_000,
+      envVars: ['APP_URL'],
+      env: process.env,
+    };
+    await expect(runMigrate(job)).rejects.toThrow(/exited with code 4[\s\S]*DB_HOST=undefined/);
+    await runMigrate({
+      ...job,
+      appEnv: { DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database' },
+    });
+  });
+});
