@@ -90,9 +90,21 @@ describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
   let made: Made;
   afterAll(() => made?.cleanup());
 
-  test('init wraps vitest.config.ts with drizzleTemplate over the migrations folder, and the suite passes in parallel', async () => {
-    made = makeProject({ orm: 'drizzle', runner: 'vitest', engine: 'mysql' });
+  test("init wraps vitest.config.ts with drizzleTemplate over the migrations folder and the app's seed script, and the suite passes in parallel", async () => {
+    made = makeProject({
+      orm: 'drizzle',
+      runner: 'vitest',
+      engine: 'mysql',
+      pkg: {
+        scripts: { test: 'vitest run', 'db:seed': 'node seed.mjs' },
+        dependencies: { 'drizzle-orm': '^0.45.0', mysql2: '^3.0.0' },
+        devDependencies: { vitest: '^4.0.0', 'drizzle-kit': '^0.31.0', typescript: '^5.9.0' },
+      },
+    });
     write(made.dir, {
+      // The app's own seed, run once into the template with its URL in DATABASE_URL.
+      'seed.mjs':
+        "import mysql from 'mysql2/promise';\nconst c = await mysql.createConnection(process.env.DATABASE_URL);\nawait c.query(\"INSERT INTO users (name) VALUES ('seeded')\");\nawait c.end();\n",
       'drizzle/0000_init.sql':
         'CREATE TABLE `users` (\n\t`id` int AUTO_INCREMENT NOT NULL,\n\t`name` varchar(100) NOT NULL,\n\tCONSTRAINT `users_id` PRIMARY KEY(`id`)\n);\n',
       'drizzle/meta/_journal.json': `${JSON.stringify({ version: '7', dialect: 'mysql', entries: [{ idx: 0, version: '5', when: 1735689600000, tag: '0000_init', breakpoints: true }] })}\n`,
@@ -103,7 +115,7 @@ describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
       ...Object.fromEntries(
         ['a', 'b', 'c'].map((f) => [
           `test/${f}.test.ts`,
-          `import { eq } from 'drizzle-orm';\nimport { afterAll, expect, test } from 'vitest';\nimport { db, pool } from '../src/db';\nimport { users } from '../src/schema';\n\nafterAll(() => pool.end());\n\ntest('${f}: a row in, the same row out', async () => {\n  expect(process.env.DATABASE_URL).toMatch(/^mysql:\\/\\/.*\\/ftdb_/);\n  const [res] = await db.insert(users).values({ name: '${f}' });\n  const [row] = await db.select().from(users).where(eq(users.id, res.insertId));\n  expect(row).toMatchObject({ name: '${f}' });\n});\n`,
+          `import { eq } from 'drizzle-orm';\nimport { afterAll, expect, test } from 'vitest';\nimport { db, pool } from '../src/db';\nimport { users } from '../src/schema';\n\nafterAll(() => pool.end());\n\ntest('${f}: a row in, the same row out', async () => {\n  expect(process.env.DATABASE_URL).toMatch(/^mysql:\\/\\/.*\\/ftdb_/);\n  const [res] = await db.insert(users).values({ name: '${f}' });\n  const [row] = await db.select().from(users).where(eq(users.id, res.insertId));\n  expect(row).toMatchObject({ name: '${f}' });\n  const [seeded] = await db.select().from(users).where(eq(users.id, 1));\n  expect(seeded).toMatchObject({ name: 'seeded' });\n});\n`,
         ]),
       ),
     });
@@ -115,6 +127,7 @@ describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
     expect(r.json.left).toEqual([]);
     const config = made.read('vitest.config.ts');
     expect(config).toContain("adapter: () => drizzleTemplate({ schema, migrationsFolder: 'drizzle' })");
+    expect(config).toContain("seed: 'npm run db:seed',");
     expect(config).not.toContain('global-setup');
     expect(r.json.notes.some((n) => n.includes('fileParallelism: false'))).toBe(true);
     const run = await runSuite(made, 'init-vitest', BIN('vitest'), ['run']);
