@@ -135,3 +135,51 @@ describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
     expect(run.output).toMatch(/Tests\s+4 passed/);
   }, 240_000);
 });
+
+describe('node:test + a migrate script, no ORM, on PostgreSQL', () => {
+  let made: Made;
+  afterAll(() => made?.cleanup());
+
+  test("init writes fast-test-db.config.mjs with the app's db:migrate command and adds the preload to the test script; npm test passes", async () => {
+    const pg = "import pg from 'pg';\n";
+    made = makeProject(
+      { orm: 'drizzle', runner: 'node-test', engine: 'postgres' },
+      {
+        'package.json': `${JSON.stringify(
+          {
+            name: 'plain',
+            private: true,
+            type: 'module',
+            scripts: { test: 'node --test test/a.test.mjs test/b.test.mjs', 'db:migrate': 'node migrate.mjs' },
+            dependencies: { pg: '^8.0.0' },
+          },
+          null,
+          2,
+        )}\n`,
+        'package-lock.json': '{}\n',
+        'migrations/001_notes.sql': 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL);\n',
+        // The app's own migration runner: every file of migrations/, in order, on DATABASE_URL.
+        'migrate.mjs': `import { readdirSync, readFileSync } from 'node:fs';\n${pg}const c = new pg.Client({ connectionString: process.env.DATABASE_URL });\nawait c.connect();\nfor (const f of readdirSync('migrations').sort()) await c.query(readFileSync(\`migrations/\${f}\`, 'utf8'));\nawait c.end();\n`,
+        ...Object.fromEntries(
+          ['a', 'b'].map((f) => [
+            `test/${f}.test.mjs`,
+            `import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n${pg}\ntest('${f}: a note in, the same note out', async () => {\n  assert.match(process.env.DATABASE_URL, /\\/ftdb_/);\n  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });\n  await c.connect();\n  const { rows } = await c.query("INSERT INTO notes (body) VALUES ('${f}') RETURNING id");\n  const back = await c.query('SELECT body FROM notes WHERE id = $1', [rows[0].id]);\n  assert.equal(back.rows[0].body, '${f}');\n  await c.end();\n});\n`,
+          ]),
+        ),
+      },
+    );
+    linkModules(made.dir);
+    const r = await init(made.dir);
+    expect(r.code, JSON.stringify(r.error)).toBe(0);
+    expect(r.json.left).toEqual([]);
+    expect(made.read('fast-test-db.config.mjs')).toBe(
+      "import { defineConfig } from 'fast-test-db';\n\nexport default defineConfig({\n  migrate: 'npm run db:migrate',\n  migrationFiles: 'migrations/**',\n});\n",
+    );
+    expect(JSON.parse(made.read('package.json')).scripts.test).toBe(
+      'node --import fast-test-db/node-test --test test/a.test.mjs test/b.test.mjs',
+    );
+    const run = await runSuite(made, 'init-node-test', 'npm', ['test']);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/# pass 2/);
+  }, 240_000);
+});
