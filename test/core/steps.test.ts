@@ -4,6 +4,7 @@
  * command; what a seed reads counts in the fingerprint without being listed.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, FastTestDbError } from '../../src/index.js';
@@ -136,5 +137,29 @@ describe("a command's environment", () => {
       ...job,
       appEnv: { DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database' },
     });
+  });
+});
+
+describe('a TypeScript module where tsx is not installed', () => {
+  test('PEER_MISSING with the install line, before anything runs', async () => {
+    const { moduleCommand } = await import('../../src/core/migrate-module.js');
+    const dir = mkdtempSync(join(tmpdir(), 'ftdb-no-tsx-'));
+    try {
+      writeFileSync(join(dir, 'seed.ts'), 'export default async () => {};\n');
+      let error: unknown;
+      try {
+        moduleCommand({ module: './seed.ts' }, dir, 'seed');
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(FastTestDbError);
+      expect((error as FastTestDbError).code).toBe('PEER_MISSING');
+      expect((error as FastTestDbError).fix).toMatch(/^npm install --save-dev tsx/);
+      // A JavaScript module needs no tsx.
+      writeFileSync(join(dir, 'seed.mjs'), 'export default async () => {};\n');
+      expect(moduleCommand({ module: './seed.mjs' }, dir, 'seed').args).not.toContain('tsx');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -68,7 +68,7 @@ Examples:
     const idle = str(values['idle-timeout']);
     const { engineGiven, ...base } = await serverOptions(values, io.env);
     // The schema first: an adapter says which engine it is for, before a server of the wrong one starts.
-    const wantsTemplate = !values['skip-template'] && Boolean(base.migrate || base.adapter || base.migrationFiles);
+    const wantsTemplate = !values['skip-template'] && Boolean(base.migrate || base.seed || base.adapter || base.migrationFiles);
     const schema = wantsTemplate ? await resolveAdapter({ ...base, engine: engineGiven ? base.engine : undefined }) : undefined;
     const options = {
       ...base,
