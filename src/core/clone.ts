@@ -11,7 +11,7 @@ import type { ServerInfo } from '../types.js';
 import { logger } from '../util/log.js';
 import { sleep } from '../util/sleep.js';
 import { createPastLeftover, dropRunLeftovers } from './leftovers.js';
-import { ownProcessNames, releaseName, type ResolvedNames, unheldName } from './names.js';
+import { ownProcessNames, prefixOf, releaseName, type ResolvedNames, standbyName, unheldName } from './names.js';
 import { heldByOther, liveOtherOwner, sharedWorkerId } from './users.js';
 
 const log = logger('database');
@@ -85,10 +85,45 @@ export async function cloneInto(admin: SqlClient, req: CloneRequest): Promise<vo
     // script may still be running on the server: it is ended too).
     await templates.drop(admin, name, { force: req.force || ownerGone(existing, pidAlive) });
   }
+  if (await takeStandby(admin, req)) return;
   await createPastLeftover(roles, admin, name, () =>
     templates.clone(admin, server, template, name, newMarker('database', { run: req.run, template })).catch((e) => {
       throw driverErrorKind(e) === 'database-exists' ? sharedWorkerId(name) : e;
     }),
   );
   if (!server.owned) await roles.tuner.tuneDatabase(admin, name);
+}
+
+/**
+ * The clone made ahead of the template (recreate.ts, leaveStandby: the last process to destroy a
+ * database of it leaves one) renamed into place: a catalog update where CREATE DATABASE costs a
+ * checkpoint and the copy, most of a worker's start with the server up. Taken only when its maker
+ * is gone (or is this process), of this template and made after its build; false when there is none.
+ */
+async function takeStandby(admin: SqlClient, req: CloneRequest): Promise<boolean> {
+  const { roles, server, template, name } = req;
+  const { markers, swap } = roles;
+  if (!swap || !server.owned) return false;
+  const standby = standbyName(prefixOf(name), template);
+  const marker = await markers.readMarker(admin, standby);
+  if (!marker || marker.kind !== 'database' || marker.template !== template) return false;
+  if (marker.pid !== process.pid && !ownerGone(marker, pidAlive)) return false;
+  const built = await markers.readMarker(admin, template);
+  if (!built || Date.parse(built.created) > Date.parse(marker.created)) return false;
+  try {
+    await swap.renameDatabases(admin, [[standby, name]]);
+  } catch (e) {
+    // Taken by a process racing for it, or dropped meanwhile: clone instead.
+    log('standby %s not taken: %s', standby, (e as Error).message);
+    return false;
+  }
+  // Ours under its final name: the rename that succeeded was this process's.
+  const { seeded, sequences, seedRows, seedXid, unpopulated, largeObjects } = marker;
+  await markers.writeMarker(
+    admin,
+    name,
+    newMarker('database', { run: req.run, template, seeded, sequences, seedRows, seedXid, unpopulated, largeObjects }),
+  );
+  log('%s: standby %s taken', name, standby);
+  return true;
 }

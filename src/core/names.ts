@@ -6,8 +6,9 @@
  * - `<prefix>_tpl_<fingerprint>`: a template;
  * - `<prefix>__spare_<hash>`, `<prefix>__old_<random>`: recreate()'s clone made ahead and the used
  *   database set aside (recreate.ts);
+ * - `<prefix>__standby_<hash>`: a clone of a template made ahead for the next process (clone.ts);
  * - `<prefix>__new_<…>`: the staging name a creation is built under (engines/marker.ts, stagingName).
- * Only the names of recreate() and staging hold `__`: nothing a user names can look like them.
+ * Only the names of recreate(), the standby and staging hold `__`: nothing a user names can look like them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { FastTestDbError } from '../errors.js';
@@ -80,6 +81,14 @@ export const prefixOf = (name: string) => name.split('_')[0]!;
 /** `<prefix>__spare_<hash of name and template>`: one spare per worker database and template. */
 export function spareName(name: string, template: string): string {
   return `${prefixOf(name)}__spare_${createHash('sha256').update(`${name}\0${template}`).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * `<prefix>__standby_<hash of template>`: one clone of the template made ahead on a server of ours,
+ * for the next process that opens a database of it, whatever its name (clone.ts, recreate.ts).
+ */
+export function standbyName(prefix: string, template: string): string {
+  return `${prefix}__standby_${createHash('sha256').update(template).digest('hex').slice(0, 20)}`;
 }
 
 /** `<prefix>__old_<random>`: a used database waiting for its drop. */

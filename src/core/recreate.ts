@@ -19,7 +19,7 @@ import { pidAlive } from '../server/os/lock.js';
 import { createPastLeftover, sweepLeftovers } from './leftovers.js';
 import { cloneInto, type CloneRequest } from './clone.js';
 import { withClient } from '../engines/connect.js';
-import { oldName, prefixOf, spareName } from './names.js';
+import { oldName, prefixOf, spareName, standbyName } from './names.js';
 import { heldByOther, liveOtherOwner } from './users.js';
 import type { ServerInfo } from '../types.js';
 import { recreateWork } from '../state.js';
@@ -118,7 +118,13 @@ function background(req: CloneRequest, drops: string[]): void {
   recreateWork.set(key, tracked);
 }
 
-/** destroy(): the background work finished, and this process's spare for `name` dropped. */
+/**
+ * destroy(): the background work finished, and this process's spare for `name` dropped; on a
+ * server of ours, a standby of the template left for the next process that opens a database of it
+ * (clone.ts, takeStandby): this spare renamed, or, when there is none, a clone made here, where
+ * it costs the ending process what it saves the next one's start. One per template and prefix,
+ * with no run in its marker, so that a run's end leaves it; `clean` and the warm copy drop it.
+ */
 export async function releaseSpare(admin: SqlClient, req: Pick<CloneRequest, 'roles' | 'server' | 'template' | 'name'>): Promise<void> {
   const { roles, server, template, name } = req;
   await settleRecreate(server, name);
@@ -126,5 +132,36 @@ export async function releaseSpare(admin: SqlClient, req: Pick<CloneRequest, 'ro
   if (!roles.swap) return;
   const spare = spareName(name, template);
   const marker = await roles.markers.readMarker(admin, spare);
-  if (marker && marker.pid === process.pid) await roles.templates.drop(admin, spare, { force: true });
+  const ours = marker !== undefined && marker !== null && marker.pid === process.pid;
+  if (server.owned && (await leaveStandby(admin, req, ours ? spare : undefined))) return;
+  if (ours) await roles.templates.drop(admin, spare, { force: true });
+}
+
+/** True when `spare` became the standby (it is then no longer there to drop). */
+async function leaveStandby(
+  admin: SqlClient,
+  req: Pick<CloneRequest, 'roles' | 'server' | 'template' | 'name'>,
+  spare: string | undefined,
+): Promise<boolean> {
+  const { roles, server, template, name } = req;
+  const standby = standbyName(prefixOf(name), template);
+  if ((await roles.markers.readMarker(admin, standby)) !== undefined) return false;
+  const mark = async () => {
+    const made = await roles.markers.readMarker(admin, standby);
+    if (made) await roles.markers.writeMarker(admin, standby, { ...made, ...newMarker('database', { template }), run: undefined });
+  };
+  try {
+    if (spare) {
+      await roles.swap!.renameDatabases(admin, [[spare, standby]]);
+      await mark();
+      return true;
+    }
+    await createPastLeftover(roles, admin, standby, () =>
+      roles.templates.clone(admin, server, template, standby, newMarker('database', { template })),
+    );
+  } catch (e) {
+    // Another process ending at the same time left one first: this one is not needed.
+    log('standby %s not left: %s', standby, (e as Error).message);
+  }
+  return false;
 }

@@ -8,7 +8,7 @@ import { encodeMarker, newMarker, stagingName } from '../../src/engines/marker.j
 import { dropOurDatabases } from '../../src/core/drop.js';
 import { ensureTemplate } from '../../src/core/template.js';
 import { settleRecreate } from '../../src/core/recreate.js';
-import { spareName } from '../../src/core/names.js';
+import { spareName, standbyName } from '../../src/core/names.js';
 import { quoteLiteral } from '../../src/engines/quote.js';
 import { sql } from './helpers.js';
 
@@ -62,7 +62,8 @@ describe('embedded PostgreSQL', () => {
       await settleRecreate(db.server, db.name);
       expect(await aside()).toEqual([spare]);
       // A spare left by a process that is gone is dropped by the next one (here: the same sweep
-      // any process runs once per prefix), and destroy() drops this process's own spare.
+      // any process runs once per prefix), and destroy() leaves this process's own spare as the
+      // template's standby (the test below), so that no spare is left.
       const dead = newMarker('database', { pid: 2 ** 22 + 1 });
       await admin.query(`CREATE DATABASE ftdbdead__old_0123456789abcdef0123`);
       await admin.query(`COMMENT ON DATABASE ftdbdead__old_0123456789abcdef0123 IS ${quoteLiteral('postgres', encodeMarker(dead))}`);
@@ -78,6 +79,52 @@ describe('embedded PostgreSQL', () => {
       await other.destroy();
       expect((await aside()).filter((n) => n.startsWith('ftdbdead'))).toEqual([]);
     } finally {
+      await admin.close();
+    }
+  });
+});
+
+describe('the standby clone', () => {
+  it("destroy() leaves one clone of the template that the next database opened takes by rename, under any name; a standby made before the template's build is not taken", async () => {
+    const migrate = (url: string) => sql(url, schema).then(() => undefined);
+    const first = await createTestDatabase({ worker: 'sb1', prefix: 'ftdbsb', cacheKey: 'core-schema-sb', migrate });
+    const admin = await roles.connector.connect(first.server);
+    const standby = standbyName('ftdbsb', first.template.name);
+    const oidOf = async (name: string) =>
+      (await admin.query<{ oid: string }>(`SELECT oid::text AS oid FROM pg_database WHERE datname = $1`, [name]))[0]?.oid;
+    try {
+      expect(await oidOf(standby)).toBeUndefined();
+      await sql(first.url, `INSERT INTO author (name) VALUES ('a')`);
+      await first.destroy();
+      const left = await roles.markers.readMarker(admin, standby);
+      expect(left).toMatchObject({ kind: 'database', template: first.template.name, pid: process.pid });
+      expect(left?.run).toBeUndefined();
+      const was = await oidOf(standby);
+      expect(was).toBeDefined();
+
+      const second = await createTestDatabase({ worker: 'sb2', prefix: 'ftdbsb', cacheKey: 'core-schema-sb', migrate });
+      expect(await oidOf(second.name)).toBe(was);
+      expect(await oidOf(standby)).toBeUndefined();
+      expect(await roles.markers.readMarker(admin, second.name)).toMatchObject({
+        kind: 'database',
+        pid: process.pid,
+        template: second.template.name,
+      });
+      expect(
+        await sql(second.url, `SELECT (SELECT count(*) FROM author)::int AS authors, (SELECT count(*) FROM country)::int AS countries`),
+      ).toEqual([{ authors: 0, countries: 2 }]);
+      await second.destroy();
+
+      // A standby older than its template (the template built again since) is a clone of another build.
+      const stale = await roles.markers.readMarker(admin, standby);
+      await roles.markers.writeMarker(admin, standby, { ...stale!, created: new Date(0).toISOString() });
+      const staleOid = await oidOf(standby);
+      const third = await createTestDatabase({ worker: 'sb3', prefix: 'ftdbsb', cacheKey: 'core-schema-sb', migrate });
+      expect(await oidOf(third.name)).not.toBe(staleOid);
+      expect(await oidOf(standby)).toBe(staleOid);
+      await third.destroy();
+    } finally {
+      await dropOurDatabases(roles, admin, 'ftdbsb__standby_').catch(() => undefined);
       await admin.close();
     }
   });
