@@ -197,6 +197,48 @@ function firstArgument(text: string, open: number): { start: number; end: number
   return { start, end };
 }
 
+/** The comma-separated items inside the bracket at `open`, trimmed, comments kept with the item they precede. */
+function items(text: string, open: number): string[] {
+  const close = matching(text, open);
+  const out: string[] = [];
+  let from = open + 1;
+  for (let i = open + 1; i <= close; i++) {
+    const s = skip(text, i);
+    if (s !== i) {
+      i = s - 1;
+      continue;
+    }
+    const c = text[i]!;
+    if (i < close && (c === '(' || c === '[' || c === '{')) i = matching(text, i);
+    else if (c === ',' || i === close) {
+      const item = text.slice(from, i).trim();
+      if (item) out.push(item);
+      from = i + 1;
+    }
+  }
+  return out;
+}
+
+const keyOf = (entry: string) => /^(?:\s*(?:\/\/[^\n]*\n|\/\*[\s\S]*?\*\/))*\s*['"]?([\w$]+)['"]?\s*:/.exec(entry)?.[1];
+
+/**
+ * The options an earlier wrapper had that this run does not write (isolation, quiet, ...): kept
+ * by --force, so that writing again changes only what init infers.
+ */
+export function keptOptions(text: string, ours: string[]): string[] {
+  const at = text.indexOf('withFastTestDb(');
+  if (at < 0) return [];
+  const open = at + 'withFastTestDb'.length;
+  const args = items(text, open);
+  const second = args[1];
+  if (!second?.startsWith('{')) return [];
+  const start = text.indexOf(second, open);
+  const written = new Set(ours.map(keyOf));
+  return items(text, start)
+    .filter((e) => !written.has(keyOf(e)))
+    .map((e) => e.replace(/\n\s*/g, '\n  ').trim());
+}
+
 /**
  * A config an earlier init (or its user) wrapped: back to the config it wrapped, without our
  * imports, so that --force writes one wrapper with the options of this run rather than two.
@@ -336,7 +378,7 @@ function jestConfig(p: Project, plan: Plan): FileChange[] {
   // A TypeScript config compiles to CommonJS under ts-node, where require is there; native ESM needs one made.
   const requireName = esm && !ts ? 'requireApp' : undefined;
   const { entries } = renderOptions(plan, { module: esm && !ts ? 'esm' : 'cjs', ts, requireName });
-  text = wrap(unwrap(text), entries);
+  text = wrap(unwrap(text), [...keptOptions(text, entries), ...entries]);
   if (esm) {
     const lines = ["import { withFastTestDb } from 'fast-test-db/jest';"];
     if (requireName && plan.recipe)
@@ -364,7 +406,7 @@ function vitestConfig(p: Project, plan: Plan): FileChange[] {
   }
   const old = p.files.read(file)!;
   let text = plan.dropGlobalSetup ? dropGlobalSetup(old, plan.dropGlobalSetup) : old;
-  text = wrap(unwrap(text, imports), entries);
+  text = wrap(unwrap(text, imports), [...keptOptions(text, entries), ...entries]);
   text = addImports(text, ["import { withFastTestDb } from 'fast-test-db/vitest';", ...imports]);
   return [{ path: file, old, next: text }];
 }

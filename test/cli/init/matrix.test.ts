@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { init, makeProject, syntaxErrors, type Engine, type Orm, type Runner } from './projects.js';
+import { init, makeProject, syntaxErrors, write, type Engine, type Orm, type Runner } from './projects.js';
 
 const ORMS: Orm[] = ['typeorm', 'prisma', 'drizzle'];
 const RUNNERS: Runner[] = ['jest', 'vitest', 'mocha', 'node-test'];
@@ -82,15 +82,19 @@ describe.each(ORMS)('%s', (orm) => {
   });
 });
 
-test("--force over a config init wrapped before writes one wrapper, with this run's options", async () => {
+test("--force over a config init wrapped before writes one wrapper, with this run's options and the user's others kept", async () => {
   const p = makeProject({ orm: 'drizzle', runner: 'vitest', engine: 'postgres' });
   try {
     expect((await init(p.dir)).code).toBe(0);
     const first = p.read('vitest.config.ts');
+    // The user adds an option of their own.
+    const edited = first.replace('}, {\n', "}, {\n  isolation: 'test',\n");
+    expect(edited).not.toBe(first);
+    write(p.dir, { 'vitest.config.ts': edited });
     expect((await init(p.dir, '--force')).code).toBe(0);
     const second = p.read('vitest.config.ts');
     expect(second.match(/withFastTestDb\(/g)).toHaveLength(1);
-    expect(second).toBe(first);
+    expect(second).toBe(edited);
   } finally {
     p.cleanup();
   }
