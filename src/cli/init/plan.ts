@@ -98,8 +98,11 @@ export function plan(p: Project): Plan {
       `${p.drizzle?.from ?? 'drizzle.config'}: the schema is a folder or glob without an index module: pass adapter: () => drizzleTemplate({ schema }) with the schema imported`,
     );
   } else if (p.orm?.value === 'typeorm') {
+    // NestJS apps often spell the options inline in TypeOrmModule.forRoot({...}): nothing to import them from.
+    const inline = p.files.all().find((f) => /TypeOrmModule\.forRoot(Async)?\(/.test(p.files.read(f) ?? ''));
+    const at = inline ? p.files.whereMatch(inline, /TypeOrmModule\.forRoot(Async)?\(/) : undefined;
     out.left.push(
-      'found no exported TypeORM DataSource or options: export them (e.g. src/data-source.ts) and pass adapter: () => typeormTemplate(dataSourceOptions)',
+      `found no exported TypeORM DataSource or options${at ? ` (${at} spells them inline)` : ''}: move them into an exported object (e.g. dataSourceOptions in src/data-source.ts), use it there, and run init again`,
     );
   } else {
     out.left.push(

