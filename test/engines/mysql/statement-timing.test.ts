@@ -223,3 +223,14 @@ it('leaves no statement in flight once they all ended, failed ones included', as
   await new Promise((r) => setTimeout(r, 50));
   expect(timingSince(start).busyMs).toBeLessThan(5);
 });
+
+it("Prisma's mariadb driver adapter is counted through mariadb", async () => {
+  const { PrismaMariaDb } = await import('@prisma/adapter-mariadb');
+  const adapter = await new PrismaMariaDb({ ...conf, connectionLimit: 1 }).connect();
+  try {
+    const t = await counted(() => adapter.queryRaw({ sql: 'SELECT 1 AS one', args: [], argTypes: [] }));
+    expect(t.queries).toBeGreaterThanOrEqual(1);
+  } finally {
+    await adapter.dispose();
+  }
+});

@@ -92,3 +92,14 @@ it('the CommonJS copy is counted too', async () => {
     await other.end();
   }
 });
+
+it("Prisma's pg driver adapter is counted through pg", async () => {
+  const { PrismaPg } = await import('@prisma/adapter-pg');
+  const adapter = await new PrismaPg({ connectionString: db.url }).connect();
+  try {
+    const t = await counted(() => adapter.queryRaw({ sql: 'SELECT 1 AS one', args: [], argTypes: [] }));
+    expect(t.queries).toBeGreaterThanOrEqual(1);
+  } finally {
+    await adapter.dispose();
+  }
+});
