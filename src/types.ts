@@ -231,7 +231,7 @@ export interface TestDatabaseOptions {
   image?: string;
   /**
    * On a server started here: a numbered runner worker's thread and its database sessions share
-   * one CPU, the worker's own (src/cpu-pairing.ts). Default on (Linux). Env: FAST_TEST_DB_CPU_PAIRING=0.
+   * one CPU, the worker's own (src/runners/shared/cpu-pairing.ts). Default off (see docs/how-it-works.md for the figures). Env: FAST_TEST_DB_CPU_PAIRING=1.
    */
   cpuPairing?: boolean;
 }

@@ -250,7 +250,7 @@ describe('the packed tarball, installed into a scratch project', () => {
     const { output, records } = await probeRun(
       'mocha',
       ['--require', 'fast-test-db/mocha', '--parallel', '--jobs', '2', 'mocha/*.spec.mjs'],
-      { PROBE_PAIRING: '1' },
+      { PROBE_PAIRING: '1', FAST_TEST_DB_CPU_PAIRING: '1' },
     );
     expectOwnDatabasePerWorker(records, output);
     if (process.platform !== 'linux') return;

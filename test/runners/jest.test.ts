@@ -10,7 +10,8 @@ describe('jest', () => {
   test('each worker gets its own clone, migrate runs once, no server is left behind', async () => {
     const sb = sandbox('jest-once');
     try {
-      const r = await jest(sb);
+      // CPU pairing is off by default; this run turns it on to check it.
+      const r = await jest(sb, { FAST_TEST_DB_CPU_PAIRING: '1' });
       expectPassed(r);
       expectPerWorker(r.records);
       expectPaired(r.records);

@@ -11,7 +11,8 @@ describe('vitest', () => {
   test('forks: each worker gets its own clone, migrate runs once, no server is left behind', async () => {
     const sb = sandbox('vitest-forks');
     try {
-      const r = await vitest(sb, 'forks');
+      // CPU pairing is off by default; this run turns it on to check it.
+      const r = await vitest(sb, 'forks', { FAST_TEST_DB_CPU_PAIRING: '1' });
       expectPassed(r);
       expectPerWorker(r.records);
       expectPaired(r.records);
@@ -47,7 +48,7 @@ describe('vitest', () => {
     afterAll(() => sb.cleanup());
 
     test('threads: one database per thread in one process; a second run builds no template', async () => {
-      const first = await vitest(sb, 'threads', env);
+      const first = await vitest(sb, 'threads', { ...env, FAST_TEST_DB_CPU_PAIRING: '1' });
       expectPassed(first);
       expectPerWorker(first.records);
       // Threads of one process: each pairs its own thread.
