@@ -2,6 +2,7 @@
  * Acceptance: real Jest (2 workers) on the fixture project, wired by withFastTestDb() and the
  * project's fast-test-db.config.ts.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { expectPaired, expectPassed, expectUnpaired, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { jest, processesUnder, sandbox, waitNoProcesses } from './harness.js';
@@ -18,6 +19,19 @@ describe('jest', () => {
       expect(new Set(r.records.map((x) => x.pid)).size).toBeGreaterThanOrEqual(2);
       expect(sb.migrations()).toBe(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  test('a migrate given as a TypeScript module of the project (importing another) runs once, and every worker gets its tables', async () => {
+    const sb = sandbox('jest-module');
+    try {
+      const r = await jest(sb, { FIXTURE_MIGRATE_FORM: 'module' });
+      expectPassed(r);
+      expectPerWorker(r.records);
+      expect(sb.migrations()).toBe(1);
+      expect(readFileSync(sb.migrateLog, 'utf8')).toMatch(/^\d+ module$/m);
     } finally {
       await sb.cleanup();
     }

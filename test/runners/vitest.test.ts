@@ -3,6 +3,7 @@
  * share one pid: the databases must still be one per worker (VITEST_POOL_ID), never per pid.
  */
 import { stripVTControlCharacters } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { expectPaired, expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { processesUnder, sandbox, vitest, waitNoProcesses } from './harness.js';
@@ -18,6 +19,19 @@ describe('vitest', () => {
       expectPaired(r.records);
       expect(sb.migrations()).toBe(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  test('a migrate given as a TypeScript module of the project (importing another) runs once, and every worker gets its tables', async () => {
+    const sb = sandbox('vitest-module');
+    try {
+      const r = await vitest(sb, 'forks', { FIXTURE_MIGRATE_FORM: 'module' });
+      expectPassed(r);
+      expectPerWorker(r.records);
+      expect(sb.migrations()).toBe(1);
+      expect(readFileSync(sb.migrateLog, 'utf8')).toMatch(/^\d+ module$/m);
     } finally {
       await sb.cleanup();
     }
