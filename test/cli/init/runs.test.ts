@@ -5,41 +5,13 @@
  * node_modules links to this repository's packages, and fast-test-db to this repository (its
  * dist/, which `npm run build` makes).
  */
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, ROOT, runReporting, sandbox, waitNoProcesses } from '../../runners/harness.js';
+import { BIN } from '../../runners/harness.js';
 import { init, makeProject, write, type Made } from './projects.js';
+import { expectBuilt, linkModules, MARIADBD, runSuite, SWC } from './run-project.js';
 
-const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].some((b) => existsSync(b));
-
-beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist/jest.cjs')))
-    throw new Error('these tests run the built package: run `npm run build` first (npm test does)');
-});
-
-/** node_modules of links: every package of this repository, and fast-test-db itself. */
-function linkModules(dir: string): void {
-  const nm = join(dir, 'node_modules');
-  mkdirSync(nm, { recursive: true });
-  for (const e of readdirSync(join(ROOT, 'node_modules')))
-    if (e !== '.bin' && e !== 'fast-test-db') symlinkSync(join(ROOT, 'node_modules', e), join(nm, e));
-  symlinkSync(ROOT, join(nm, 'fast-test-db'));
-}
-
-async function runSuite(made: Made, name: string, command: string, args: string[]) {
-  const sb = sandbox(name);
-  try {
-    const r = await runReporting(command, args, made.dir, sb.env, join(sb.dir, 'report.jsonl'));
-    expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
-    return { ...r, output: stripVTControlCharacters(r.output) };
-  } finally {
-    await sb.cleanup();
-  }
-}
-
-const SWC = `{ jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' }, module: { type: 'commonjs' } }`;
+beforeAll(expectBuilt);
 
 describe('Jest + TypeORM on PostgreSQL', () => {
   let made: Made;
@@ -80,7 +52,7 @@ describe('Jest + TypeORM on PostgreSQL', () => {
     expect(r.json.left).toEqual([]);
     expect(r.json.files.map((f) => [f.path, f.lines])).toEqual([['jest.config.js', 8]]);
     expect(made.read('jest.config.js')).not.toContain('globalSetup');
-    const run = await runSuite(made, 'init-jest', BIN('jest'), ['--maxWorkers=2', `--cacheDirectory=${join(made.dir, '.jest-cache')}`]);
+    const run = await runSuite('init-jest', made.dir, BIN('jest'), ['--maxWorkers=2', `--cacheDirectory=${join(made.dir, '.jest-cache')}`]);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 240_000);
@@ -130,7 +102,7 @@ describe.skipIf(!MARIADBD)('Vitest + Drizzle on MariaDB', () => {
     expect(config).toContain("seed: 'npm run db:seed',");
     expect(config).not.toContain('global-setup');
     expect(r.json.notes.some((n) => n.includes('fileParallelism: false'))).toBe(true);
-    const run = await runSuite(made, 'init-vitest', BIN('vitest'), ['run']);
+    const run = await runSuite('init-vitest', made.dir, BIN('vitest'), ['run']);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/Tests\s+4 passed/);
   }, 240_000);
@@ -178,7 +150,7 @@ describe('node:test + a migrate script, no ORM, on PostgreSQL', () => {
     expect(JSON.parse(made.read('package.json')).scripts.test).toBe(
       'node --import fast-test-db/node-test --test test/a.test.mjs test/b.test.mjs',
     );
-    const run = await runSuite(made, 'init-node-test', 'npm', ['test']);
+    const run = await runSuite('init-node-test', made.dir, 'npm', ['test']);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/# pass 2/);
   }, 240_000);
