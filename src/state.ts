@@ -64,6 +64,15 @@ export const pgConnectWatch: {
   installed?: { proto: ConnectProto; original: ConnectProto['connect']; wrapper: ConnectProto['connect'] };
 } = { watchers: new Set() };
 
+// ---- options (src/options) ----
+
+/**
+ * Whether this process already said that TEST_DATABASE_URL is set and not used (options/context.ts).
+ * Per process: a runner's main process says it once per run, and its workers never (they are handed
+ * the server). Never reset.
+ */
+export const ignoredUrlNoted = { shown: false };
+
 // ---- server: containers (src/server/providers/container.ts) ----
 
 /**

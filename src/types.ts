@@ -156,7 +156,7 @@ export interface TestDatabaseOptions {
   engine?: EngineName;
   /** Where the server comes from. Default 'auto': `url` if given, otherwise embedded. Env: FAST_TEST_DB_SERVER_MODE. */
   server?: ServerMode;
-  /** Admin URL of a server we do not own. Env: TEST_DATABASE_URL. */
+  /** Admin URL of a server we do not own. Env: FAST_TEST_DB_URL (an app's TEST_DATABASE_URL is never read: pass it here to use it). */
   url?: string;
   /** Allow `url` to point at a non-loopback host. Env: FAST_TEST_DB_ALLOW_REMOTE=1. */
   allowRemote?: boolean;

@@ -1,6 +1,6 @@
 /**
  * fast-test-db's Vitest integration: its global setup starts a tuned PostgreSQL (or joins the
- * server in TEST_DATABASE_URL), builds a template from drizzle/ once per change of the migrations,
+ * server in FAST_TEST_DB_URL), builds a template from drizzle/ once per change of the migrations,
  * and gives every worker a clone whose URL it puts in DATABASE_URL. isolation 'test' empties the
  * tables before each test.
  */

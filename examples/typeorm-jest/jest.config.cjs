@@ -1,6 +1,6 @@
 /**
  * Jest + @swc/jest (decorators with metadata, as TypeORM entities need), wrapped by fast-test-db:
- * its global setup starts a tuned PostgreSQL (or joins the server in TEST_DATABASE_URL) and builds
+ * its global setup starts a tuned PostgreSQL (or joins the server in FAST_TEST_DB_URL) and builds
  * a template from the entities once per change of their schema; each worker clones it.
  */
 const { withFastTestDb } = require('fast-test-db/jest');

@@ -40,7 +40,7 @@ export function resolveNames(options: TestDatabaseOptions | Context = {}): Resol
   if (url && ofUrl && !urls.schemes.includes(schemeOf(url)))
     throw new FastTestDbError(
       'BAD_OPTION',
-      `the engine is '${engine}' (${ctx.options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${ctx.options.url ? '' : ' in TEST_DATABASE_URL'} is a ${ofUrl} URL`,
+      `the engine is '${engine}' (${ctx.options.engine ? 'the engine option' : 'FAST_TEST_DB_ENGINE'}), but the URL${ctx.options.url ? '' : ' in FAST_TEST_DB_URL'} is a ${ofUrl} URL`,
       `leave the engine out (it follows the URL's scheme), or give a ${urls.schemes[0]}:// URL`,
     );
   const { prefix } = ctx.names;

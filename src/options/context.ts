@@ -22,7 +22,8 @@
 import { resolve } from 'node:path';
 import type { Handoff, RunnerOptions, ServerInfo, TestDatabaseOptions } from '../types.js';
 import { readHandedServers, readHandoff } from './handoff.js';
-import { checkEntry, resolveOptions, type ResolvedOptions } from './resolve.js';
+import { checkEntry, ignoredUrlNote, resolveOptions, type ResolvedOptions } from './resolve.js';
+import { ignoredUrlNoted } from '../state.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';
 
 /** The options an entry takes: the core's and the runners'. */
@@ -90,7 +91,22 @@ export interface BuildContextOptions {
 export function buildContext(options: EntryOptions = {}, build: BuildContextOptions = {}): Context {
   const env = Object.freeze({ ...(build.env ?? process.env) });
   if (build.check !== false) checkEntry(options, build.where ?? 'fast-test-db options', { config: build.config, env });
-  return contextFrom(options, env, resolve(build.cwd ?? process.cwd()));
+  const ctx = contextFrom(options, env, resolve(build.cwd ?? process.cwd()));
+  noteIgnoredUrl(ctx);
+  return ctx;
+}
+
+/**
+ * An app's TEST_DATABASE_URL, once read as ours, is not any more: say so once per process where it
+ * is set, so that a user who meant that server knows how to ask for it. Workers a runner started are
+ * handed their server and stay silent (ignoredUrlNote), so a run says it once, in its main process.
+ */
+function noteIgnoredUrl(ctx: Context): void {
+  if (ignoredUrlNoted.shown || ctx.resolved.quiet) return;
+  const note = ignoredUrlNote(ctx.options, ctx.env);
+  if (!note) return;
+  ignoredUrlNoted.shown = true;
+  process.stderr.write(`${note}\n`);
 }
 
 export function isContext(value: unknown): value is Context {

@@ -45,7 +45,7 @@ export function readHandedServers(env: NodeJS.ProcessEnv): ServerInfo[] | undefi
     throw new FastTestDbError(
       'BAD_OPTION',
       `${SERVER_ENV} does not hold the server list a runner's global setup writes (it starts with ${JSON.stringify(raw.slice(0, 40))})`,
-      `unset ${SERVER_ENV}: the runner integrations set it for their workers; to use a server of your own, set TEST_DATABASE_URL instead`,
+      `unset ${SERVER_ENV}: the runner integrations set it for their workers; to use a server of your own, set FAST_TEST_DB_URL instead`,
     );
   return list as ServerInfo[];
 }

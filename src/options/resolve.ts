@@ -12,6 +12,7 @@
  */
 import { join, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
+import { RUNNER_ENV, SERVER_ENV } from './handoff.js';
 import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show } from './schema.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
 import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
@@ -58,9 +59,10 @@ export const OPTION_TABLE: readonly OptionRow[] = [
   },
   {
     option: 'url',
-    env: 'TEST_DATABASE_URL',
+    env: 'FAST_TEST_DB_URL',
     default: '—',
-    description: 'admin URL of a server we do not own; `PGUSER`/`PGPASSWORD` fill in what it leaves out',
+    description:
+      "admin URL of a server we do not own; `PGUSER`/`PGPASSWORD` fill in what it leaves out. `TEST_DATABASE_URL` is the app's, never read: `url: process.env.TEST_DATABASE_URL` uses it",
   },
   {
     option: 'allowRemote',
@@ -203,6 +205,23 @@ export const OPTION_TABLE: readonly OptionRow[] = [
   { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
 ];
 
+/**
+ * The name the library read a server URL from before FAST_TEST_DB_URL. Apps and CI files set it for
+ * their own durable database, which then quietly took the place of the tuned server we start; it
+ * is read only where the user passes it (`url: process.env.TEST_DATABASE_URL`).
+ */
+export const OLD_URL_ENV = 'TEST_DATABASE_URL';
+
+/**
+ * The line that says TEST_DATABASE_URL is set and not used, or undefined: it is set, no URL was
+ * given (neither the option nor FAST_TEST_DB_URL), and no runner handed this process a server.
+ */
+export function ignoredUrlNote(options: TestDatabaseOptions, env: NodeJS.ProcessEnv): string | undefined {
+  const old = env[OLD_URL_ENV];
+  if (!old || options.url || env.FAST_TEST_DB_URL || env[SERVER_ENV] || env[RUNNER_ENV]) return undefined;
+  return `fast-test-db: ${OLD_URL_ENV} is set but not used (it is the app's; ours is FAST_TEST_DB_URL), so tests run on a tuned server of ours. To run them on that server: url: process.env.${OLD_URL_ENV} in the options, or FAST_TEST_DB_URL=$${OLD_URL_ENV}`;
+}
+
 /** Every env var a user may set. */
 export const ENV_VARS: readonly string[] = OPTION_TABLE.flatMap((r) => (r.env ? [r.env] : []));
 
@@ -253,7 +272,7 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     engine: options.engine ?? envChoice('FAST_TEST_DB_ENGINE', env.FAST_TEST_DB_ENGINE, ENV_CHOICES.FAST_TEST_DB_ENGINE),
     server:
       options.server ?? envChoice('FAST_TEST_DB_SERVER_MODE', env.FAST_TEST_DB_SERVER_MODE, ENV_CHOICES.FAST_TEST_DB_SERVER_MODE) ?? 'auto',
-    url: options.url ?? env.TEST_DATABASE_URL,
+    url: options.url ?? (env.FAST_TEST_DB_URL || undefined),
     allowRemote: options.allowRemote ?? envFlag('FAST_TEST_DB_ALLOW_REMOTE', env.FAST_TEST_DB_ALLOW_REMOTE, false),
     worker: options.worker ?? (env.FAST_TEST_DB_WORKER || undefined),
     runId: options.runId ?? (env.FAST_TEST_DB_RUN_ID || undefined),

@@ -49,7 +49,7 @@ describe('clean on a shared server', () => {
     await admin.query(
       `COMMENT ON DATABASE ftdb_othertool IS 'fast-test-db {"tool":"other-tool","kind":"database","created":"2000-01-01T00:00:00Z"}'`,
     );
-    const workerEnv = { ...env, TEST_DATABASE_URL: server.url };
+    const workerEnv = { ...env, FAST_TEST_DB_URL: server.url };
     await runFixture('worker.ts', { ...workerEnv, FAST_TEST_DB_RUN_ID: 'old', FAST_TEST_DB_WORKER: '1' });
     await runFixture('worker.ts', { ...workerEnv, FAST_TEST_DB_RUN_ID: 'new', FAST_TEST_DB_WORKER: '1' });
     await age(admin, 'ftdb_old_w1', 3);
@@ -111,7 +111,7 @@ describe('clean on a shared server', () => {
   });
 
   test('a database still in use is reported, exit 1, and --force is suggested', async () => {
-    await runFixture('worker.ts', { ...env, TEST_DATABASE_URL: server.url, FAST_TEST_DB_RUN_ID: 'busy', FAST_TEST_DB_WORKER: '1' });
+    await runFixture('worker.ts', { ...env, FAST_TEST_DB_URL: server.url, FAST_TEST_DB_RUN_ID: 'busy', FAST_TEST_DB_WORKER: '1' });
     await age(admin, 'ftdb_busy_w1', 5);
     const holder = new pg.Client({ connectionString: server.url.replace(/\/postgres$/, '/ftdb_busy_w1') });
     await holder.connect();

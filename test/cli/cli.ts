@@ -27,7 +27,14 @@ export function isolatedEnv(label: string): { root: string; env: NodeJS.ProcessE
   const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_DATA_ROOT: root, FAST_TEST_DB_CACHE_DIR: `${root}/cache`, NO_COLOR: '1' };
   // Nothing from the machine or the outer runner may leak in: no URL, no worker or run identity.
   for (const k of Object.keys(env))
-    if (k === 'TEST_DATABASE_URL' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'FAST_TEST_DB_SERVER' || k === 'JEST_WORKER_ID')
+    if (
+      k === 'TEST_DATABASE_URL' ||
+      k === 'FAST_TEST_DB_URL' ||
+      k === 'FORCE_COLOR' ||
+      k.startsWith('VITEST') ||
+      k === 'FAST_TEST_DB_SERVER' ||
+      k === 'JEST_WORKER_ID'
+    )
       delete env[k];
   return {
     root,

@@ -117,8 +117,8 @@ describe('doctor', () => {
     expect(r.stdout).toContain('Nothing wrong.');
   });
 
-  test('an unreachable server: exit 1 and what to check; TEST_DATABASE_URL is the default URL', async () => {
-    const r = await runCli(['doctor'], { ...env, TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
+  test('an unreachable server: exit 1 and what to check; FAST_TEST_DB_URL is the default URL', async () => {
+    const r = await runCli(['doctor'], { ...env, FAST_TEST_DB_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('✗ cannot connect to 127.0.0.1:1 as postgres');
     expect(r.stdout).toContain('check that the server is running');

@@ -25,7 +25,7 @@ afterAll(() => iso.cleanup());
 function ciEnv(run: number, attempt: number, shard: number, worker: number, url: string): NodeJS.ProcessEnv {
   return {
     ...iso.env,
-    TEST_DATABASE_URL: url,
+    FAST_TEST_DB_URL: url,
     GITHUB_RUN_ID: String(run),
     GITHUB_RUN_ATTEMPT: String(attempt),
     FAST_TEST_DB_SHARD: String(shard),

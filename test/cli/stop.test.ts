@@ -62,11 +62,11 @@ describe('stop', () => {
     expect(again.stderr).toContain('no server of this project is running');
   }, 120_000);
 
-  test('a server we did not start keeps running, even with --all --force and its URL in TEST_DATABASE_URL', async () => {
+  test('a server we did not start keeps running, even with --all --force and its URL in FAST_TEST_DB_URL', async () => {
     await using plain = await startPlainPostgres({ root: iso.root });
     const ours = await runCli(['url', '--json'], env);
     const { url } = jsonLines<{ url: string }>(ours.stdout)[0]!;
-    const r = await runCli(['stop', '--all', '--force', '--json'], { ...env, TEST_DATABASE_URL: plain.url });
+    const r = await runCli(['stop', '--all', '--force', '--json'], { ...env, FAST_TEST_DB_URL: plain.url });
     expect(r.code).toBe(0);
     const stopped = jsonLines<{ event: string; servers: Array<{ port: number; action: string }> }>(r.stdout).at(-1)!;
     expect(stopped.event).toBe('stopped');

@@ -31,7 +31,13 @@ interface Worker {
 function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_GRACE_MS: '0' };
   for (const k of Object.keys(env))
-    if (k === 'TEST_DATABASE_URL' || k === 'FAST_TEST_DB_SERVER' || k.startsWith('VITEST') || k.startsWith('FAST_TEST_DB_TEST_PAUSE'))
+    if (
+      k === 'TEST_DATABASE_URL' ||
+      k === 'FAST_TEST_DB_URL' ||
+      k === 'FAST_TEST_DB_SERVER' ||
+      k.startsWith('VITEST') ||
+      k.startsWith('FAST_TEST_DB_TEST_PAUSE')
+    )
       delete env[k];
   return env;
 }

@@ -198,9 +198,9 @@ describe('every option and env var is checked at the entry', () => {
     expect(e.fix).toContain(fix);
   });
 
-  it('FAST_TEST_DB_ENGINE=mysql with a postgres:// TEST_DATABASE_URL is refused at once', async () => {
-    const e = await refusal({}, { FAST_TEST_DB_ENGINE: 'mysql', TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
-    expect(e.message).toMatch(/the engine is 'mysql' \(FAST_TEST_DB_ENGINE\), but the URL in TEST_DATABASE_URL is a postgres URL/);
+  it('FAST_TEST_DB_ENGINE=mysql with a postgres:// FAST_TEST_DB_URL is refused at once', async () => {
+    const e = await refusal({}, { FAST_TEST_DB_ENGINE: 'mysql', FAST_TEST_DB_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
+    expect(e.message).toMatch(/the engine is 'mysql' \(FAST_TEST_DB_ENGINE\), but the URL in FAST_TEST_DB_URL is a postgres URL/);
   });
 
   it('a config file with a typo is refused, naming the file', async () => {

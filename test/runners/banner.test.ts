@@ -79,12 +79,12 @@ describe('banner', () => {
       { source: 'env', template: 'ftdb_tpl_y', built: false },
     );
     expect(theirs).toMatch(
-      /^fast-test-db: MariaDB 10\.11\.6 \(127\.0\.0\.1:3306 from TEST_DATABASE_URL, not ours\), NOT tuned: .*unset TEST_DATABASE_URL/,
+      /^fast-test-db: MariaDB 10\.11\.6 \(127\.0\.0\.1:3306 from FAST_TEST_DB_URL, not ours\), NOT tuned: .*unset FAST_TEST_DB_URL/,
     );
     expect(theirs).not.toContain('\n');
   });
 
-  describe('a TEST_DATABASE_URL already set', () => {
+  describe('a FAST_TEST_DB_URL already set', () => {
     let plain: PlainPostgres;
     const cwd = mkdtempSync(join(tmpdir(), 'ftdb-banner-'));
     const saved = { ...process.env };
@@ -98,7 +98,7 @@ describe('banner', () => {
     });
 
     test('the global setup prints the untuned server it switched to, once; quiet prints nothing', async () => {
-      process.env.TEST_DATABASE_URL = plain.url;
+      process.env.FAST_TEST_DB_URL = plain.url;
       const lines: string[] = [];
       const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => (lines.push(String(s)), true));
       try {
@@ -113,7 +113,7 @@ describe('banner', () => {
       expect(ours).toHaveLength(1);
       expect(ours[0]).toMatch(
         new RegExp(
-          `^fast-test-db: PostgreSQL ${plain.version.replace('.', '\\.')} \\(127\\.0\\.0\\.1:${plain.port} from TEST_DATABASE_URL, not ours\\), NOT tuned`,
+          `^fast-test-db: PostgreSQL ${plain.version.replace('.', '\\.')} \\(127\\.0\\.0\\.1:${plain.port} from FAST_TEST_DB_URL, not ours\\), NOT tuned`,
         ),
       );
     });

@@ -33,7 +33,13 @@ const NAME = `ftdbother${process.pid}`;
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FAST_TEST_DB_GRACE_MS: '0', ...extra };
   for (const k of Object.keys(env))
-    if (k === 'TEST_DATABASE_URL' || k === 'FAST_TEST_DB_SERVER' || k.startsWith('VITEST') || k.startsWith('FAST_TEST_DB_TEST_PAUSE'))
+    if (
+      k === 'TEST_DATABASE_URL' ||
+      k === 'FAST_TEST_DB_URL' ||
+      k === 'FAST_TEST_DB_SERVER' ||
+      k.startsWith('VITEST') ||
+      k.startsWith('FAST_TEST_DB_TEST_PAUSE')
+    )
       delete env[k];
   return env;
 }

@@ -25,7 +25,7 @@ cannot enter); each only
 once the process writing it is gone, and only under its own name beside our servers (every
 project's: the names say none) or in this project's cache dir. With a URL, only that server is
 cleaned (and, when it is one we started, only that one is stopped or removed; no files).
-Without one: TEST_DATABASE_URL, else every running server this project started.
+Without one: FAST_TEST_DB_URL, else every running server this project started.
 
 Options:
   --older-than D    required: e.g. 2h, 30m, 1d; 0 means everything of ours nobody is using
@@ -110,7 +110,7 @@ Examples:
     out.line(
       `${verb} ${dropped} database(s)/template(s), kept ${kept} of ours; ${dryRun ? 'would stop/remove' : 'stopped/removed'} ${servers} orphaned server(s); ${dryRun ? 'would remove' : 'removed'} ${files.length} leftover cop(ies)${freed}; older than ${formatDuration(olderThanMs)}`,
     );
-    if (report.targets.length === 0) out.note('no server to clean: pass a URL (or set TEST_DATABASE_URL); no server of ours is running');
+    if (report.targets.length === 0) out.note('no server to clean: pass a URL (or set FAST_TEST_DB_URL); no server of ours is running');
     return report.ok ? 0 : 1;
   },
 };

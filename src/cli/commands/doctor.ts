@@ -10,7 +10,7 @@ export const doctorCommand: Command = {
   help: `Usage: fast-test-db doctor [URL] [options]
 
 Finds PostgreSQL and MySQL/MariaDB server binaries, a Docker engine and tmpfs, lists servers we
-started for this project, and checks the server at URL (default: TEST_DATABASE_URL): reachable? tuned (durability
+started for this project, and checks the server at URL (default: FAST_TEST_DB_URL): reachable? tuned (durability
 off)? on this machine? data in memory? For each problem it prints the exact flags to change.
 Exit code: 0 when nothing is wrong, 1 when a check failed.
 

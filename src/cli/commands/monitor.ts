@@ -16,7 +16,7 @@ export const monitorCommand: Command = {
   help: `Usage: fast-test-db monitor [URL] [options]
 
 Prints one line per interval until Ctrl-C or --duration, for the server at URL (default:
-TEST_DATABASE_URL, else the running server we started for this user).
+FAST_TEST_DB_URL, else the running server we started for this user).
   PostgreSQL: transactions/s, WAL bytes/s, checkpoints requested (forced by WAL volume) vs timed,
               fsyncs done by backends, temp files, sessions waiting on I/O or locks.
   MySQL/MariaDB: InnoDB checkpoint age against the redo capacity, dirty pages, log waits.
@@ -59,7 +59,7 @@ function ourServer(engine: ServerInfo['engine'] | undefined, context: Context): 
     throw new FastTestDbError(
       'UNREACHABLE',
       `no server to watch: no URL given and no ${engine ?? ''} server of ours is running`.replace('  ', ' '),
-      'pass a URL (or set TEST_DATABASE_URL), or start one with `fast-test-db start`',
+      'pass a URL (or set FAST_TEST_DB_URL), or start one with `fast-test-db start`',
     );
   return newest.info;
 }

@@ -91,7 +91,7 @@ Examples:
     const { server, joined } = await acquire(req, out, (joined) => (joined ? `joined the running ${req.label}` : `started ${req.label}`));
     const engine = engineFor(server.engine);
     const roles = await engine.load();
-    // The library's URL (admin, for TEST_DATABASE_URL) and the app's: a database of its own.
+    // The library's URL (admin, for FAST_TEST_DB_URL) and the app's: a database of its own.
     const adminUrl = engine.urls.url(server, server.adminDatabase);
     const { report, handed } = await withClient(roles.connector, server, async (admin) => ({
       report: await roles.inspector.describe(admin, server),
@@ -135,7 +135,7 @@ Examples:
     out.line(
       `  an empty database ${handed.database}${handed.created ? '' : ' (made by an earlier start: kept as it is)'}, login ${handed.user}`,
     );
-    out.line(`  export TEST_DATABASE_URL=${adminUrl}   # for fast-test-db itself: clones per worker on this server`);
+    out.line(`  export FAST_TEST_DB_URL=${adminUrl}   # for fast-test-db itself: clones per worker on this server`);
     const leaving =
       joined || options.reuse
         ? 'Ctrl-C lets go of it; fast-test-db stop stops it'

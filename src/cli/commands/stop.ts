@@ -14,7 +14,7 @@ Stops the servers fast-test-db started for this project (the current directory):
 or \`start --reuse\` left running until its idle timeout, one a test run kept for the next, and a
 \`fast-test-db start\` in the foreground (asked to stop as Ctrl-C would: with --data-cache it
 saves the data directory first; then it exits). Their data goes with them. A server fast-test-db did
-not start (TEST_DATABASE_URL, a service, a container of yours) is never touched.
+not start (FAST_TEST_DB_URL, a service, a container of yours) is never touched.
 
 While a client still uses a server (a session in pg_stat_activity or the MariaDB/MySQL
 processlist, or a test run holding it), stop names each one (pid or connection id, application,

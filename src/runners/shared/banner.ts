@@ -1,6 +1,6 @@
 /**
  * The one line a runner's global setup prints per run: which server the tests use and whether it is
- * tuned. A TEST_DATABASE_URL that a project set for its own Docker database quietly takes the place
+ * tuned. A FAST_TEST_DB_URL (or a url option) pointing at a durable server takes the place
  * of the tuned embedded server, and leaves templates there: this line is how a user notices.
  */
 import { Output, type Io, type Status } from '../../util/output.js';
@@ -9,13 +9,13 @@ import type { Context } from '../../options/context.js';
 import { flavorLabel } from '../../engines/index.js';
 
 export interface BannerFacts {
-  /** Where the server came from when it is not ours: an option, TEST_DATABASE_URL, or a parent run. */
+  /** Where the server came from when it is not ours: an option, FAST_TEST_DB_URL, or a parent run. */
   source: 'option' | 'env' | 'handed' | 'started';
   template: string;
   built: boolean;
 }
 
-/** Where a run's server comes from, for the banner: handed by a parent run, the url option, TEST_DATABASE_URL, or started by us. */
+/** Where a run's server comes from, for the banner: handed by a parent run, the url option, FAST_TEST_DB_URL, or started by us. */
 export function serverSource(ctx: Pick<Context, 'options' | 'resolved'>, handed: boolean): BannerFacts['source'] {
   return handed ? 'handed' : ctx.options.url ? 'option' : ctx.resolved.url ? 'env' : 'started';
 }
@@ -24,12 +24,12 @@ export function runBanner(server: ServerInfo, facts: BannerFacts): string {
   const name = `${flavorLabel(server.flavor)} ${server.version.replace(/-.*$/, '')}`;
   const where = server.owned
     ? `${server.provider}, ours`
-    : `${server.host}:${server.port}${facts.source === 'env' ? ' from TEST_DATABASE_URL' : facts.source === 'option' ? ' from the url option' : ''}, not ours`;
+    : `${server.host}:${server.port}${facts.source === 'env' ? ' from FAST_TEST_DB_URL' : facts.source === 'option' ? ' from the url option' : ''}, not ours`;
   const template = `template ${facts.template}${facts.built ? ' built' : ''}`;
   if (server.tuned) return `fast-test-db: ${name} (${where}), tuned; ${template}`;
   const fix = server.owned
     ? 'fast-test-db doctor says why'
-    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${facts.source === 'env' ? '; unset TEST_DATABASE_URL to get the tuned embedded server' : ''}`;
+    : `durable, so slower; our templates stay there (fast-test-db clean --older-than 1d URL drops them)${facts.source === 'env' ? '; unset FAST_TEST_DB_URL to get the tuned embedded server' : ''}`;
   return `fast-test-db: ${name} (${where}), NOT tuned: ${fix}; ${template}`;
 }
 

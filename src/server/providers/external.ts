@@ -13,7 +13,7 @@ export const externalProvider: ProviderFactory = ({ context }) => ({
   kind: 'external',
   async start() {
     const { url, allowRemote } = context.resolved;
-    if (!url) throw new FastTestDbError('BAD_OPTION', `server: 'external' needs a URL`, 'pass url, or set TEST_DATABASE_URL');
+    if (!url) throw new FastTestDbError('BAD_OPTION', `server: 'external' needs a URL`, 'pass url, or set FAST_TEST_DB_URL');
     const probe = serverAt(url, allowRemote, context.env);
     const engine = engineFor(probe.engine);
     const report = await describeServer(engine, probe);
