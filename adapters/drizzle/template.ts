@@ -14,6 +14,7 @@ import {
   type MigrateFn,
   type TemplateSource,
 } from '../../src/adapter-kit.js';
+import { contextOf } from '../shared/migrate-context.js';
 import { defaultDriver, DRIVERS, openDrizzle, schemaEngine, type Casing, type DrizzleDriver } from './driver.js';
 import { drizzleMigrationFix, migrationsFingerprint, runMigrator, type MigratorConfig } from './migrations.js';
 import { schemaDdl } from './schema-ddl.js';
@@ -93,7 +94,8 @@ export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<
     cacheKey = `drizzle-ddl:${createHash('sha256').update(ddl.join('\n;\n')).digest('hex').slice(0, 16)}`;
   }
 
-  const migrate: MigrateFn = async (_url, ctx) => {
+  const migrate: MigrateFn = async (_url, given) => {
+    const ctx = contextOf(given, 'drizzleTemplate');
     // One connection: statements run in order, and nothing stays open on the template.
     const opened = await openDrizzle(driver, ctx.connection, { casing, max: 1 });
     try {

@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FastTestDbError, type Migrate, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { prismaSeedCommand } from './seed.js';
+import { contextOf } from '../shared/migrate-context.js';
 import { runPrismaCli } from './cli.js';
 import { openScriptExecutor } from './driver.js';
 import { applyMigrations, engineOfProvider, lockedProvider, readMigrations } from './migrations.js';
@@ -81,7 +82,7 @@ export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promi
       await runPrismaCli(migrateWith, { schema: schemaPath, migrations: migrationsDir, url });
       return;
     }
-    const executor = await openScriptExecutor(ctx.connection, engine);
+    const executor = await openScriptExecutor(contextOf(ctx, 'prismaTemplate').connection, engine);
     try {
       await applyMigrations(executor, migrations);
     } finally {

@@ -12,6 +12,7 @@ import {
   type Migrate,
   type TemplateSource,
 } from '../../src/adapter-kit.js';
+import { contextOf } from '../shared/migrate-context.js';
 import { pointAt, typeormDriver } from './driver.js';
 import { inspectSchema, type SchemaSource } from './fingerprint.js';
 import { closeDataSource, loadDataSourceClass, openDataSource, type DataSourceClass } from './orm.js';
@@ -106,7 +107,7 @@ export async function typeormTemplate(ormOptions: DataSourceOptions, opts: Typeo
   return {
     engine,
     cacheKey: `typeorm:${source}:${fingerprint}`,
-    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, ctx.connection, source),
+    migrate: (_url, ctx) => buildSchema(DataSource, ormOptions, contextOf(ctx, 'typeormTemplate').connection, source),
     seed: opts.seed,
   };
 }

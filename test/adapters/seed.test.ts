@@ -108,3 +108,20 @@ describe('prisma', () => {
     expect((error as FastTestDbError).message).toMatch(/prisma\.config\.ts migrations\.seed, or package\.json "prisma\.seed"/);
   });
 });
+
+describe('a wrapper that drops ctx', () => {
+  test("the adapter's migrate says it was called without ctx, and how to pass it on", async () => {
+    const source = await prismaTemplate({ schema: 'test/adapters/prisma/zoo/postgres/schema.prisma' });
+    const inner = source.migrate as (url: string) => Promise<void>;
+    const error = await createTestDatabase({
+      cacheKey: source.cacheKey,
+      worker: 'noctx',
+      prefix: 'ftdbseed',
+      migrate: async (url) => inner(url),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FastTestDbError);
+    expect((error as FastTestDbError).code).toBe('BAD_OPTION');
+    expect((error as FastTestDbError).message).toMatch(/prismaTemplate's migrate was called without its second argument/);
+    expect((error as FastTestDbError).fix).toMatch(/\(url, ctx\) => source\.migrate\(url, ctx\)/);
+  });
+});
