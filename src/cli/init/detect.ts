@@ -70,6 +70,10 @@ export interface Project {
   testDatabaseUrl: string[];
   /** The runner config's own global setup file, when it has one. */
   globalSetup?: Found<string>;
+  /** Where the code loads a .env file with override: true, which puts the old URL back over the worker's. */
+  dotenvOverride?: string;
+  /** Jest setupFiles that import the app: they run before our setup file, so the app reads the old URL. */
+  earlySetupFiles: string[];
 }
 
 const DEPS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
@@ -140,6 +144,7 @@ export function detect(dir: string): Project {
     drivers,
     envNames: [],
     testDatabaseUrl: [],
+    earlySetupFiles: [],
   };
 
   // The ORM, and what builds its schema.
@@ -180,6 +185,14 @@ export function detect(dir: string): Project {
     if (at !== f) project.testDatabaseUrl.push(at);
   }
   project.globalSetup = findGlobalSetup(files, project);
+  for (const f of code) {
+    const at = files.whereMatch(f, /config\(\s*\{[^}]*override\s*:\s*true/);
+    if (at !== f && /dotenv/.test(files.read(f) ?? '')) {
+      project.dotenvOverride = at;
+      break;
+    }
+  }
+  project.earlySetupFiles = findEarlySetupFiles(files, project);
   return project;
 }
 
@@ -379,6 +392,21 @@ function findGlobalSetup(files: ProjectFiles, project: Project): Found<string> |
   const text = files.read(cfg.file) ?? '';
   const m = /globalSetup\s*:\s*\[?\s*['"]([^'"]+)['"]/.exec(text);
   return m ? { value: m[1]!.replace('<rootDir>/', '').replace(/^\.\//, ''), from: files.where(cfg.file, m.index) } : undefined;
+}
+
+function findEarlySetupFiles(files: ProjectFiles, project: Project): string[] {
+  if (project.runner.value !== 'jest' || !project.runnerConfig) return [];
+  const text = project.runnerConfig.packageKey
+    ? JSON.stringify((project.pkg.jest as object) ?? {})
+    : (files.read(project.runnerConfig.file) ?? '');
+  const list = /["']?setupFiles["']?\s*:\s*\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+  const out: string[] = [];
+  for (const m of list.matchAll(/['"](?:<rootDir>\/|\.\/)?([^'"]+)['"]/g)) {
+    const f = files.first([m[1]!, `${m[1]}.ts`, `${m[1]}.js`]);
+    // A file that imports the app's own modules (not only dotenv or a polyfill).
+    if (f && /(from|require\()\s*['"]\.\.?\/(?:\.\.\/)*src\//.test(files.read(f) ?? '')) out.push(f);
+  }
+  return out;
 }
 
 export { CODE, TEST_FILE };

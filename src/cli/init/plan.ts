@@ -178,6 +178,15 @@ export function plan(p: Project): Plan {
       );
   }
 
+  if (p.dotenvOverride)
+    out.left.push(
+      `${p.dotenvOverride} loads .env with override: true, which puts the shared database's URL back over the worker's: drop override`,
+    );
+  for (const f of p.earlySetupFiles)
+    out.left.push(
+      `${f} is a Jest setupFiles entry that imports the app, which then reads its env before fast-test-db's setup file sets it: list it under setupFilesAfterEnv`,
+    );
+
   // One worker was the rule on a shared database; no longer needed.
   const serial = serialSettings(p);
   for (const s of serial) out.notes.push(`${s}: each worker has its own database now; remove it to run files in parallel`);

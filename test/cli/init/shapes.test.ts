@@ -374,3 +374,24 @@ describe('more config shapes', () => {
     ]);
   });
 });
+
+describe('what would make the app read the old database', () => {
+  test('dotenv with override: true, and a Jest setupFiles entry that imports the app: both left by hand, with where', async () => {
+    const r = await adopt(
+      { orm: 'drizzle', runner: 'jest', engine: 'postgres' },
+      {
+        'jest.config.js':
+          "module.exports = {\n  preset: 'ts-jest',\n  setupFiles: ['<rootDir>/test/boot.ts', '<rootDir>/test/env.ts'],\n};\n",
+        'test/boot.ts': "import { db } from '../src/db';\nexport { db };\n",
+        'test/env.ts': "import 'dotenv/config';\n",
+        'src/db.ts':
+          "import dotenv from 'dotenv';\ndotenv.config({ path: '.env.test', override: true });\nexport const db = process.env.DATABASE_URL;\n",
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.json.left).toEqual([
+      "src/db.ts:2 loads .env with override: true, which puts the shared database's URL back over the worker's: drop override",
+      "test/boot.ts is a Jest setupFiles entry that imports the app, which then reads its env before fast-test-db's setup file sets it: list it under setupFilesAfterEnv",
+    ]);
+  });
+});
