@@ -137,7 +137,7 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     env: 'FAST_TEST_DB_DATA_CACHE',
     default: 'on, after a new template',
     description:
-      'warm start: the data directory of an embedded PostgreSQL, templates included, saved once a template with known inputs was built, and the next cold start begins from it (no initdb, no migrations; docs/warm-start.md). `false`/`0` turns it off; `true`/`1` saves at every clean stop',
+      'warm start: the data directory of an embedded PostgreSQL, MariaDB or MySQL, templates included, saved once a template with known inputs was built, and the next cold start begins from it (no initdb, no migrations; docs/warm-start.md). `false`/`0` turns it off; `true`/`1` saves at every clean stop',
   },
   {
     option: 'cacheDir',

@@ -398,9 +398,19 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
   );
 }
 
+/** A driver error the server sent (it has a SQL state), as it is or as the cause of ours. */
+function answeredWithError(e: unknown): boolean {
+  const sqlState = (x: unknown) => typeof (x as { sqlState?: unknown } | undefined)?.sqlState === 'string';
+  return sqlState(e) || (e instanceof Error && sqlState(e.cause));
+}
+
+/** How long a started server may answer logins with an error before the start counts as failed. */
+const ANSWERED_ERROR_MS = 3_000;
+
 async function waitForMysql(engine: Engine, info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
   const deadline = Date.now() + 120_000;
   let last: unknown;
+  let answeredSince: number | undefined;
   while (Date.now() < deadline) {
     if (!watch.keeperAlive()) throw startFailure(watch.logTail(), watch);
     if (existsSync(info.socket!)) {
@@ -409,6 +419,12 @@ async function waitForMysql(engine: Engine, info: ServerInfo, watch: ReadyWatch)
         return { ...info, version: report.version, major: parseMysqlVersion(report.version)[0], tuned: report.tuned };
       } catch (e) {
         last = e; // the socket appears a moment before the server accepts logins
+        // The server itself answered with an error (it has a SQL state): a data directory whose
+        // accounts cannot be read (a damaged warm copy) says so at every login. Said after a few
+        // seconds rather than 120, so that the registry can start again without the copy.
+        if (!answeredWithError(e)) answeredSince = undefined;
+        else if ((answeredSince ??= Date.now()) < Date.now() - ANSWERED_ERROR_MS)
+          throw classifyDriverError(e, 'MySQL/MariaDB started but refused every login');
       }
     }
     await sleep(15);

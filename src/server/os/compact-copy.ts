@@ -62,6 +62,7 @@ function copyPrefix(fd: number, to: string, length: number, buf: Buffer, mode: n
   } finally {
     closeSync(out);
   }
+  chmodSync(to, mode); // open's mode passes through the umask
 }
 
 /** Copies the tree `from` to `to` (which must not exist), large files without their zero tail. */
@@ -106,7 +107,8 @@ export function restoreCompactCopy(copy: string, dataDir: string, probe: string)
   try {
     const before = statSync(copy);
     const sizesFile = join(copy, SIZES_FILE);
-    cpSync(copy, dataDir, { recursive: true, filter: (src) => src !== sizesFile });
+    // verbatimSymlinks: a link is copied as written, never turned into one into the cache.
+    cpSync(copy, dataDir, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== sizesFile });
     // A copy written before the zero tails were left out has no sizes file: it is whole already.
     const sizes = existsSync(sizesFile) ? (JSON.parse(readFileSync(sizesFile, 'utf8')) as Record<string, number>) : {};
     for (const [file, size] of Object.entries(sizes)) {

@@ -67,6 +67,16 @@ describe('MariaDB warm start (on by default)', () => {
     expect((await coldRun(roots[0], { CACHE_KEY: 'warm-v2' })).built).toBe(false); // the replacement serves the next run
   });
 
+  it('a copy that starts but whose account table is damaged is discarded too, within seconds', async () => {
+    writeFileSync(join(cache, copies()[0]!, 'mysql', 'global_priv.MAD'), 'not an Aria table');
+    const began = Date.now();
+    const run = await coldRun(roots[0], { CACHE_KEY: 'warm-v2' });
+    expect(run.built).toBe(true);
+    expect(run.kinds).toBe(2);
+    expect(Date.now() - began).toBeLessThan(30_000);
+    expect((await coldRun(roots[0], { CACHE_KEY: 'warm-v2' })).built).toBe(false);
+  }, 180_000);
+
   it('two cold starts at once (two servers, one cache) neither break each other nor the copy', async () => {
     const both = await Promise.all(roots.map((r) => coldRun(r, { CACHE_KEY: 'warm-v3' })));
     expect(both.every((r) => r.built && r.kinds === 2)).toBe(true);
@@ -76,6 +86,13 @@ describe('MariaDB warm start (on by default)', () => {
       [false, 2],
       [false, 2],
     ]);
-    expect(migrateCount(counter)).toBe(5);
+    expect(migrateCount(counter)).toBe(6);
+  });
+
+  it('a template from migrate alone (scoped to its run) is never saved', async () => {
+    rmSync(cache, { recursive: true, force: true });
+    const run = await coldRun(roots[0], { NO_KEY: '1' });
+    expect(run.built).toBe(true);
+    expect(copies()).toHaveLength(0);
   });
 });
