@@ -14,9 +14,10 @@ import type { MigrateModule } from '../types.js';
 export const MODULE_ENV = { path: 'FAST_TEST_DB_MIGRATE_MODULE', export: 'FAST_TEST_DB_MIGRATE_EXPORT', ctx: 'FAST_TEST_DB_MIGRATE_CTX' };
 
 /**
- * The child's program: import the module, call its export `(url, ctx)` when it is a function (a
- * named export that is missing is an error: a typo would otherwise build an empty template), then
- * exit, so that a pool it left open does not hang the build.
+ * The child's program: import the module, call its export `(url, ctx)` when it is a function, then
+ * exit, so that a pool it left open does not hang the build. A named export that is missing, or no
+ * default export in a module that exports functions, is an error: either would otherwise build an
+ * empty template without a word (a module that only runs exports no function).
  */
 const PROGRAM = `
 const { pathToFileURL } = await import('node:url');
@@ -24,7 +25,9 @@ const env = process.env;
 const name = env.${MODULE_ENV.export};
 const mod = await import(pathToFileURL(env.${MODULE_ENV.path}).href);
 let fn = name === 'default' ? (mod.default?.default ?? mod.default) : mod[name];
+const fns = Object.keys(mod).filter((k) => typeof mod[k] === 'function');
 if (name !== 'default' && fn === undefined) { console.error('the module has no export named ' + JSON.stringify(name) + '; its exports: ' + Object.keys(mod).join(', ')); process.exit(3); }
+if (name === 'default' && fn === undefined && fns.length) { console.error('the module has no default export, and exports functions (' + fns.join(', ') + '): name the one to call, e.g. { module, export: ' + JSON.stringify(fns[0]) + ' }'); process.exit(3); }
 if (typeof fn === 'function') await fn(env.DATABASE_URL, JSON.parse(env.${MODULE_ENV.ctx}));
 process.exit(0);
 `;

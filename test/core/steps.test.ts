@@ -163,3 +163,13 @@ describe('a TypeScript module where tsx is not installed', () => {
     }
   });
 });
+
+describe('a module with a named export', () => {
+  test('without export: MIGRATION_FAILED naming the function to give, not an empty template', async () => {
+    const error = await createTestDatabase({ worker: 'named', migrate: { module: `./${STEPS}/named.ts` } }).catch((e: unknown) => e);
+    expect((error as FastTestDbError).code).toBe('MIGRATION_FAILED');
+    expect((error as FastTestDbError).message).toContain('the module has no default export, and exports functions (migrate)');
+    const db = await createTestDatabase({ worker: 'named', migrate: { module: `./${STEPS}/named.ts`, export: 'migrate' } });
+    await db.destroy();
+  });
+});
