@@ -26,10 +26,10 @@ export function linkModules(dir: string): void {
 }
 
 /** Runs `command` in the project; no server or keeper of the run may outlive it. */
-export async function runSuite(name: string, dir: string, command: string, args: string[]) {
+export async function runSuite(name: string, dir: string, command: string, args: string[], env: Record<string, string> = {}) {
   const sb = sandbox(name);
   try {
-    const r = await runReporting(command, args, dir, sb.env, join(sb.dir, 'report.jsonl'));
+    const r = await runReporting(command, args, dir, { ...sb.env, ...env }, join(sb.dir, 'report.jsonl'));
     expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     return { ...r, output: stripVTControlCharacters(r.output) };
   } finally {

@@ -155,3 +155,51 @@ describe('node:test + a migrate script, no ORM, on PostgreSQL', () => {
     expect(run.output).toMatch(/# pass 2/);
   }, 240_000);
 });
+
+describe('Mocha (--parallel) + a migrate script, no ORM, on PostgreSQL', () => {
+  let made: Made;
+  afterAll(() => made?.cleanup());
+
+  test('init adds --require fast-test-db/mocha to the test script and writes fast-test-db.config.mjs; the test script's mocha command passes, each worker on its own clone', async () => {
+    const pg = "import pg from 'pg';\n";
+    made = makeProject(
+      { orm: 'drizzle', runner: 'mocha', engine: 'postgres' },
+      {
+        'package.json': `${JSON.stringify(
+          {
+            name: 'notes',
+            private: true,
+            type: 'module',
+            scripts: { test: 'mocha --parallel --jobs 2 test/*.spec.mjs', migrate: 'node migrate.mjs' },
+            dependencies: { pg: '^8.0.0' },
+            devDependencies: { mocha: '^11.0.0' },
+          },
+          null,
+          2,
+        )}\n`,
+        'package-lock.json': '{}\n',
+        'db/migrations/001_notes.sql': 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL);\n',
+        'migrate.mjs': `import { readdirSync, readFileSync } from 'node:fs';\n${pg}const c = new pg.Client({ connectionString: process.env.DATABASE_URL });\nawait c.connect();\nfor (const f of readdirSync('db/migrations').sort()) await c.query(readFileSync(\`db/migrations/\${f}\`, 'utf8'));\nawait c.end();\n`,
+        ...Object.fromEntries(
+          ['a', 'b'].map((f) => [
+            `test/${f}.spec.mjs`,
+            `import assert from 'node:assert/strict';\n${pg}\nit('${f}: a note in, the same note out', async () => {\n  assert.match(process.env.DATABASE_URL, /\\/ftdb_/);\n  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });\n  await c.connect();\n  const { rows } = await c.query("INSERT INTO notes (body) VALUES ('${f}') RETURNING id");\n  assert.equal((await c.query('SELECT body FROM notes WHERE id = $1', [rows[0].id])).rows[0].body, '${f}');\n  await c.end();\n});\n`,
+          ]),
+        ),
+      },
+    );
+    linkModules(made.dir);
+    const r = await init(made.dir);
+    expect(r.code, JSON.stringify(r.error)).toBe(0);
+    expect(r.json.left).toEqual([]);
+    expect(made.read('fast-test-db.config.mjs')).toContain("migrate: 'npm run migrate',\n  migrationFiles: 'db/migrations/**',");
+    expect(JSON.parse(made.read('package.json')).scripts.test).toBe('mocha --require fast-test-db/mocha --parallel --jobs 2 test/*.spec.mjs');
+    // The script as written, with Mocha taken through the project's link: Mocha resolves --require
+    // from where it is installed (in an app, the app's node_modules), so the link must not be resolved away.
+    const [, ...args] = JSON.parse(made.read('package.json')).scripts.test.split(' ');
+    const mocha = join(made.dir, 'node_modules/mocha/bin/mocha.js');
+    const run = await runSuite('init-mocha', made.dir, process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', mocha, ...args]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/2 passing/);
+  }, 240_000);
+});
