@@ -160,7 +160,7 @@ describe('Mocha (--parallel) + a migrate script, no ORM, on PostgreSQL', () => {
   let made: Made;
   afterAll(() => made?.cleanup());
 
-  test('init adds --require fast-test-db/mocha to the test script and writes fast-test-db.config.mjs; the test script's mocha command passes, each worker on its own clone', async () => {
+  test('init adds --require fast-test-db/mocha to the test script and writes fast-test-db.config.mjs; the mocha command of the test script passes, each worker on its own clone', async () => {
     const pg = "import pg from 'pg';\n";
     made = makeProject(
       { orm: 'drizzle', runner: 'mocha', engine: 'postgres' },
@@ -193,12 +193,19 @@ describe('Mocha (--parallel) + a migrate script, no ORM, on PostgreSQL', () => {
     expect(r.code, JSON.stringify(r.error)).toBe(0);
     expect(r.json.left).toEqual([]);
     expect(made.read('fast-test-db.config.mjs')).toContain("migrate: 'npm run migrate',\n  migrationFiles: 'db/migrations/**',");
-    expect(JSON.parse(made.read('package.json')).scripts.test).toBe('mocha --require fast-test-db/mocha --parallel --jobs 2 test/*.spec.mjs');
+    expect(JSON.parse(made.read('package.json')).scripts.test).toBe(
+      'mocha --require fast-test-db/mocha --parallel --jobs 2 test/*.spec.mjs',
+    );
     // The script as written, with Mocha taken through the project's link: Mocha resolves --require
     // from where it is installed (in an app, the app's node_modules), so the link must not be resolved away.
     const [, ...args] = JSON.parse(made.read('package.json')).scripts.test.split(' ');
     const mocha = join(made.dir, 'node_modules/mocha/bin/mocha.js');
-    const run = await runSuite('init-mocha', made.dir, process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', mocha, ...args]);
+    const run = await runSuite('init-mocha', made.dir, process.execPath, [
+      '--preserve-symlinks',
+      '--preserve-symlinks-main',
+      mocha,
+      ...args,
+    ]);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/2 passing/);
   }, 240_000);
