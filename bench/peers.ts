@@ -319,15 +319,15 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
         }),
         withSpeedups({
           id: 'peers-reset',
-          title: 'Back to a clean database between tests, 3 of 30 tables written (milliseconds)',
-          unit: 'ms',
+          title: 'Back to a clean database between tests, 3 of 30 tables written (microseconds)',
+          unit: 'us',
           baseline: 'rollback-hand',
           rows: [
-            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server', rollback.hand),
-            row('reset', 'fast-test-db reset()', reset, { note: 'keeps commits, several connections, sequences' }),
-            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server", rollback.ours),
-            row('rollback-durable', 'BEGIN + ROLLBACK, durable service', rollback.durable),
-            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', rollback.pglite),
+            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server', us(rollback.hand)),
+            row('reset', 'fast-test-db reset()', us(reset), { note: 'keeps commits, several connections, sequences' }),
+            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server", us(rollback.ours)),
+            row('rollback-durable', 'BEGIN + ROLLBACK, durable service', us(rollback.durable)),
+            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(rollback.pglite)),
           ],
           notes: ['Rollback figures are the BEGIN and ROLLBACK round trips only; the inserts between them are not counted.'],
         }),
@@ -359,6 +359,8 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
     if (ours.stateDir) await stopOwnedServer(ours.stateDir);
   }
 }
+
+const us = (ms: number[]) => ms.map((x) => x * 1000);
 
 function fmt(xs: number[]): string {
   const s = [...xs].sort((a, b) => a - b);
