@@ -5,6 +5,7 @@
  * within the migrate timeout or fails with MIGRATION_TIMEOUT, naming the template.
  */
 import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { logger } from '../util/log.js';
 import { DEFAULT_ENV_VAR } from '../options/resolve.js';
@@ -86,13 +87,17 @@ function runChild(job: MigrateJob, spec: ChildSpec): Promise<void> {
   const template = job.ctx.database;
   const env: NodeJS.ProcessEnv = { ...job.env, ...spec.extraEnv };
   for (const name of new Set([DEFAULT_ENV_VAR, ...job.envVars])) env[name] = job.url;
+  // As npm run does: the project's own binaries (tsx, prisma, typeorm) by name, also when the
+  // runner was started without a package manager.
+  const cwd = job.cwd ?? process.cwd();
+  env.PATH = [join(cwd, 'node_modules', '.bin'), env.PATH].filter(Boolean).join(delimiter);
   for (const [name, role] of Object.entries(job.appEnv ?? {}))
     env[name] = role === 'url' ? job.url : String(job.ctx.connection[role] ?? '');
   log('running %s for %s', spec.shown, template);
   // A group of its own, so that a timeout ends the shell and whatever it started (npm, then node).
   const child = spawn(spec.command, spec.args, {
     shell: spec.shell,
-    cwd: job.cwd ?? process.cwd(),
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

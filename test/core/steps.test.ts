@@ -5,7 +5,7 @@
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, FastTestDbError } from '../../src/index.js';
 import { stepInputs } from '../../src/core/step-inputs.js';
@@ -171,5 +171,21 @@ describe('a module with a named export', () => {
     expect((error as FastTestDbError).message).toContain('the module has no default export, and exports functions (migrate)');
     const db = await createTestDatabase({ worker: 'named', migrate: { module: `./${STEPS}/named.ts`, export: 'migrate' } });
     await db.destroy();
+  });
+});
+
+describe("a command's PATH", () => {
+  test("finds the project's own binaries by name, as npm run does", async () => {
+    const { runMigrate } = await import('../../src/core/migrate-run.js');
+    const connection = { host: '127.0.0.1', port: 5999, user: 'u', password: '', database: 'ftdb_tpl_x' };
+    await runMigrate({
+      migrate: 'tsx --version',
+      url: 'postgres://u@127.0.0.1:5999/ftdb_tpl_x',
+      ctx: { database: 'ftdb_tpl_x', server: {} as never, connection },
+      timeoutMs: 30_000,
+      envVars: [],
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
+      cwd: ROOT,
+    });
   });
 });
