@@ -50,6 +50,9 @@ export interface ServerInfo {
 }
 
 /** Connection options for one database, in the shape most drivers take. */
+/** A part of a database's connection that an app's env name may receive (the `env` option). */
+export type AppEnvRole = 'url' | 'host' | 'port' | 'user' | 'password' | 'database';
+
 export interface ConnectionOptions {
   host: string;
   port: number;
@@ -256,6 +259,8 @@ export interface Handoff {
   isolation: Isolation;
   /** Env vars that receive the worker's URL (DATABASE_URL by default). */
   envVars: string[];
+  /** The `env` option: the app's env names and the part of the worker's connection each receives. */
+  appEnv?: Record<string, AppEnvRole>;
   /** The URL of a database named NAME_SLOT (src/runners/shared/handoff.ts); workers substitute their own name. */
   urlPattern: string;
   /** The runner's main process: the workers' databases belong to its run while it lives (src/core/users.ts). */
@@ -295,6 +300,12 @@ export interface RunnerOptions {
   isolation?: Isolation;
   /** Env var(s) the worker's URL is exported to, for the app to read. Default 'DATABASE_URL'. */
   envVar?: string | string[];
+  /**
+   * The app's own env names and the part of the worker's connection each receives, set in every
+   * worker before test files load, and for a migrate or seed command the template's:
+   * `{ DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database', DATABASE_URL: 'url' }`.
+   */
+  env?: Record<string, AppEnvRole>;
   /**
    * No line on stderr at the start of a run (which server, tuned or not) and no status line while
    * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.

@@ -110,6 +110,7 @@ function inputsOf(ctx: Context, server: ServerInfo): TemplateInputs {
     keepTemplates: options.keepTemplates ?? 3,
     migrateTimeoutMs: resolved.migrateTimeoutMs,
     envVars: envVarNames(resolved.envVar),
+    appEnv: options.env,
     env: ctx.env,
   };
 }

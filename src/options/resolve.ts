@@ -201,6 +201,12 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     default: `\`${DEFAULT_ENV_VAR}\``,
     description: "runners: the env var(s) each worker's database URL is exported as (comma-separated)",
   },
+  {
+    option: 'env',
+    default: '—',
+    description:
+      "runners: the app's own env names and what each gets of the worker's database, e.g. `{ DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database' }` (also `'url'`); a migrate or seed command gets the template's",
+  },
   { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
   { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
 ];

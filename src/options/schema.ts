@@ -6,7 +6,8 @@
  */
 import { accessSync, constants, statfsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { FastTestDbConfig } from '../types.js';
+import type { AppEnvRole, FastTestDbConfig } from '../types.js';
+import { APP_ENV_ROLES } from '../util/app-env.js';
 import { FastTestDbError } from '../errors.js';
 
 /** What a value must be, in words, or undefined when it is fine. */
@@ -88,6 +89,13 @@ export const OPTION_RULES: { readonly [K in keyof Required<FastTestDbConfig>]: R
   cpuPairing: flag,
   isolation: oneOf(...ISOLATIONS),
   envVar: texts,
+  env: (v) =>
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    Object.entries(v).every(([k, r]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && APP_ENV_ROLES.includes(r as AppEnvRole))
+      ? undefined
+      : `env var names mapped to ${list(APP_ENV_ROLES)}, e.g. { DB_HOST: 'host', DB_PORT: 'port', DB_PASSWORD: 'password' }`,
   quiet: flag,
   adapter: (v) =>
     typeof v === 'function' || (v !== null && typeof v === 'object') ? undefined : 'an adapter object, or a function returning one',

@@ -135,7 +135,14 @@ describe('every option and env var is checked at the entry', () => {
   it('an unknown key with nothing near it lists the accepted ones', async () => {
     const e = await refusal({ zzzzzzzzzz: 1 });
     expect(e.code).toBe('BAD_OPTION');
-    expect(e.fix).toMatch(/^use one of the options: engine, server, url, .*isolation, envVar, quiet$/);
+    expect(e.fix).toMatch(/^use one of the options: engine, server, url, .*isolation, envVar, env, quiet$/);
+  });
+
+  it('env maps env names to parts of the connection, and nothing else', async () => {
+    const bad = await refusal({ env: { DB_HOST: 'hostname' } });
+    expect(bad.code).toBe('BAD_OPTION');
+    expect(bad.message + bad.fix).toMatch(/'url', 'host', 'port', 'user', 'password', 'database'/);
+    expect((await refusal({ env: { 'DB-HOST': 'host' } })).code).toBe('BAD_OPTION');
   });
 
   it.each([

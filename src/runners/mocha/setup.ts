@@ -20,7 +20,7 @@ export function prepare(): Handoff | undefined {
   const h = handoffOf();
   if (!h) return undefined;
   mochaFiles.target ??= workerTarget(h, ctx.names.worker);
-  exportUrl(h, mochaFiles.target.url, process.env);
+  exportUrl(h, mochaFiles.target, process.env);
   return h;
 }
 

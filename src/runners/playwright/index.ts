@@ -31,7 +31,7 @@ const ctx = buildContext({}, { check: false });
 export async function testDatabase(): Promise<TestDatabase> {
   const h = requireHandoff(ctx, 'playwright');
   const target = workerTarget(h, ctx.names.worker);
-  exportUrl(h, target.url, process.env);
+  exportUrl(h, target, process.env);
   if (h.isolation === 'file') await cloneFresh(h, target.name);
   else await ensureCloned(h, target.name);
   return workerDatabase(h, target);

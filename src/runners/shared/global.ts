@@ -161,6 +161,7 @@ function handoffFor({ ctx, run, dir, engine, server, template, seeded }: Handoff
     seeded,
     isolation: parseIsolation(ctx.resolved.isolation),
     envVars: parseEnvVars(ctx.resolved.envVar),
+    appEnv: ctx.options.env,
     urlPattern: engine.urls.url(server, NAME_SLOT),
     main: process.pid,
     dir,

@@ -5,6 +5,7 @@
  * nothing here loads a driver.
  */
 import { FastTestDbError } from '../../errors.js';
+import { appEnv } from '../../util/app-env.js';
 import { workerDatabaseName } from '../../core/names.js';
 import type { Handoff, Isolation, WorkerTarget } from '../../types.js';
 import type { Context } from '../../options/context.js';
@@ -46,9 +47,11 @@ export function workerTarget(h: Handoff, worker: string, suffix?: string): Worke
 }
 
 /**
- * Puts the URL where the app reads it (the process's live environment, which the runner's entry
- * passes). Runs before the app's modules are imported.
+ * Puts the worker's database where the app reads it (the process's live environment, which the
+ * runner's entry passes): its URL in every envVar name, and each name of the `env` mapping. Runs
+ * before the app's modules are imported.
  */
-export function exportUrl(h: Handoff, url: string, env: NodeJS.ProcessEnv): void {
-  for (const v of h.envVars) env[v] = url;
+export function exportUrl(h: Handoff, target: Pick<WorkerTarget, 'url' | 'connection'>, env: NodeJS.ProcessEnv): void {
+  for (const v of h.envVars) env[v] = target.url;
+  Object.assign(env, appEnv(target.connection, target.url, h.appEnv));
 }

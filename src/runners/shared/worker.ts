@@ -152,7 +152,7 @@ export interface WorkerSetup {
  * the database before the first test touches it.
  */
 export function installWorker({ ctx, handoff: h, hooks, target = workerTarget(h, ctx.names.worker), appEnv }: WorkerSetup): WorkerTarget {
-  exportUrl(h, target.url, appEnv);
+  exportUrl(h, target, appEnv);
   (globalThis as { [FILE]?: FileState })[FILE] = { name: target.name, cloned: false };
   // Without a beforeAll hook the caller awaits readyForFile() itself, before the test file loads.
   if (hooks.beforeAll) {
