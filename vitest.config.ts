@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 // earlier run would hold templates that tests expect to build. Tests that study the cache set their own.
 process.env.FAST_TEST_DB_CACHE_DIR = mkdtempSync(join(tmpdir(), 'ftdb-suite-cache-'));
 
+// A server a test run starts is kept for the next run by default (reuse, off on CI): the suite's
+// spawned runs, CLIs and workers must not leave servers behind. Tests of that default set it themselves.
+process.env.FAST_TEST_DB_REUSE ??= '0';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -4,6 +4,8 @@
  * each step with its time.
  */
 import { createTestDatabase } from '../index.js';
+import { resolveOptions } from '../options/resolve.js';
+import { keptLine } from '../runners/shared/banner.js';
 
 const steps: Array<[string, number]> = [];
 async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
@@ -49,6 +51,8 @@ await client.query(`INSERT INTO author (name) VALUES ('a'), ('b'); INSERT INTO b
 await step('worker 1: reset() again, 2 of 2 tables dirty', () => first.reset());
 await client.end();
 await step('drop both worker databases', () => Promise.all([first.destroy(), second.destroy()]));
+const { reuse, idleTimeoutMs } = resolveOptions(options);
 process.stdout.write(
-  `\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; the server stops by itself once this process exits.\n`,
+  `\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; ${reuse ? 'run it again: it joins the server and its template' : 'the server stops by itself once this process exits'}.\n`,
 );
+if (reuse) process.stdout.write(`${keptLine(idleTimeoutMs)}\n`);

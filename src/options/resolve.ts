@@ -13,6 +13,7 @@
 import { join, resolve } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { RUNNER_ENV, SERVER_ENV } from './handoff.js';
+import { onCi } from './workers.js';
 import { checkOptions, checkWritableDir, ENV_CHOICES, envChoice, envFlag, show } from './schema.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../engines/tuning.js';
 import { DEFAULT_POSTGRES_IMAGE } from '../engines/postgres/container.js';
@@ -29,7 +30,7 @@ export const DEFAULT_PREFIX = 'ftdb';
 export const DEFAULT_GRACE_MS = 5_000;
 /** Long enough for the migrations of a large app on a loaded machine; a hang ends after it instead of never. */
 export const DEFAULT_MIGRATE_TIMEOUT_MS = 5 * 60_000;
-/** A reused server stops itself after this long without clients. */
+/** A kept (reused) server stops itself after this long without clients: docs/warm-start.md says why this long. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 export const DEFAULT_ENV_VAR = 'DATABASE_URL';
 
@@ -109,11 +110,17 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     description:
       'a server we started outlives its last client by this long, so that the next test file or watch re-run joins it and its template (4 test files one after another: one server start and one template build instead of four)',
   },
-  { option: 'reuse', env: 'FAST_TEST_DB_REUSE', default: 'off', description: '`1` keeps a server we started across runs' },
+  {
+    option: 'reuse',
+    env: 'FAST_TEST_DB_REUSE',
+    default: 'on, off on CI (`CI`, `GITHUB_ACTIONS`, …)',
+    description:
+      'keeps a server we started for the next run, so that it finds the server and template up; `0` stops it `graceMs` after its last client. The run says so on its status line',
+  },
   {
     option: 'idleTimeoutMs',
     default: `${DEFAULT_IDLE_TIMEOUT_MS / 60_000} min`,
-    description: 'a reused server stops itself after this long without clients',
+    description: 'a kept (reused) server stops itself after this long without clients; `fast-test-db stop` stops it now',
   },
   {
     option: 'binDir',
@@ -251,7 +258,9 @@ export interface ResolvedOptions {
   prefix: string;
   /** Read when asked for: a bad value is an error only where a server is started. */
   readonly graceMs: number;
+  /** Keep the server for the next run: on by default, off on CI (workers.ts onCi). */
   reuse: boolean;
+  idleTimeoutMs: number;
   binDir: string | undefined;
   dataRoot: string | undefined;
   initdbCache: boolean;
@@ -287,7 +296,8 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     get graceMs() {
       return graceMs(options.graceMs, env.FAST_TEST_DB_GRACE_MS);
     },
-    reuse: options.reuse ?? envFlag('FAST_TEST_DB_REUSE', env.FAST_TEST_DB_REUSE, false),
+    reuse: options.reuse ?? envFlag('FAST_TEST_DB_REUSE', env.FAST_TEST_DB_REUSE, !onCi(env)),
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     binDir: options.binDir ?? env.FAST_TEST_DB_BIN_DIR,
     dataRoot: options.dataRoot ?? env.FAST_TEST_DB_DATA_ROOT,
     initdbCache: envFlag('FAST_TEST_DB_INITDB_CACHE', env.FAST_TEST_DB_INITDB_CACHE, true),

@@ -51,6 +51,17 @@ export function detectRun(env: NodeJS.ProcessEnv = process.env): string | undefi
   return undefined;
 }
 
+/**
+ * Whether this process runs on a CI machine: the `CI` variable that GitHub Actions, GitLab, CircleCI,
+ * Buildkite, Travis and most others set, or the job variables detectRun reads. A server kept for the
+ * next run (reuse) is for a developer's edit-run loop; a CI job has no next run.
+ */
+export function onCi(env: Readonly<NodeJS.ProcessEnv> = process.env): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  if (ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false') return true;
+  return Boolean(env.GITHUB_ACTIONS || env.GITLAB_CI || env.BUILDKITE || env.CIRCLECI || env.TF_BUILD || env.JENKINS_URL);
+}
+
 export function detectShard(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.FAST_TEST_DB_SHARD || env.CI_NODE_INDEX || env.CIRCLE_NODE_INDEX || env.BUILDKITE_PARALLEL_JOB || undefined;
 }

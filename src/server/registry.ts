@@ -9,7 +9,6 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { here } from '../here.js';
-import { DEFAULT_IDLE_TIMEOUT_MS } from '../options/resolve.js';
 import type { ServerContext } from './provider.js';
 import type { ServerInfo } from '../types.js';
 import { pauseHere } from '../util/debug-pause.js';
@@ -129,7 +128,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       snapshot: plan.snapshot,
       initCache: plan.initCache,
       reuse: resolved.reuse,
-      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      idleTimeoutMs: resolved.idleTimeoutMs,
       graceMs: resolved.graceMs,
       project: process.cwd(),
     };

@@ -30,9 +30,16 @@ describe('options', () => {
     };
     expect(resolveOptions({ prefix: 'opt' }, env).prefix).toBe('opt');
     expect(resolveOptions({}, env)).toMatchObject({ prefix: 'envp', reuse: true, cloneStrategy: 'wal_log', graceMs: 250 });
+    expect(resolveOptions({}, { CI: 'true' }).reuse).toBe(false);
+    expect(resolveOptions({}, { GITHUB_ACTIONS: 'true' }).reuse).toBe(false);
+    expect(resolveOptions({}, { CI: 'true', FAST_TEST_DB_REUSE: '1' }).reuse).toBe(true);
+    expect(resolveOptions({ reuse: true }, { CI: '1' }).reuse).toBe(true);
+    expect(resolveOptions({}, { FAST_TEST_DB_REUSE: '0' }).reuse).toBe(false);
+    expect(resolveOptions({}, { CI: 'false' }).reuse).toBe(true);
     expect(resolveOptions({}, {})).toMatchObject({
       prefix: 'ftdb',
-      reuse: false,
+      reuse: true,
+      idleTimeoutMs: 15 * 60_000,
       cloneStrategy: 'file_copy',
       graceMs: 5000,
       maxConnections: 300,

@@ -62,6 +62,13 @@ describe('banner', () => {
     adminDatabase: 'postgres',
   };
 
+  test('a kept server gets a second line: for how long, and how to stop it', () => {
+    const kept = runBanner(base, { source: 'started', template: 'ftdb_tpl_x', built: false, keptMs: 15 * 60_000 }).split('\n');
+    expect(kept).toHaveLength(2);
+    expect(kept[1]).toMatch(/stays up for the next run until 15 min without clients/);
+    expect(kept[1]).toMatch(/npx fast-test-db stop/);
+  });
+
   test('says which server and whether it is tuned, in one line', () => {
     const ours = runBanner(base, { source: 'started', template: 'ftdb_tpl_x', built: true });
     expect(ours).toBe('fast-test-db: PostgreSQL 18.4 (embedded, ours), tuned; template ftdb_tpl_x built');

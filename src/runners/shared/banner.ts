@@ -13,6 +13,8 @@ export interface BannerFacts {
   source: 'option' | 'env' | 'handed' | 'started';
   template: string;
   built: boolean;
+  /** How long a server we own stays up without clients after the run (reuse), or undefined: it stops with the run. */
+  keptMs?: number;
 }
 
 /** Where a run's server comes from, for the banner: handed by a parent run, the url option, FAST_TEST_DB_URL, or started by us. */
@@ -21,6 +23,21 @@ export function serverSource(ctx: Pick<Context, 'options' | 'resolved'>, handed:
 }
 
 export function runBanner(server: ServerInfo, facts: BannerFacts): string {
+  const line = serverLine(server, facts);
+  return facts.keptMs === undefined ? line : `${line}\n${keptLine(facts.keptMs)}`;
+}
+
+/** The second line of a run whose server is kept: a server left running is never a surprise. */
+export function keptLine(idleMs: number): string {
+  return `fast-test-db: the server stays up for the next run until ${idle(idleMs)} without clients (FAST_TEST_DB_REUSE=0: not kept); stop it now with npx fast-test-db stop`;
+}
+
+function idle(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
+function serverLine(server: ServerInfo, facts: BannerFacts): string {
   const name = `${flavorLabel(server.flavor)} ${server.version.replace(/-.*$/, '')}`;
   const where = server.owned
     ? `${server.provider}, ours`

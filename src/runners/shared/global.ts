@@ -198,7 +198,12 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   const { quiet, reuse } = ctx.resolved;
   const source = serverSource(ctx, handed);
   const banner = (p: Awaited<ReturnType<typeof prepareHandoff>>) =>
-    runBanner(p.handoff.server, { source, template: p.handoff.template, built: p.built });
+    runBanner(p.handoff.server, {
+      source,
+      template: p.handoff.template,
+      built: p.built,
+      keptMs: reuse && !handed && p.handoff.server.owned && p.handoff.server.stateDir ? ctx.resolved.idleTimeoutMs : undefined,
+    });
   // After the status line, every run: a template from migrate alone is never reused (fingerprint.ts).
   const noteScoped = (p: Awaited<ReturnType<typeof prepareHandoff>>) => {
     if (!quiet && p.runScoped) process.stderr.write(`${RUN_SCOPED_NOTE}\n`);
