@@ -29,7 +29,8 @@ export function linkModules(dir: string): void {
 export async function runSuite(name: string, dir: string, command: string, args: string[], env: Record<string, string> = {}) {
   const sb = sandbox(name);
   try {
-    const r = await runReporting(command, args, dir, { ...sb.env, ...env }, join(sb.dir, 'report.jsonl'));
+    // A server the run starts is kept for the next run by default on a developer's machine: not here.
+    const r = await runReporting(command, args, dir, { ...sb.env, FAST_TEST_DB_REUSE: '0', ...env }, join(sb.dir, 'report.jsonl'));
     expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     return { ...r, output: stripVTControlCharacters(r.output) };
   } finally {
