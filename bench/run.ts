@@ -3,13 +3,15 @@
  * Prints a table (ratios first, medians of the repeats), writes bench/results/<date>-<name>.json with
  * machine info, versions and every sample, and an SVG chart next to it.
  *
- *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers]
+ *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers,real-suites]
+ *                    [--shapes imports,drizzle,typeorm-pg,typeorm-mariadb]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
  * --rows is rows per 10,000 of the TypeORM workload (full: 10000, i.e. 70,000 inserts).
  * --steps limits the TypeORM and MariaDB workloads to those step ids (their baselines always run).
  * --small-files is the small suite's number of test files (default 50); small-suite and parallel run only when named.
+ * --shapes limits the real-suites section to those shapes; real-suites runs only when named.
  * --readme rewrites bench/README.md with this run's table and chart.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.
 import { runSmallSuite } from './small-suite/steps.js';
 import { runParallel } from './parallel.js';
 import { runPeers } from './peers.js';
+import { runRealSuites, SHAPE_IDS } from './real-suites/steps.js';
 import { WORKER_ENV_VARS } from '../src/options/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -44,6 +47,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     readme: { type: 'boolean', default: false },
     'small-files': { type: 'string' },
+    shapes: { type: 'string' },
   },
 });
 
@@ -118,6 +122,10 @@ async function main(): Promise<void> {
     const r = await runPeers({ starts: quick ? 3 : 10, resets: quick ? 50 : 300, rows: quick ? 1000 : 5000, rounds: quick ? 1 : 3, log });
     out.push(...r.sections);
     serverSettings.peers = r.versions;
+  }
+  if (sections.has('real-suites')) {
+    const shapes = (args.shapes?.split(',') ?? SHAPE_IDS) as typeof SHAPE_IDS;
+    out.push(...(await runRealSuites({ shapes, rounds: repeats, scale: {}, log })).sections);
   }
   // Needs a Docker engine and an image (eval "$(.ci/docker)"): asked for by name only.
   if (sections.has('container')) out.push(...(await runContainer({ samples: quick ? 5 : 20, rows: quick ? 100 : 500, log })).sections);
