@@ -86,6 +86,8 @@ export default defineConfig(
     { test: { include: [${JSON.stringify(include)}] } },
     {
       envVar: 'APP_DATABASE_URL',
+      // The schema is a constant of the suite: the template is reused until it changes.
+      cacheKey: String(SCHEMA.length),
       async migrate(url: string) {
         const c = new pg.Client(url);
         await c.connect();
@@ -160,7 +162,146 @@ test('reads the catalog', () => {
   vitestConfigs(dir, 'test/*.test.ts', PG_SCHEMA);
 }
 
+const DRIZZLE_SCHEMA = `CREATE TABLE IF NOT EXISTS author (id serial PRIMARY KEY, name text NOT NULL);
+CREATE TABLE IF NOT EXISTS book (id serial PRIMARY KEY, author_id int NOT NULL REFERENCES author(id), title text NOT NULL, pages int NOT NULL);`;
+
+/** Shape (b): Drizzle over postgres.js, one connection per file, every test inside BEGIN ... ROLLBACK. */
+export function writeDrizzle(dir: string, scale: ShapeScale): void {
+  put(
+    dir,
+    'src/db.ts',
+    `import { drizzle } from 'drizzle-orm/postgres-js';
+import { integer, pgTable, serial, text } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+export const author = pgTable('author', { id: serial('id').primaryKey(), name: text('name').notNull() });
+export const book = pgTable('book', {
+  id: serial('id').primaryKey(),
+  authorId: integer('author_id').notNull().references(() => author.id),
+  title: text('title').notNull(),
+  pages: integer('pages').notNull(),
+});
+// One connection: BEGIN and ROLLBACK around each test must be on the connection the test uses.
+export const sql = postgres(process.env.APP_DATABASE_URL!, { max: 1, onnotice: () => {} });
+export const db = drizzle(sql);
+`,
+  );
+  const perFile = Math.ceil(50 / scale.files);
+  for (let f = 0; f < scale.files; f++) {
+    const tests = Array.from(
+      { length: perFile },
+      (_, t) => `test('author ${f}.${t} writes books and counts them', async () => {
+  const [a] = await db.insert(author).values({ name: 'author ${f}.${t}' }).returning();
+  await db.insert(book).values([1, 2, 3].map((n) => ({ authorId: a!.id, title: 'book ' + n, pages: n * ${t + 10} })));
+  const rows = await db.select({ n: count() }).from(book).where(eq(book.authorId, a!.id));
+  expect(rows[0]!.n).toBe(3);
+});`,
+    ).join('\n');
+    put(
+      dir,
+      `test/f${pad(f)}.test.ts`,
+      `import { count, eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
+import { author, book, db, sql } from '../src/db.js';
+beforeEach(async () => void (await sql\`BEGIN\`));
+afterEach(async () => void (await sql\`ROLLBACK\`));
+afterAll(() => sql.end());
+${tests}
+`,
+    );
+  }
+  vitestConfigs(dir, 'test/*.test.ts', DRIZZLE_SCHEMA);
+}
+
+/** Shape (c): TypeORM entities, a DataSource with synchronize per file, Jest with ts-jest; PostgreSQL or MariaDB. */
+export function writeTypeorm(dir: string, scale: ShapeScale, engine: 'postgres' | 'mysql'): void {
+  const type = engine === 'postgres' ? 'postgres' : 'mariadb';
+  put(
+    dir,
+    'tsconfig.json',
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'commonjs',
+        moduleResolution: 'node10',
+        strict: false,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+        types: ['node'],
+      },
+      include: ['./**/*.ts'],
+    }),
+  );
+  put(
+    dir,
+    'src/entities.ts',
+    `import 'reflect-metadata';
+import { Column, Entity, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+@Entity()
+export class Customer {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: 'varchar', length: 120 }) email!: string;
+  @Column({ type: 'varchar', length: 40 }) tier!: string;
+  @OneToMany(() => Purchase, (p) => p.customer) purchases!: Purchase[];
+}
+@Entity()
+export class Purchase {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: 'int' }) cents!: number;
+  @Column({ type: 'varchar', length: 40 }) state!: string;
+  @ManyToOne(() => Customer, (c) => c.purchases) customer!: Customer;
+}
+`,
+  );
+  put(
+    dir,
+    'src/data-source.ts',
+    `import { DataSource } from 'typeorm';
+import { Customer, Purchase } from './entities';
+export function dataSource(): DataSource {
+  return new DataSource({ type: '${type}', url: process.env.APP_DATABASE_URL, entities: [Customer, Purchase], synchronize: true, logging: false });
+}
+`,
+  );
+  for (let f = 0; f < scale.files; f++) {
+    const tests = Array.from(
+      { length: 8 },
+      (_, t) => `  it('keeps the purchases of customer ${f}.${t}', async () => {
+    const c = await ds.getRepository(Customer).save({ email: 'c${f}-${t}-' + process.pid + '@x.test', tier: 'gold' });
+    await ds.getRepository(Purchase).save([1, 2].map((n) => ({ cents: n * ${t + 100}, state: 'paid', customer: c })));
+    const found = await ds.getRepository(Customer).findOne({ where: { id: c.id }, relations: { purchases: true } });
+    expect(found!.purchases).toHaveLength(2);
+  });`,
+    ).join('\n');
+    put(
+      dir,
+      `test/f${pad(f)}.test.ts`,
+      `import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { dataSource } from '../src/data-source';
+import { Customer, Purchase } from '../src/entities';
+describe('file ${f}', () => {
+  const ds = dataSource();
+  beforeAll(() => ds.initialize());
+  afterAll(() => ds.destroy());
+${tests}
+});
+`,
+    );
+  }
+  const base = `{ rootDir: __dirname, testEnvironment: 'node', testMatch: ['<rootDir>/test/*.test.ts'], transform: { '^.+\\\\.ts$': ['ts-jest', { tsconfig: __dirname + '/tsconfig.json' }] }, cacheDirectory: __dirname + '/.jest-cache' }`;
+  put(dir, 'jest.plain.config.cjs', `module.exports = ${base};\n`);
+  put(
+    dir,
+    'jest.ftdb.config.cjs',
+    `const { withFastTestDb } = require(${JSON.stringify(join(DIST, 'jest.cjs'))});
+module.exports = withFastTestDb(${base}, { engine: '${engine}', envVar: 'APP_DATABASE_URL', cacheKey: 'bench-rs-typeorm', async migrate() {} });
+`,
+  );
+}
+
 export function writeShape(shape: ShapeId, dir: string, scale: ShapeScale): void {
-  if (shape !== 'imports') throw new Error(`shape ${shape} is not generated yet`);
-  writeImports(dir, scale);
+  if (shape === 'imports') writeImports(dir, scale);
+  else if (shape === 'drizzle') writeDrizzle(dir, scale);
+  else writeTypeorm(dir, scale, SHAPES[shape].engine);
 }

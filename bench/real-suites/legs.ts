@@ -42,7 +42,7 @@ export async function runLeg(shape: Shape, dir: string, config: 'plain' | 'ftdb'
   const args =
     shape.runner === 'vitest'
       ? [VITEST, 'run', '--config', `vitest.${config}.config.ts`]
-      : [JEST, '--config', `jest.${config}.config.js`, '--json', '--outputFile', report];
+      : [JEST, '--config', `jest.${config}.config.cjs`, '--json', '--outputFile', report];
   const { code, output, ms } = await timedRun(process.execPath, args, {
     cwd: dir,
     env: { ...cleanEnv(), ...env, FORCE_COLOR: '0', CI: '' },

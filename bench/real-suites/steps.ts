@@ -40,12 +40,12 @@ export interface RealSuitesOptions {
 export const DEFAULT_SCALE: Record<ShapeId, ShapeScale> = {
   imports: { files: 60, modules: 24 },
   drizzle: { files: 5 },
-  'typeorm-pg': { files: 12 },
-  'typeorm-mariadb': { files: 12 },
+  'typeorm-pg': { files: 8 },
+  'typeorm-mariadb': { files: 8 },
 };
 
 /** The shapes generated so far, in the order they run. */
-export const SHAPE_IDS: ShapeId[] = ['imports'];
+export const SHAPE_IDS: ShapeId[] = ['imports', 'drizzle', 'typeorm-pg', 'typeorm-mariadb'];
 
 let dbSerial = 0;
 
