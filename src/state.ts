@@ -73,6 +73,14 @@ export const pgConnectWatch: {
  */
 export const ignoredUrlNoted = { shown: false };
 
+// ---- base: tested versions (src/util/tested.ts) ----
+
+/**
+ * The packages whose version outside the tested ones this process already named (util/tested.ts).
+ * Per process: one line per package, however many times it is loaded. Never reset.
+ */
+export const untestedNoted = new Set<string>();
+
 // ---- server: containers (src/server/providers/container.ts) ----
 
 /**

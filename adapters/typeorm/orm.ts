@@ -5,7 +5,7 @@
  * Everything else the adapter reads (metadata, driver pools, QueryRunner) is the same in 0.2.45–1.x.
  */
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
-import { FastTestDbError, loadPeer } from '../../src/adapter-kit.js';
+import { FastTestDbError, loadPeer, noteUntested } from '../../src/adapter-kit.js';
 import { typeormVersion } from './fingerprint.js';
 
 /** DataSource (0.3+, 1.x) or Connection (0.2.x): both are built from options and own the driver. */
@@ -40,6 +40,7 @@ export async function loadDataSourceClass(why: string): Promise<DataSourceClass>
       'upgrade: npm install typeorm@^0.3.20 (or typeorm@^0.2.45 for the smallest step)',
     );
   }
+  noteUntested('typeorm', version);
   return cls;
 }
 

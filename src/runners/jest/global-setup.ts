@@ -2,8 +2,20 @@
  * Jest `globalSetup`: runs in Jest's main process before any worker starts (and again before each
  * watch-mode run, where it finds the server and the template already there).
  */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { FastTestDbConfig } from '../../types.js';
+import { noteUntested } from '../../util/tested.js';
 import { currentRun, startRun } from '../shared/global.js';
+
+/** The Jest the project resolves (the one running this), or 'unknown'. */
+function jestVersion(dir: string): string {
+  try {
+    return (createRequire(join(dir, 'noop.js'))('jest/package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
 
 interface JestGlobalConfig {
   rootDir?: string;
@@ -21,5 +33,7 @@ export default async function globalSetup(
     await currentRun()!.resetRun();
     return;
   }
-  await startRun(options, { cwd: projectConfig.rootDir ?? globalConfig.rootDir, early: true });
+  const cwd = projectConfig.rootDir ?? globalConfig.rootDir;
+  if (!options.quiet) noteUntested('jest', jestVersion(cwd ?? process.cwd()));
+  await startRun(options, { cwd, early: true });
 }

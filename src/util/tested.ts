@@ -1,0 +1,47 @@
+/**
+ * The versions of the ORMs and runners that `npm test` runs (docs/versions.md), and the one line a
+ * version outside them gets. The peer ranges in package.json are wider, the majors that work, so
+ * that npm never upgrades an app's own copy (TypeORM 0.2.37, 0.3.7 and 1.0.0, Jest 27 and Prisma
+ * 7.4 were met in apps and worked): an untested version runs, and the user is told, never refused.
+ */
+import { invocation, untestedNoted } from '../state.js';
+
+/** Each package's tested spans, [lowest, next untested) in x.y.z; `shown` is the same in words. */
+const TESTED: Readonly<Record<string, { spans: [string, string][]; shown: string }>> = {
+  typeorm: {
+    spans: [
+      ['0.2.45', '0.3.0'],
+      ['0.3.20', '0.4.0'],
+      ['1.1.1', '2.0.0'],
+    ],
+    shown: '0.2.45+, 0.3.20+, 1.1.1+ below 2',
+  },
+  jest: { spans: [['29.7.0', '31.0.0']], shown: '29.7+ and 30' },
+};
+
+/** `a` before `b`, in x.y.z (a prerelease or build tail is ignored). */
+function below(a: string, b: string): boolean {
+  const [x, y] = [a, b].map((v) => v.split(/[-+]/)[0]!.split('.').map(Number));
+  for (let i = 0; i < 3; i++) if ((x![i] ?? 0) !== (y![i] ?? 0)) return (x![i] ?? 0) < (y![i] ?? 0);
+  return false;
+}
+
+/** The line for `pkg` at `version`, or undefined when that version is tested (or not known). */
+export function untestedNote(pkg: string, version: string): string | undefined {
+  const t = TESTED[pkg];
+  if (!t || !/^\d+\.\d+\.\d+/.test(version)) return undefined;
+  if (t.spans.some(([lo, hi]) => !below(version, lo) && below(version, hi))) return undefined;
+  return `fast-test-db: ${pkg} ${version} is not one of the tested versions (${t.shown}); it runs, and a failure that looks like ours is worth reporting with this line`;
+}
+
+/**
+ * Prints `pkg`'s line once per process, and not in a runner's worker: the runner's main process
+ * loaded the same package for the template and said it there, so a run says it once.
+ */
+export function noteUntested(pkg: string, version: string, stderr: Pick<NodeJS.WriteStream, 'write'> = process.stderr): void {
+  if (untestedNoted.has(pkg) || invocation.joined !== undefined) return;
+  const note = untestedNote(pkg, version);
+  if (!note) return;
+  untestedNoted.add(pkg);
+  stderr.write(`${note}\n`);
+}
