@@ -178,7 +178,7 @@ each table) first. Every sample is in [${basename(svg, '.svg')}.json](results/${
 ${table.split('\n').slice(1).join('\n')}
 Reproduce: \`npm run bench\` (about ${Math.round(r.durationMs / 60_000)} minutes here) or \`npm run bench:quick\`
 (a tiny scale, under 2 minutes). Options: \`--rows N\` (rows per 10,000 of the TypeORM workload),
-\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container\`, \`--steps id,...\`, \`--small-files N\`.
+\`--repeats N\`, \`--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers,real-suites\`, \`--steps id,...\`, \`--small-files N\`.
 
 How each figure is taken:
 - **TypeORM on PostgreSQL** (\`typeorm-jest\`): four Jest files insert \`Point\` rows one at a time
@@ -204,6 +204,17 @@ How each figure is taken:
   worker processes on fast-test-db's server, with the CPU seconds of the runner, the workers and the
   server from /proc; the 2-worker wall time is set against total CPU seconds / cores, the fastest
   those cores allow.
+- **Real-suite shapes** (\`real-suites\`, run only when named; \`--shapes\` picks some): suites
+  generated into bench/real-suites/.generated (no app copied): an import-heavy Vitest suite (60 files,
+  each loading a 340 KB module graph, 2 queries through pg), Drizzle + postgres.js in Vitest (50 tests
+  in 5 files, BEGIN/ROLLBACK per test on one connection), and TypeORM with \`synchronize\` per file
+  under Jest and ts-jest (8 files x 8 tests) on PostgreSQL and on MariaDB. Legs alternated per round:
+  (A) the machine's running PostgreSQL 15 or MariaDB service, one shared database per leg, the
+  runner's default workers; (B) fast-test-db through its runner wrapper from dist/, second run on,
+  server stopped between runs (FAST_TEST_DB_REUSE=0); (C) the server kept from the run before
+  (FAST_TEST_DB_REUSE=1). Whole run (spawn to exit), the tests' own time (Vitest's "tests", the sum
+  of Jest's per-file times, which include each file's imports) and pass/fail counts; a leg with a
+  failure gets no ratio.
 `;
 }
 
