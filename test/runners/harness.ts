@@ -15,9 +15,13 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURE = join(ROOT, 'test/fixtures/runners');
 export const BIN = (name: string) => join(ROOT, 'node_modules/.bin', name);
 
-/** Env of the outer test runner that must not leak into the inner one (also used by test/package). */
+/**
+ * Env of the outer test runner that must not leak into the inner one (also used by test/package).
+ * FAST_TEST_DB_REUSE passes through: vitest.config.ts sets it to 0, so that the runs the suite spawns
+ * keep no server behind them for the idle timeout.
+ */
 export const LEAKY =
-  /^(VITEST|JEST_|FAST_TEST_DB_|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
+  /^(VITEST|JEST_|FAST_TEST_DB_(?!REUSE$)|NODE_TEST_|MOCHA_|TEST_PARALLEL_INDEX$|TEST_TOKEN$|TEST_DATABASE_URL$|NODE_OPTIONS$|TEST$|APP_DATABASE_URL$|DATABASE_URL$)/;
 
 export interface Sandbox {
   dir: string;
