@@ -1,6 +1,6 @@
 /**
  * From what detect.ts found to what init writes: the template recipe (an ORM adapter, or the app's
- * own migrate and seed commands), the env mapping, the login, where the options go (the runner
+ * own migrate and seed commands), the env mapping, where the options go (the runner
  * wrapper for Jest and Vitest, fast-test-db.config.* for Mocha and node:test), the install line,
  * and what is left to do by hand. Decisions only: the text of the files is render.ts.
  */
@@ -28,7 +28,6 @@ export interface Plan {
   seed?: string;
   engine?: EngineName;
   env?: Record<string, EnvRole>;
-  login?: { user: string; password: string };
   /** The runner config's global setup, dropped because the template replaces what it did. */
   dropGlobalSetup?: string;
   inferred: Inferred[];
@@ -135,21 +134,19 @@ export function plan(p: Project): Plan {
       `${at} sets TEST_DATABASE_URL: fast-test-db does not read it (its own is FAST_TEST_DB_URL), so the tests get a server of their own`,
     );
 
-  // Credentials written in the code: a login with them on our server.
+  // Credentials written in the code. Behind an env name the mapping fills (`DB_PASSWORD || 'pass'`),
+  // they are never used: our servers' logins have passwords, so the name is never empty. Written
+  // as literals, they reach a login our server does not have: that step is the user's.
   const c = p.credentials;
   if (c && (c.user || c.password)) {
-    const user = c.user ?? p.service?.user;
-    const password = c.password ?? p.service?.password;
-    if (user && password) {
-      out.login = { user: user.value, password: password.value };
-      say(
-        'login',
-        `${user.value} / ${password.value}${c.fallback ? ' (the code falls back to them with ||)' : ''}`,
-        `${user.from}, ${password.from}`,
-      );
-    } else
+    const mapped = new Set(names.map((n) => n.role));
+    const parts = [c.user, c.password].filter((x) => x !== undefined);
+    const from = parts.map((x) => x.from).join(', ');
+    if (c.fallback && mapped.has('user') && mapped.has('password'))
+      say('credentials', 'fallbacks of env names the env mapping fills: never used', from);
+    else
       out.left.push(
-        `the code names a ${c.user ? 'user' : 'password'} (${(c.user ?? c.password)!.from}) but not the other: add login: { user, password }`,
+        `${from} ${parts.length > 1 ? 'write' : 'writes'} the login (${parts.map((x) => x.value).join(' / ')}) into the code: read ${parts.length > 1 ? 'them' : 'it'} from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login`,
       );
     if (c.database && !names.some((n) => n.role === 'database'))
       out.left.push(

@@ -76,21 +76,21 @@ describe('env names', () => {
 });
 
 describe('credentials in the code', () => {
-  test('hard-coded user and password become login: { user, password }; a hard-coded database name is left by hand', async () => {
+  test('a hard-coded user and password, and a hard-coded database name, are left by hand', async () => {
     const r = await adopt(
       { orm: 'typeorm', runner: 'vitest', engine: 'postgres' },
       {
         'src/data-source.ts': `import type { DataSourceOptions } from 'typeorm';\n\nexport const dataSourceOptions: DataSourceOptions = {\n  type: 'postgres',\n  host: 'localhost',\n  username: 'test',\n  password: 'test',\n  database: 'test',\n  entities: [],\n};\n`,
       },
     );
-    expect(r.written['vitest.config.ts']).toContain("login: { user: 'test', password: 'test' },");
-    expect(r.inferred('login')).toEqual([{ what: 'login', value: 'test / test', from: 'src/data-source.ts:6, src/data-source.ts:7' }]);
+    expect(r.written['vitest.config.ts']).not.toContain('login');
     expect(r.json.left).toEqual([
+      "src/data-source.ts:6, src/data-source.ts:7 write the login (test / test) into the code: read them from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login",
       "src/data-source.ts:8 names the database 'test': read it from an env name in the env mapping, since each worker has a database of its own",
     ]);
   });
 
-  test("`process.env.DB_PASSWORD || 'pass'` on MariaDB: the env mapping and a login with the fallbacks, so an empty password never sends 'pass'", async () => {
+  test("`process.env.DB_PASSWORD || 'pass'` on MariaDB: the env mapping fills the names, so the fallbacks are never sent", async () => {
     const r = await adopt(
       { orm: 'typeorm', runner: 'jest', engine: 'mysql' },
       {
@@ -101,8 +101,8 @@ describe('credentials in the code', () => {
     expect(config).toContain(
       "env: { DB_HOST: 'host', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database', DATABASE_URL: 'url' },",
     );
-    expect(config).toContain("login: { user: 'user', password: 'pass' },");
-    expect(r.inferred('login')[0]!.value).toBe('user / pass (the code falls back to them with ||)');
+    expect(config).not.toContain('login');
+    expect(r.inferred('credentials')[0]!.value).toBe('fallbacks of env names the env mapping fills: never used');
     expect(r.inferred('engine')[0]).toEqual({ what: 'engine', value: 'mysql', from: 'src/data-source.ts:2' });
     expect(r.json.left).toEqual([]);
   });
