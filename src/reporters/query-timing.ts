@@ -304,10 +304,24 @@ export function instrumentDrivers(load?: Load, only?: Set<string>): Instrumented
 }
 
 /**
- * Of the drivers left alone, those a test loaded after all through Node's own require (a package
- * the project lists brought it): their queries were not counted, and the line must say so. Jest's
- * sandbox keeps its own registry, which this cannot read.
+ * Of the drivers left alone, those loaded by now through Node's own require (a package the project
+ * lists brought it, or the library's own connections): wraps them, at no loading cost. Called before
+ * a file's first hook runs, after its imports. Jest's sandbox keeps its own registry, which this
+ * cannot read.
  */
+export function instrumentLoaded(skipped: string[]): string[] {
+  const project = createRequire(join(process.cwd(), 'package.json'));
+  return skipped.filter((name) => {
+    try {
+      if (!(project.resolve(name) in project.cache)) return false;
+      return DRIVERS.find(([n]) => n === name)![1](project, project.resolve);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Of the drivers left alone, those a test loaded after all through Node's own require: their queries were not counted. */
 export function loadedAfterAll(skipped: string[]): string[] {
   if (skipped.length === 0) return [];
   const project = createRequire(join(process.cwd(), 'package.json'));

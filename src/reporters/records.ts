@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { instrumentDrivers, loadedAfterAll, projectDrivers, timingSince, timingSnapshot } from './query-timing.js';
+import { instrumentDrivers, instrumentLoaded, loadedAfterAll, projectDrivers, timingSince, timingSnapshot } from './query-timing.js';
 
 export const REPORT_DIR_ENV = 'FAST_TEST_DB_REPORT_DIR';
 
@@ -86,10 +86,17 @@ export function recordThisFile(
   afterAll: (fn: () => void) => void,
   testPath: () => string | undefined,
   load?: (id: string) => unknown,
+  beforeAll?: (fn: () => void) => void,
 ): void {
   if (!process.env[REPORT_DIR_ENV]) return;
   // Only the drivers the project lists: loading the others would cost more than all the timing.
-  const { unseen: notTimed, skipped } = instrumentDrivers(load, projectDrivers());
+  const { unseen: notTimed, skipped: left } = instrumentDrivers(load, projectDrivers());
+  let skipped = left;
+  // Registered before the file's own hooks, so it runs after the file's imports and before its first query in a hook.
+  beforeAll?.(() => {
+    const late = new Set(instrumentLoaded(skipped));
+    skipped = skipped.filter((n) => !late.has(n));
+  });
   const startedAt = Date.now();
   const start = timingSnapshot();
   afterAll(() => {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { instrumentDrivers, loadedAfterAll, projectDrivers } from '../../src/reporters/query-timing.js';
+import { instrumentDrivers, instrumentLoaded, loadedAfterAll, projectDrivers } from '../../src/reporters/query-timing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ftdb-drivers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,4 +33,10 @@ it('wraps only the listed drivers and postgres.js; names a skipped driver once i
   load('pg');
   expect(loadedAfterAll(got.skipped)).toContain('pg');
   expect(loadedAfterAll(['mysql'])).toEqual([]);
+});
+
+it('wraps a driver left alone once something has loaded it, at no loading cost', () => {
+  const load = createRequire(import.meta.url);
+  load('mysql2');
+  expect(instrumentLoaded(['mysql2', 'mysql'])).toEqual(['mysql2']);
 });
