@@ -20,6 +20,8 @@ export interface LegRun {
   passed: number;
   failed: number;
   ok: boolean;
+  /** Vitest's split of its duration (transform, setup, import, tests, environment, ...), summed over workers. */
+  breakdown?: Record<string, number>;
   /** The library's status line, when there is one. */
   banner?: string;
   failure?: string;
@@ -50,9 +52,12 @@ export async function runLeg(shape: Shape, dir: string, config: 'plain' | 'ftdb'
   let testsMs = NaN;
   let passed = 0;
   let failed = 0;
+  let breakdown: Record<string, number> | undefined;
   if (shape.runner === 'vitest') {
     const t = /tests (\d+(?:\.\d+)?)(ms|s)/.exec(output);
     if (t) testsMs = toMs(t[1]!, t[2]!);
+    const split = /Duration\s+\S+\s+\(([^)]*)\)/.exec(output)?.[1] ?? '';
+    breakdown = Object.fromEntries([...split.matchAll(/(\w+) (\d+(?:\.\d+)?)(ms|s)/g)].map((m) => [m[1]!, toMs(m[2]!, m[3]!)]));
     passed = Number(/Tests\s+.*?(\d+) passed/.exec(output)?.[1] ?? 0);
     failed = Number(/Tests\s+.*?(\d+) failed/.exec(output)?.[1] ?? 0);
   } else if (existsSync(report)) {
@@ -73,6 +78,7 @@ export async function runLeg(shape: Shape, dir: string, config: 'plain' | 'ftdb'
     passed,
     failed,
     ok,
+    ...(breakdown ? { breakdown } : {}),
     ...(banner ? { banner } : {}),
     ...(ok ? {} : { failure: output.split('\n').slice(-40).join('\n') }),
   };

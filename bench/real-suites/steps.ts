@@ -143,6 +143,7 @@ async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (l
         passed: rs.map((r) => r.passed),
         failed: rs.map((r) => r.failed),
         failedRuns,
+        ...(rs.some((r) => r.breakdown) ? { breakdown: rs.map((r) => r.breakdown) } : {}),
         ...(rs.some((r) => r.banner) ? { banner: rs.at(-1)!.banner } : {}),
       },
       ...(failedRuns ? { note: `${failedRuns} of ${rs.length} runs had failures: no ratio` } : {}),
