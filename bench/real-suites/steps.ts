@@ -23,9 +23,10 @@ import { runLeg, type LegRun } from './legs.js';
 
 const GENERATED = join(import.meta.dirname, '.generated');
 
-export type LegId = 'A' | 'B' | 'C';
+export type LegId = 'A' | 'B0' | 'B' | 'C';
 export const LEG_LABELS: Record<LegId, string> = {
   A: 'default server, already running (shared database)',
+  B0: 'fast-test-db, first run (fresh data root and project dir: initdb, template)',
   B: 'fast-test-db, 2nd run (server stopped between runs)',
   C: 'fast-test-db, server kept from the run before',
 };
@@ -103,7 +104,7 @@ async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (l
   writeShape(shape.id, dir, scale);
   const dirs = benchDirs();
   const roots = { B: join(dirs.shm, `rs-${shape.id}-B`), C: join(dirs.shm, `rs-${shape.id}-C`) };
-  const runs: Record<LegId, LegRun[]> = { A: [], B: [], C: [] };
+  const runs: Record<LegId, LegRun[]> = { A: [], B0: [], B: [], C: [] };
   try {
     for (const r of Object.values(roots)) {
       rmSync(r, { recursive: true, force: true });
@@ -112,6 +113,8 @@ async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (l
     // Untimed first runs: B's builds the template and saves the warm copy, C's leaves its server up.
     const warmB = await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.B, FAST_TEST_DB_REUSE: '0' });
     const warmC = await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.C, FAST_TEST_DB_REUSE: '1' });
+    // B's first run is the first run of a new clone: no data root, no caches in the project dir.
+    runs.B0.push(warmB);
     log(`  real-suites ${shape.id}: first runs ${s(warmB.ms)} / ${s(warmC.ms)} (${warmB.passed} passed)`);
     if (!warmB.ok) log(warmB.failure ?? '');
     for (let round = 0; round < rounds; round++) {
@@ -155,7 +158,7 @@ async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (l
       title: `${shape.title}: ${what}`,
       unit: 'ms',
       baseline: 'A',
-      rows: (['A', 'B', 'C'] as const).map((k) => legRow(k, pick)),
+      rows: (['A', 'B0', 'B', 'C'] as const).map((k) => legRow(k, pick)),
       notes: [
         `${scale.files} files${scale.modules ? `, a ${scale.modules}-module graph per file` : ''}; ${rounds} alternated rounds (A, B, C).`,
       ],
