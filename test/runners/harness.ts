@@ -53,7 +53,17 @@ export function sandbox(name: string): Sandbox {
       await removeDataRoot(dataRoot);
       // A stopped server's warm copy is written by a process of its own, into this sandbox's cache.
       await waitNoProcesses(dataRoot);
-      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      // A run stopped by a failed template build exits its main process while Jest's workers may
+      // still be finishing a write into their transform cache here: retry until they are gone.
+      for (let tries = 0; ; tries++) {
+        try {
+          rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+          return;
+        } catch (err) {
+          if (tries >= 20 || (err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
     },
   };
 }
