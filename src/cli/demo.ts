@@ -55,4 +55,5 @@ const { reuse, idleTimeoutMs } = resolveOptions(options);
 process.stdout.write(
   `\ndone in ${steps.reduce((a, [, ms]) => a + ms, 0).toFixed(0)} ms; ${reuse ? 'run it again: it joins the server and its template' : 'the server stops by itself once this process exits'}.\n`,
 );
-if (reuse) process.stdout.write(`${keptLine(idleTimeoutMs)}\n`);
+// In this repository the command is not installed under its own name: npm stop runs it from the sources.
+if (reuse) process.stdout.write(`${keptLine(idleTimeoutMs, 'npm stop')}\n`);

@@ -28,8 +28,8 @@ export function runBanner(server: ServerInfo, facts: BannerFacts): string {
 }
 
 /** The second line of a run whose server is kept: a server left running is never a surprise. */
-export function keptLine(idleMs: number): string {
-  return `fast-test-db: the server stays up for the next run until ${idle(idleMs)} without clients (FAST_TEST_DB_REUSE=0: not kept); stop it now with npx fast-test-db stop`;
+export function keptLine(idleMs: number, stopCommand = 'npx fast-test-db stop'): string {
+  return `fast-test-db: the server stays up for the next run until ${idle(idleMs)} without clients (FAST_TEST_DB_REUSE=0: not kept); stop it now with ${stopCommand}`;
 }
 
 function idle(ms: number): string {
