@@ -148,13 +148,13 @@ function matching(text: string, open: number): number {
   );
 }
 
-/** Where the exported expression of a config module starts and ends (end exclusive, before any `;`). */
-export function exportedExpression(text: string): { start: number; end: number; esm: boolean } | undefined {
-  const m = /^(?:module\.exports\s*=|export\s+default)\s*/m.exec(text);
-  if (!m) return undefined;
-  const start = m.index + m[0].length;
-  let i = start;
-  for (; i < text.length; i++) {
+/**
+ * The first index in [from, to) where `stop` holds for a character outside strings, comments and
+ * brackets (brackets are stepped over whole), else `to`.
+ */
+function topLevelStop(text: string, from: number, to: number, stop: (c: string, at: number) => boolean): number {
+  let i = from;
+  for (; i < to; i++) {
     const s = skip(text, i);
     if (s !== i) {
       i = s - 1;
@@ -162,14 +162,24 @@ export function exportedExpression(text: string): { start: number; end: number; 
     }
     const c = text[i]!;
     if (c === '(' || c === '[' || c === '{') i = matching(text, i);
-    else if (c === ';') break;
-    else if (c === '\n') {
-      // A line break ends the statement unless the expression clearly goes on.
-      const before = text.slice(start, i).trimEnd();
-      const after = text.slice(i).trimStart();
-      if (!/[=,(?:+\-*/&|.]$/.test(before) && !/^[.?:+\-*/&|,(]/.test(after) && before !== '') break;
-    }
+    else if (stop(c, i)) break;
   }
+  return i;
+}
+
+/** Where the exported expression of a config module starts and ends (end exclusive, before any `;`). */
+export function exportedExpression(text: string): { start: number; end: number; esm: boolean } | undefined {
+  const m = /^(?:module\.exports\s*=|export\s+default)\s*/m.exec(text);
+  if (!m) return undefined;
+  const start = m.index + m[0].length;
+  const i = topLevelStop(text, start, text.length, (c, at) => {
+    if (c === ';') return true;
+    if (c !== '\n') return false;
+    // A line break ends the statement unless the expression clearly goes on.
+    const before = text.slice(start, at).trimEnd();
+    const after = text.slice(at).trimStart();
+    return !/[=,(?:+\-*/&|.]$/.test(before) && !/^[.?:+\-*/&|,(]/.test(after) && before !== '';
+  });
   let end = i;
   while (end > start && /\s/.test(text[end - 1]!)) end--;
   return { start, end, esm: m[0].startsWith('export') };
@@ -177,18 +187,7 @@ export function exportedExpression(text: string): { start: number; end: number; 
 
 /** The first top-level argument of the call whose `(` is at `open`: its start and end. */
 function firstArgument(text: string, open: number): { start: number; end: number } {
-  const close = matching(text, open);
-  let i = open + 1;
-  for (; i < close; i++) {
-    const s = skip(text, i);
-    if (s !== i) {
-      i = s - 1;
-      continue;
-    }
-    const c = text[i]!;
-    if (c === '(' || c === '[' || c === '{') i = matching(text, i);
-    else if (c === ',') break;
-  }
+  const i = topLevelStop(text, open + 1, matching(text, open), (c) => c === ',');
   let start = open + 1;
   while (/\s/.test(text[start]!)) start++;
   let end = i;
