@@ -44,6 +44,15 @@ export function markReported(file: string): void {
   writeFileSync(reportedFileOf(file), String(process.pid));
 }
 
+/**
+ * The process that marked the failure as shown, when it is `owner` and still alive: the runner's
+ * main process is stopping the run (stop-run.ts) and ends in a moment, taking the workers with it.
+ */
+function ownerStopping(file: string, owner: number | undefined): boolean {
+  if (owner === undefined) return false;
+  return readJson<number>(reportedFileOf(file)) === owner && pidAlive(owner);
+}
+
 /** Removes the ready file and its failure mark: a run starts, or ends, with neither. */
 export function clearReady(file: string): void {
   for (const f of [file, reportedFileOf(file)]) rmSync(f, { force: true });
@@ -69,6 +78,12 @@ function failure(file: string, error: { code: ErrorCode; what: string; fix?: str
 }
 
 const POLL_MS = 10;
+/**
+ * How long a worker waits, silent, for a main process that is stopping the run: it stops the
+ * server first, which on a loaded machine takes seconds. A worker that failed its file meanwhile
+ * would print the error again, once per file, after the one the main process printed.
+ */
+const STOPPING_WAIT_MS = 30_000;
 
 /**
  * The finished handoff. For a pending one, waits until the global setup wrote its outcome; a
@@ -82,9 +97,16 @@ export function settled(h: Handoff): Promise<Handoff> {
   let wait = handoffWaits.get(file);
   if (!wait) {
     wait = (async () => {
+      let stoppingSince: number | undefined;
       for (;;) {
         const record = readJson<ReadyRecord>(file);
-        if (record && 'error' in record) throw failure(file, record.error);
+        if (record && 'error' in record) {
+          if (!ownerStopping(file, h.owner)) throw failure(file, record.error);
+          stoppingSince ??= Date.now();
+          if (Date.now() - stoppingSince > STOPPING_WAIT_MS) throw failure(file, record.error);
+          await sleep(POLL_MS);
+          continue;
+        }
         if (record) return record.handoff;
         if (h.owner !== undefined && !pidAlive(h.owner))
           throw new FastTestDbError(
