@@ -15,7 +15,7 @@ export { classifyDriverError } from './engines/errors.js';
 export { engineFor, engineNamed, engineOfFlavor, flavorOfScheme } from './engines/index.js';
 export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
-export { noteUntested } from './util/tested.js';
+export { noteInstalled, noteUntested } from './util/tested.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';
 export { createTestDatabase } from './runners/shared/create-test-database.js';
 export type { PoolEvents } from './runners/shared/cpu-pairing.js';

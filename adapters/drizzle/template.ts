@@ -9,6 +9,7 @@ import {
   FastTestDbError,
   logger,
   messageOf,
+  noteInstalled,
   type EngineName,
   type Migrate,
   type MigrateFn,
@@ -81,6 +82,7 @@ export function resolveEngine(options: Pick<DrizzleTemplateOptions, 'schema' | '
 
 /** The template half of drizzleTestDb, for runner integrations: `adapter: () => drizzleTemplate({ schema })`. */
 export async function drizzleTemplate(options: DrizzleTemplateOptions): Promise<TemplateSource & { migrate: MigrateFn }> {
+  noteInstalled('drizzle-orm');
   const { engine, driver } = resolveEngine(options);
   const { schema, migrationsFolder, migrationsTable, migrationsSchema, casing } = options;
   const migrator: MigratorConfig | undefined = migrationsFolder ? { migrationsFolder, migrationsTable, migrationsSchema } : undefined;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FastTestDbError, type Migrate, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
+import { FastTestDbError, noteInstalled, type Migrate, type MigrateFn, type TemplateSource } from '../../src/adapter-kit.js';
 import { prismaSeedCommand } from './seed.js';
 import { contextOf } from '../shared/migrate-context.js';
 import { runPrismaCli } from './cli.js';
@@ -44,6 +44,7 @@ export interface PrismaTemplateOptions {
  * global setup builds the template: `adapter: () => prismaTemplate({ schema })`.
  */
 export async function prismaTemplate(options: PrismaTemplateOptions = {}): Promise<TemplateSource> {
+  noteInstalled('@prisma/client');
   const { migrateWith = 'sql' } = options;
   const schemaPath = resolve(options.schema ?? 'prisma/schema.prisma');
   const schemaText = readSchemaText(schemaPath);

@@ -4,10 +4,13 @@
  * that npm never upgrades an app's own copy (TypeORM 0.2.37, 0.3.7 and 1.0.0, Jest 27 and Prisma
  * 7.4 were met in apps and worked): an untested version runs, and the user is told, never refused.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { invocation, untestedNoted } from '../state.js';
 
 /** Each package's tested spans, [lowest, next untested) in x.y.z; `shown` is the same in words. */
-const TESTED: Readonly<Record<string, { spans: [string, string][]; shown: string }>> = {
+export const TESTED: Readonly<Record<string, { spans: [string, string][]; shown: string }>> = {
   typeorm: {
     spans: [
       ['0.2.45', '0.3.0'],
@@ -16,8 +19,51 @@ const TESTED: Readonly<Record<string, { spans: [string, string][]; shown: string
     ],
     shown: '0.2.45+, 0.3.20+, 1.1.1+ below 2',
   },
+  // Every span starts at a version a devDependency (or its npm alias) of this package installs.
+  '@prisma/client': {
+    spans: [
+      ['6.19.0', '7.0.0'],
+      ['7.10.0', '8.0.0'],
+    ],
+    shown: '6.19+ below 7, 7.10+ below 8',
+  },
+  // 0.x: each minor may break, so a span is the tested minor (0.41 to 0.44 are not run).
+  'drizzle-orm': {
+    spans: [
+      ['0.40.0', '0.41.0'],
+      ['0.45.4', '0.46.0'],
+    ],
+    shown: '0.40.x, 0.45.4+ below 0.46',
+  },
   jest: { spans: [['29.7.0', '31.0.0']], shown: '29.7+ and 30' },
+  vitest: { spans: [['4.1.12', '5.0.0']], shown: '4.1.12+ below 5' },
 };
+
+/**
+ * The version of `pkg` that code in `dir` loads, or 'unknown'. Through its package.json when the
+ * package exports it, else up from its main file (drizzle-orm and typeorm export no package.json).
+ */
+export function installedVersion(pkg: string, dir: string = process.cwd()): string {
+  const req = createRequire(join(dir, 'noop.js'));
+  try {
+    return (req(`${pkg}/package.json`) as { version: string }).version;
+  } catch {
+    // not exported: walk up from the entry point
+  }
+  try {
+    for (let d = dirname(req.resolve(pkg)); d !== dirname(d); d = dirname(d)) {
+      try {
+        const json = JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')) as { name?: string; version?: string };
+        if (json.name === pkg && json.version) return json.version;
+      } catch {
+        // no package.json at this level
+      }
+    }
+  } catch {
+    // not installed where `dir` resolves
+  }
+  return 'unknown';
+}
 
 /** `a` before `b`, in x.y.z (a prerelease or build tail is ignored). */
 function below(a: string, b: string): boolean {
@@ -44,4 +90,10 @@ export function noteUntested(pkg: string, version: string, stderr: Pick<NodeJS.W
   if (!note) return;
   untestedNoted.add(pkg);
   stderr.write(`${note}\n`);
+}
+
+/** noteUntested for the copy of `pkg` that code in `dir` loads. */
+export function noteInstalled(pkg: string, dir?: string, stderr?: Pick<NodeJS.WriteStream, 'write'>): void {
+  if (untestedNoted.has(pkg) || invocation.joined !== undefined) return;
+  noteUntested(pkg, installedVersion(pkg, dir), stderr);
 }

@@ -5,8 +5,10 @@
 import type { TestProject } from 'vitest/node';
 import { PROVIDE_KEY, type Handoff } from '../shared/handoff.js';
 import { startRun } from '../shared/global.js';
+import { noteUntested } from '../../util/tested.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  noteUntested('vitest', project.vitest.version);
   const run = await startRun({}, { cwd: project.config.root, early: true });
   (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
   // A re-run starts from the template again; server and template stay.
