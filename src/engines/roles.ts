@@ -79,7 +79,8 @@ export interface MarkerStore<C extends SqlClient = SqlClient> {
 
 export interface Resetter<C extends SqlClient = SqlClient> {
   /**
-   * Empties tables with rows and restarts counters; `db` is connected to database `name`.
+   * Empties tables with rows and restarts counters; `db` is connected to database `name`, and is
+   * reset()'s own connection: the resetter may leave settings on its session.
    * Tables in `keep` (the template's seeded tables) are left as they are.
    */
   reset(db: C, name: string, keep: readonly string[]): Promise<ResetReport>;

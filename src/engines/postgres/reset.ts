@@ -14,9 +14,12 @@
  * newer than that id (an INSERT or UPDATE since), or that a TRUNCATE ... CASCADE reached, is emptied
  * and filled again from its copy. An untouched seeded table costs one scan of its few rows.
  *
- * The user's triggers stay silent during all this (session_replication_role = replica, for the
- * function's transaction only) where the session may set it; elsewhere a warning says they may
- * fire. Materialized views come back as the template had them (refreshed from the restored tables,
+ * The user's triggers stay silent during all this (session_replication_role = replica) where the
+ * session may set it; elsewhere a warning says they may fire. It is set once for the whole session,
+ * which is reset()'s own and runs nothing else: changing it empties the server's plan cache, and
+ * set for the function's transaction only (changed and changed back on every call) it made every
+ * statement of the function plan again, three quarters of a clean reset (1.2 ms of 1.6 ms on 30
+ * tables, measured with pgbench). Materialized views come back as the template had them (refreshed from the restored tables,
  * or WITH NO DATA), and large objects a test made are unlinked.
  *
  * The catalog is read once per connection and compiled into a session-local function
@@ -174,9 +177,6 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   const cascaded = (t: string) => [...referencers(oidOf.get(t)!, catalog.keys)].map((o) => name.get(o)!).filter((r) => restorable.has(r));
   const arr = (names: string[]) => `ARRAY[${names.map(lit).join(', ')}]::text[]`;
   const body: string[] = [];
-  // The restore is ours, not the application's: the user's triggers (an audit log, a counter
-  // elsewhere) must not fire on it. Transaction-local, so the session is as it was afterwards.
-  if (catalog.silenceTriggers) body.push(`PERFORM set_config('session_replication_role', 'replica', true);`);
   // 1. Seeded tables a test changed: emptied first, so that no seeded row still points at a row
   // about to be deleted; refilled last (step 3), once what they may reference is back.
   for (const c of copies)
@@ -331,6 +331,9 @@ async function resetPostgres(db: PgClient, template: ResetBaseline): Promise<Res
       const catalog = await readCatalog(db);
       warnUnrestorable(catalog, template);
       await db.query(compile(catalog, template));
+      // The restore is ours, not the application's: the user's triggers (an audit log, a counter
+      // elsewhere) must not fire on it. For the session (see the top of this file), which is ours.
+      if (catalog.silenceTriggers) await db.query(`SET session_replication_role = replica`);
       compiled.set(db, true);
     }
     await pausePoint('reset');
