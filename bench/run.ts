@@ -4,14 +4,15 @@
  * machine info, versions and every sample, and an SVG chart next to it.
  *
  *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers,real-suites]
- *                    [--shapes imports,drizzle,typeorm-pg,typeorm-mariadb]
+ *                    [--shapes imports,drizzle,nest,typeorm-pg,typeorm-mariadb] [--legs A,A2,B0,B,C]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
  * --rows is rows per 10,000 of the TypeORM workload (full: 10000, i.e. 70,000 inserts).
  * --steps limits the TypeORM and MariaDB workloads to those step ids (their baselines always run).
  * --small-files is the small suite's number of test files (default 50); small-suite and parallel run only when named.
- * --shapes limits the real-suites section to those shapes; real-suites runs only when named.
+ * --shapes limits the real-suites section to those shapes, --legs to those legs; real-suites runs only when named
+ * (quick: a few files per shape, one round).
  * --readme rewrites bench/README.md with this run's table and chart.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ import { runMariadbClasses, MARIADB_CLASS_STEPS } from './mariadb-classes/steps.
 import { runSmallSuite } from './small-suite/steps.js';
 import { runParallel } from './parallel.js';
 import { runPeers } from './peers.js';
-import { runRealSuites, SHAPE_IDS } from './real-suites/steps.js';
+import { LEG_IDS, runRealSuites, SHAPE_IDS } from './real-suites/steps.js';
 import { WORKER_ENV_VARS } from '../src/options/workers.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -48,6 +49,7 @@ const { values: args } = parseArgs({
     readme: { type: 'boolean', default: false },
     'small-files': { type: 'string' },
     shapes: { type: 'string' },
+    legs: { type: 'string' },
   },
 });
 
@@ -125,7 +127,12 @@ async function main(): Promise<void> {
   }
   if (sections.has('real-suites')) {
     const shapes = (args.shapes?.split(',') ?? SHAPE_IDS) as typeof SHAPE_IDS;
-    out.push(...(await runRealSuites({ shapes, rounds: repeats, scale: {}, log })).sections);
+    const legs = (args.legs?.split(',') ?? LEG_IDS) as typeof LEG_IDS;
+    for (const x of shapes) if (!SHAPE_IDS.includes(x)) throw new Error(`--shapes: no shape ${x} (${SHAPE_IDS.join(', ')})`);
+    for (const x of legs) if (!LEG_IDS.includes(x)) throw new Error(`--legs: no leg ${x} (${LEG_IDS.join(', ')})`);
+    const r = await runRealSuites({ shapes, rounds: repeats, legs, quick, scale: {}, log });
+    out.push(...r.sections);
+    if (r.ours) serverSettings['real-suites'] = { A2: r.ours };
   }
   // Needs a Docker engine and an image (eval "$(.ci/docker)"): asked for by name only.
   if (sections.has('container')) out.push(...(await runContainer({ samples: quick ? 5 : 20, rows: quick ? 100 : 500, log })).sections);

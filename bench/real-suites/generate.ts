@@ -4,12 +4,12 @@
  * in APP_DATABASE_URL, its schema made by the suite's global setup) and a fast-test-db config (the
  * runner wrapper from the built package, the same schema as its migrate).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { DIST } from '../lib/dist.js';
+import { writeNest } from './nest.js';
+import { distPath, distUrl, jestBase, markModule, pad, put, tsJestConfig } from './write.js';
 
-export type ShapeId = 'imports' | 'drizzle' | 'typeorm-pg' | 'typeorm-mariadb';
+export { FIRST_TEST_MARKS } from './write.js';
+
+export type ShapeId = 'imports' | 'drizzle' | 'nest' | 'typeorm-pg' | 'typeorm-mariadb';
 
 export interface Shape {
   id: ShapeId;
@@ -21,6 +21,12 @@ export interface Shape {
 export const SHAPES: Record<ShapeId, Shape> = {
   imports: { id: 'imports', runner: 'vitest', engine: 'postgres', title: 'import-heavy Vitest suite, pg' },
   drizzle: { id: 'drizzle', runner: 'vitest', engine: 'postgres', title: 'Drizzle + postgres.js, Vitest, BEGIN/ROLLBACK per test' },
+  nest: {
+    id: 'nest',
+    runner: 'jest',
+    engine: 'postgres',
+    title: 'NestJS-style e2e, Jest (ts-jest), app module bootstrapped per file, TypeORM repositories over HTTP',
+  },
   'typeorm-pg': { id: 'typeorm-pg', runner: 'jest', engine: 'postgres', title: 'TypeORM synchronize per file, Jest (ts-jest), PostgreSQL' },
   'typeorm-mariadb': {
     id: 'typeorm-mariadb',
@@ -31,20 +37,11 @@ export const SHAPES: Record<ShapeId, Shape> = {
 };
 
 export interface ShapeScale {
-  /** Test files (imports: ~60; drizzle: a few; typeorm: a dozen). */
+  /** Test files (imports: ~100; drizzle: a few; nest and typeorm: a dozen). */
   files: number;
-  /** Modules of the generated graph every file of the import-heavy shape loads. */
+  /** Modules of the generated graph every file of the import-heavy shape loads; the nest shape's feature modules. */
   modules?: number;
 }
-
-function put(dir: string, rel: string, text: string): void {
-  const p = join(dir, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
-
-const distUrl = (entry: string) => JSON.stringify(pathToFileURL(join(DIST, entry)).href);
-const pad = (i: number) => String(i).padStart(3, '0');
 
 const PG_SCHEMA = `CREATE TABLE IF NOT EXISTS account (id serial PRIMARY KEY, email text NOT NULL UNIQUE, plan text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS invoice (id serial PRIMARY KEY, account_id int NOT NULL REFERENCES account(id), cents int NOT NULL, status text NOT NULL);
@@ -52,6 +49,7 @@ CREATE INDEX IF NOT EXISTS invoice_account ON invoice (account_id);`;
 
 /** A Vitest project's two configs: plain (global setup makes the schema in the shared database) and fast-test-db. */
 function vitestConfigs(dir: string, include: string, schema: string): void {
+  put(dir, 'test/mark.ts', markModule('vitest'));
   put(dir, 'schema.ts', `export const SCHEMA = ${JSON.stringify(schema)};\n`);
   put(
     dir,
@@ -127,7 +125,7 @@ export function rate${i}(n: number): number {
 `;
 }
 
-/** Shape (a): ~60 files, each loading a module graph of a few hundred KB, then 2-3 queries through pg. */
+/** Shape (a): ~100 files, each loading a module graph of a few hundred KB, then 2-3 queries through pg. */
 export function writeImports(dir: string, scale: ShapeScale): void {
   const modules = scale.modules ?? 24;
   for (let i = 0; i < modules; i++) put(dir, `src/lib/m${pad(i)}.ts`, graphModule(i, modules));
@@ -143,7 +141,8 @@ export const pool = new pg.Pool({ connectionString: process.env.APP_DATABASE_URL
     put(
       dir,
       `test/f${pad(f)}.test.ts`,
-      `import { afterAll, expect, test } from 'vitest';
+      `import './mark.js';
+import { afterAll, expect, test } from 'vitest';
 import { pool } from '../src/db.js';
 import { rate0, table${f % modules} } from '../src/lib/index.js';
 afterAll(() => pool.end());
@@ -199,7 +198,8 @@ export const db = drizzle(sql);
     put(
       dir,
       `test/f${pad(f)}.test.ts`,
-      `import { count, eq } from 'drizzle-orm';
+      `import './mark.js';
+import { count, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
 import { author, book, db, sql } from '../src/db.js';
 beforeEach(async () => void (await sql\`BEGIN\`));
@@ -215,24 +215,8 @@ ${tests}
 /** Shape (c): TypeORM entities, a DataSource with synchronize per file, Jest with ts-jest; PostgreSQL or MariaDB. */
 export function writeTypeorm(dir: string, scale: ShapeScale, engine: 'postgres' | 'mysql'): void {
   const type = engine === 'postgres' ? 'postgres' : 'mariadb';
-  put(
-    dir,
-    'tsconfig.json',
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'commonjs',
-        moduleResolution: 'node10',
-        strict: false,
-        esModuleInterop: true,
-        skipLibCheck: true,
-        experimentalDecorators: true,
-        emitDecoratorMetadata: true,
-        types: ['node'],
-      },
-      include: ['./**/*.ts'],
-    }),
-  );
+  tsJestConfig(dir);
+  put(dir, 'test/mark.ts', markModule('jest'));
   put(
     dir,
     'src/entities.ts',
@@ -277,7 +261,8 @@ export function dataSource(): DataSource {
     put(
       dir,
       `test/f${pad(f)}.test.ts`,
-      `import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+      `import './mark';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dataSource } from '../src/data-source';
 import { Customer, Purchase } from '../src/entities';
 describe('file ${f}', () => {
@@ -289,12 +274,12 @@ ${tests}
 `,
     );
   }
-  const base = `{ rootDir: __dirname, testEnvironment: 'node', testMatch: ['<rootDir>/test/*.test.ts'], transform: { '^.+\\\\.ts$': ['ts-jest', { tsconfig: __dirname + '/tsconfig.json' }] }, cacheDirectory: __dirname + '/.jest-cache' }`;
+  const base = jestBase('test/*.test.ts');
   put(dir, 'jest.plain.config.cjs', `module.exports = ${base};\n`);
   put(
     dir,
     'jest.ftdb.config.cjs',
-    `const { withFastTestDb } = require(${JSON.stringify(join(DIST, 'jest.cjs'))});
+    `const { withFastTestDb } = require(${distPath('jest.cjs')});
 module.exports = withFastTestDb(${base}, { engine: '${engine}', envVar: 'APP_DATABASE_URL', cacheKey: 'bench-rs-typeorm', async migrate() {} });
 `,
   );
@@ -303,5 +288,6 @@ module.exports = withFastTestDb(${base}, { engine: '${engine}', envVar: 'APP_DAT
 export function writeShape(shape: ShapeId, dir: string, scale: ShapeScale): void {
   if (shape === 'imports') writeImports(dir, scale);
   else if (shape === 'drizzle') writeDrizzle(dir, scale);
+  else if (shape === 'nest') writeNest(dir, scale);
   else writeTypeorm(dir, scale, SHAPES[shape].engine);
 }

@@ -1,14 +1,19 @@
 /**
  * The real-suite shapes (`--sections real-suites`): generated suites of the shapes real apps have,
  * each run in alternated rounds on
- * - (A) the machine's already-running default server (its PostgreSQL or MariaDB service), one shared
+ * - (A) the machine's already-running default server (its PostgreSQL 15 or MariaDB service), one shared
  *   database the bench creates for the leg and drops after, as an app's docker-compose server is used,
- *   the runner's default workers;
+ *   the runner's default workers; skipped, with the reason in the notes, when the service does not answer;
+ * - (A2) the same on a server of our own major (the embedded PostgreSQL 18 binaries fast-test-db uses),
+ *   initialised and started before the rounds with default settings and data on disk, durable, as a
+ *   team's compose file runs it: A2 against A is the major and the machine's service, B against A2 the rest;
+ * - (B0) fast-test-db's first run of a new clone (no data root, no caches in the project);
  * - (B) fast-test-db through its runner wrapper from the built package, second run on (the warm copy
  *   and the caches are there; the server is stopped between runs: FAST_TEST_DB_REUSE=0);
  * - (C) fast-test-db with the server kept from the run before (FAST_TEST_DB_REUSE=1), stopped with
  *   `fast-test-db stop` at the end.
- * B and C get data roots of their own, so that C's kept server is never B's.
+ * B and C get data roots of their own, so that C's kept server is never B's. Each leg gives three
+ * figures: the whole run, runner start to first test, and the tests' own time.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -17,15 +22,18 @@ import pg from 'pg';
 import { stopOwnedServer } from '../../src/server/registry.js';
 import { benchDirs } from '../lib/dirs.js';
 import { DIST } from '../lib/dist.js';
+import { pgConnection, startBenchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { row, type Section } from '../lib/stats.js';
 import { SHAPES, writeShape, type Shape, type ShapeId, type ShapeScale } from './generate.js';
 import { runLeg, type LegRun } from './legs.js';
 
 const GENERATED = join(import.meta.dirname, '.generated');
 
-export type LegId = 'A' | 'B0' | 'B' | 'C';
+export type LegId = 'A' | 'A2' | 'B0' | 'B' | 'C';
+export const LEG_IDS: LegId[] = ['A', 'A2', 'B0', 'B', 'C'];
 export const LEG_LABELS: Record<LegId, string> = {
-  A: 'default server, already running (shared database)',
+  A: "default server, already running: the machine's service (shared database)",
+  A2: 'default server, already running: PostgreSQL 18 (our major), default settings, data on disk (shared database)',
   B0: 'fast-test-db, first run (fresh data root and project dir: initdb, template)',
   B: 'fast-test-db, 2nd run (server stopped between runs)',
   C: 'fast-test-db, server kept from the run before',
@@ -34,54 +42,98 @@ export const LEG_LABELS: Record<LegId, string> = {
 export interface RealSuitesOptions {
   shapes: ShapeId[];
   rounds: number;
+  /** Legs to run (default all); A2 runs on PostgreSQL shapes only. */
+  legs?: LegId[];
+  /** The small scale (a handful of files per shape): the harness checked end to end, not a measurement. */
+  quick?: boolean;
   scale: Partial<Record<ShapeId, ShapeScale>>;
   log: (line: string) => void;
 }
 
 export const DEFAULT_SCALE: Record<ShapeId, ShapeScale> = {
-  imports: { files: 60, modules: 24 },
+  imports: { files: 100, modules: 24 },
   drizzle: { files: 5 },
+  nest: { files: 12, modules: 10 },
   'typeorm-pg': { files: 8 },
   'typeorm-mariadb': { files: 8 },
 };
 
+export const QUICK_SCALE: Record<ShapeId, ShapeScale> = {
+  imports: { files: 3, modules: 3 },
+  drizzle: { files: 2 },
+  nest: { files: 2, modules: 3 },
+  'typeorm-pg': { files: 2 },
+  'typeorm-mariadb': { files: 2 },
+};
+
 /** The shapes generated so far, in the order they run. */
-export const SHAPE_IDS: ShapeId[] = ['imports', 'drizzle', 'typeorm-pg', 'typeorm-mariadb'];
+export const SHAPE_IDS: ShapeId[] = ['imports', 'drizzle', 'nest', 'typeorm-pg', 'typeorm-mariadb'];
 
 let dbSerial = 0;
 
-/** A database of the bench's own on the machine's service, for one leg; dropped by the returned function. */
-async function serviceDatabase(shape: Shape): Promise<{ url: string; drop: () => Promise<void> }> {
+interface Database {
+  url: string;
+  drop: () => Promise<void>;
+}
+
+type PgAdmin = { host: string; port: number; user: string; password?: string; database: string };
+
+async function pgDatabase(admin: PgAdmin): Promise<Database> {
   const name = `bench_rs_${process.pid}_${++dbSerial}`;
-  if (shape.engine === 'postgres') {
-    const admin = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
-    const c = new pg.Client(admin);
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    return {
-      url: `postgres://postgres@127.0.0.1:5432/${name}`,
-      drop: async () => {
-        const d = new pg.Client(admin);
-        await d.connect();
-        await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await d.end();
-      },
-    };
-  }
+  const c = new pg.Client(admin);
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const auth = `${encodeURIComponent(admin.user)}${admin.password ? `:${encodeURIComponent(admin.password)}` : ''}`;
+  return {
+    url: `postgres://${auth}@${admin.host}:${admin.port}/${name}`,
+    drop: async () => {
+      const d = new pg.Client(admin);
+      await d.connect();
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await d.end();
+    },
+  };
+}
+
+const SERVICE_PG: PgAdmin = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
+const SERVICE_MYSQL = { host: '127.0.0.1', port: 3306, user: 'root' };
+
+/** A database of the bench's own on the machine's service, for one leg; dropped by the returned function. */
+async function serviceDatabase(shape: Shape): Promise<Database> {
+  if (shape.engine === 'postgres') return pgDatabase(SERVICE_PG);
+  const name = `bench_rs_${process.pid}_${++dbSerial}`;
   const mysql = await import('mysql2/promise');
-  const admin = { host: '127.0.0.1', port: 3306, user: 'root' };
-  const c = await mysql.createConnection(admin);
+  const c = await mysql.createConnection(SERVICE_MYSQL);
   await c.query(`CREATE DATABASE ${name}`);
   await c.end();
   return {
     url: `mysql://root@127.0.0.1:3306/${name}`,
     drop: async () => {
-      const d = await mysql.createConnection(admin);
+      const d = await mysql.createConnection(SERVICE_MYSQL);
       await d.query(`DROP DATABASE IF EXISTS ${name}`);
       await d.end();
     },
   };
+}
+
+/** Why the machine's service cannot be leg A (it is not ours: it may be absent or down), or undefined when it answers. */
+async function serviceMissing(shape: Shape): Promise<string | undefined> {
+  try {
+    if (shape.engine === 'postgres') {
+      const c = new pg.Client({ ...SERVICE_PG, connectionTimeoutMillis: 3000 });
+      await c.connect();
+      await c.end();
+    } else {
+      const mysql = await import('mysql2/promise');
+      const c = await mysql.createConnection({ ...SERVICE_MYSQL, connectTimeout: 3000 });
+      await c.end();
+    }
+    return undefined;
+  } catch (e) {
+    const where = shape.engine === 'postgres' ? '127.0.0.1:5432 (PostgreSQL)' : '127.0.0.1:3306 (MariaDB/MySQL)';
+    return `leg A skipped: the machine's service at ${where} did not answer (${(e as Error).message})`;
+  }
 }
 
 /** Stops what a data root still runs (the CLI first, as a user would; then the registry for anything left) and removes it. */
@@ -98,46 +150,73 @@ async function stopDataRoot(dataRoot: string, cwd: string): Promise<void> {
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (line: string) => void): Promise<Section[]> {
+interface ShapeRun {
+  shape: Shape;
+  scale: ShapeScale;
+  rounds: number;
+  legs: LegId[];
+  /** The server of our major for A2, started once for the section (PostgreSQL shapes only). */
+  ours?: () => Promise<BenchPostgres>;
+  log: (line: string) => void;
+}
+
+async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeRun): Promise<Section[]> {
+  const notes: string[] = [];
+  const missing = asked.includes('A') ? await serviceMissing(shape) : undefined;
+  if (missing) {
+    log(`  real-suites ${shape.id}: ${missing}`);
+    notes.push(missing);
+  }
+  const legs = asked.filter((k) => !(k === 'A' && missing) && !(k === 'A2' && (shape.engine !== 'postgres' || !ours)));
   const dir = join(GENERATED, shape.id);
   rmSync(dir, { recursive: true, force: true });
   writeShape(shape.id, dir, scale);
   const dirs = benchDirs();
   const roots = { B: join(dirs.shm, `rs-${shape.id}-B`), C: join(dirs.shm, `rs-${shape.id}-C`) };
-  const runs: Record<LegId, LegRun[]> = { A: [], B0: [], B: [], C: [] };
+  const runs: Record<LegId, LegRun[]> = { A: [], A2: [], B0: [], B: [], C: [] };
+  const ftdb = (k: 'B' | 'C') =>
+    runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots[k], FAST_TEST_DB_REUSE: k === 'C' ? '1' : '0' });
+  const onServer = async (db: Database) => {
+    try {
+      return await runLeg(shape, dir, 'plain', { APP_DATABASE_URL: db.url });
+    } finally {
+      await db.drop();
+    }
+  };
+  const leg: Record<Exclude<LegId, 'B0'>, () => Promise<LegRun>> = {
+    A: async () => onServer(await serviceDatabase(shape)),
+    A2: async () => onServer(await pgDatabase(pgConnection((await ours!()).info) as PgAdmin)),
+    B: () => ftdb('B'),
+    C: () => ftdb('C'),
+  };
+  const timed = legs.filter((k): k is Exclude<LegId, 'B0'> => k !== 'B0');
   try {
     for (const r of Object.values(roots)) {
       rmSync(r, { recursive: true, force: true });
       mkdirSync(r, { recursive: true, mode: 0o755 });
     }
-    // Untimed first runs: B's builds the template and saves the warm copy, C's leaves its server up.
-    const warmB = await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.B, FAST_TEST_DB_REUSE: '0' });
-    const warmC = await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.C, FAST_TEST_DB_REUSE: '1' });
-    // B's first run is the first run of a new clone: no data root, no caches in the project dir.
-    runs.B0.push(warmB);
-    log(`  real-suites ${shape.id}: first runs ${s(warmB.ms)} / ${s(warmC.ms)} (${warmB.passed} passed)`);
-    if (!warmB.ok) log(warmB.failure ?? '');
+    // Untimed first runs: B's builds the template and saves the warm copy (and is the first run of a
+    // new clone: no data root, no caches in the project dir), C's leaves its server up. The plain
+    // config's first run fills ts-jest's cache, as every later run finds it.
+    if (legs.includes('B') || legs.includes('B0')) runs.B0.push(await ftdb('B'));
+    if (legs.includes('C')) await ftdb('C');
+    const first = runs.B0[0];
+    if (first) log(`  real-suites ${shape.id}: first run ${s(first.ms)} (${first.passed} passed)${first.ok ? '' : `\n${first.failure}`}`);
     for (let round = 0; round < rounds; round++) {
-      const db = await serviceDatabase(shape);
-      try {
-        runs.A.push(await runLeg(shape, dir, 'plain', { APP_DATABASE_URL: db.url }));
-      } finally {
-        await db.drop();
-      }
-      runs.B.push(await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.B, FAST_TEST_DB_REUSE: '0' }));
-      runs.C.push(await runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots.C, FAST_TEST_DB_REUSE: '1' }));
+      for (const k of timed) runs[k].push(await leg[k]());
       const line = (k: LegId) => {
         const r = runs[k].at(-1)!;
-        return `${k} ${s(r.ms)} (tests ${s(r.testsMs)}, ${r.passed} passed${r.failed ? `, ${r.failed} FAILED` : ''}${r.ok ? '' : ', failed'})`;
+        return `${k} ${s(r.ms)} (first test ${s(r.firstTestMs)}, tests ${s(r.testsMs)}, ${r.passed} passed${r.failed ? `, ${r.failed} FAILED` : ''}${r.ok ? '' : ', failed'})`;
       };
-      log(`  real-suites ${shape.id} #${round + 1}: ${line('A')}; ${line('B')}; ${line('C')}`);
-      for (const k of ['A', 'B', 'C'] as const) if (!runs[k].at(-1)!.ok) log(runs[k].at(-1)!.failure ?? '');
+      log(`  real-suites ${shape.id} #${round + 1}: ${timed.map(line).join('; ')}`);
+      for (const k of timed) if (!runs[k].at(-1)!.ok) log(runs[k].at(-1)!.failure ?? '');
     }
   } finally {
     await stopDataRoot(roots.B, dir);
     await stopDataRoot(roots.C, dir);
     rmSync(dir, { recursive: true, force: true });
   }
+  const shown = LEG_IDS.filter((k) => runs[k].length);
   const legRow = (k: LegId, pick: (r: LegRun) => number) => {
     const rs = runs[k];
     const failedRuns = rs.filter((r) => !r.ok).length;
@@ -147,36 +226,56 @@ async function runShape(shape: Shape, scale: ShapeScale, rounds: number, log: (l
         failed: rs.map((r) => r.failed),
         failedRuns,
         ...(rs.some((r) => r.breakdown) ? { breakdown: rs.map((r) => r.breakdown) } : {}),
+        ...(rs.some((r) => r.filesMs !== undefined) ? { filesMs: rs.map((r) => r.filesMs) } : {}),
         ...(rs.some((r) => r.banner) ? { banner: rs.at(-1)!.banner } : {}),
       },
       ...(failedRuns ? { note: `${failedRuns} of ${rs.length} runs had failures: no ratio` } : {}),
     });
   };
   const section = (id: string, what: string, pick: (r: LegRun) => number): Section => {
+    const rows = shown.map((k) => legRow(k, pick));
     const sec: Section = {
       id: `real-suites-${shape.id}${id}`,
       title: `${shape.title}: ${what}`,
       unit: 'ms',
-      baseline: 'A',
-      rows: (['A', 'B0', 'B', 'C'] as const).map((k) => legRow(k, pick)),
+      baseline: rows[0]?.id,
+      rows,
       notes: [
-        `${scale.files} files${scale.modules ? `, a ${scale.modules}-module graph per file` : ''}; ${rounds} alternated rounds (A, B, C).`,
+        `${scale.files} files${scale.modules ? `, ${shape.id === 'nest' ? `${scale.modules} feature modules` : `a ${scale.modules}-module graph per file`}` : ''}; ${rounds} alternated rounds (${timed.join(', ')}).`,
+        ...notes,
       ],
     };
     // Ratios only between legs whose every run passed: a faster failing run proves nothing.
-    const base = sec.rows[0]!;
-    const baseOk = !(base.meta?.failedRuns as number);
-    for (const r of sec.rows) if (baseOk && !(r.meta?.failedRuns as number) && r.median > 0) r.speedup = base.median / r.median;
+    const passing = (r: (typeof rows)[number]) => !(r.meta?.failedRuns as number) && r.median > 0;
+    const base = rows[0];
+    const a2 = rows.find((r) => r.id === 'A2');
+    for (const r of rows) {
+      if (base && passing(base) && passing(r)) r.speedup = base.median / r.median;
+      // Against our own major too: what is left once the major and the machine's service are set apart.
+      if (a2 && a2 !== base && passing(a2) && passing(r)) r.meta = { ...r.meta, vsA2: a2.median / r.median };
+    }
     return sec;
   };
-  return [section('', 'whole run', (r) => r.ms), section('-tests', "tests' own time", (r) => r.testsMs)];
+  return [
+    section('', 'whole run', (r) => r.ms),
+    section('-first-test', 'runner start to first test', (r) => r.firstTestMs),
+    section('-tests', "tests' own time", (r) => r.testsMs),
+  ];
 }
 
-export async function runRealSuites(opts: RealSuitesOptions): Promise<{ sections: Section[] }> {
+export async function runRealSuites(opts: RealSuitesOptions): Promise<{ sections: Section[]; ours?: Record<string, string> }> {
   const out: Section[] = [];
-  for (const id of opts.shapes) {
-    const scale = { ...DEFAULT_SCALE[id], ...opts.scale[id] };
-    out.push(...(await runShape(SHAPES[id], scale, opts.rounds, opts.log)));
+  const legs = opts.legs ?? LEG_IDS;
+  // Our major's default server, started on first use and kept for every PostgreSQL shape: already running, as a compose file's.
+  let started: Promise<BenchPostgres> | undefined;
+  const ours = legs.includes('A2') ? () => (started ??= startBenchPostgres('disk')) : undefined;
+  try {
+    for (const id of opts.shapes) {
+      const scale = { ...(opts.quick ? QUICK_SCALE : DEFAULT_SCALE)[id], ...opts.scale[id] };
+      out.push(...(await runShape({ shape: SHAPES[id], scale, rounds: opts.rounds, legs, ours, log: opts.log })));
+    }
+    return { sections: out, ...(started ? { ours: (await started).settings } : {}) };
+  } finally {
+    if (started) await (await started).stop();
   }
-  return { sections: out };
 }
