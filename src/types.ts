@@ -261,6 +261,8 @@ export interface Handoff {
   envVars: string[];
   /** The `env` option: the app's env names and the part of the worker's connection each receives. */
   appEnv?: Record<string, AppEnvRole>;
+  /** The `login` option: the user and password the workers' URLs and connections carry instead of the admin's. */
+  login?: { user: string; password: string };
   /** The URL of a database named NAME_SLOT (src/runners/shared/handoff.ts); workers substitute their own name. */
   urlPattern: string;
   /** The runner's main process: the workers' databases belong to its run while it lives (src/core/users.ts). */
@@ -295,6 +297,13 @@ export interface TemplateSource {
   engine?: EngineName;
 }
 
+/** The `login` option: the user and password an app's code connects with, and its database's name. */
+export interface AppLoginOption {
+  user: string;
+  password: string;
+  database?: string;
+}
+
 export interface RunnerOptions {
   /** 'worker' (default): a clone per worker; 'file': a fresh clone per test file; 'test': reset() before each test. */
   isolation?: Isolation;
@@ -306,6 +315,14 @@ export interface RunnerOptions {
    * `{ DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database', DATABASE_URL: 'url' }`.
    */
   env?: Record<string, AppEnvRole>;
+  /**
+   * The login the app's code spells out, for code that never reads its connection from the env:
+   * made on the run's server of ours, with every right on each worker's database, and handed out
+   * in the workers' URLs and the `env` mapping. `database`: a database of that name, a clone of the
+   * template made again each run, owned by the login, for code that names its database too (one
+   * database for every worker: see docs/adopting.md). Refused on a server we do not own (`url`).
+   */
+  login?: AppLoginOption;
   /**
    * No line on stderr at the start of a run (which server, tuned or not) and no status line while
    * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.

@@ -5,12 +5,13 @@
  */
 import type { EngineName, ServerRoles, SqlClient } from '../engines/engine.js';
 import { engineFor } from '../engines/index.js';
-import { newMarker } from '../engines/marker.js';
-import { FastTestDbError } from '../errors.js';
+import { checkDatabaseName, checkLogin, fixedDatabase, type LoginWording } from '../core/logins.js';
 import type { ServerInfo } from '../types.js';
 import { loginPassword } from '../server/os/password.js';
 
 export const DEFAULT_HANDED_OUT = 'test';
+
+const WORDS: LoginWording = { user: '--user', database: '--database', example: '--user test --password test' };
 
 export interface HandOutRequest {
   database?: string;
@@ -28,13 +29,7 @@ export interface HandedOut {
 
 /** Refuses a system database by name, before any server starts. */
 export function handOutName(engine: EngineName, database = DEFAULT_HANDED_OUT): string {
-  if (engineFor(engine).systemDatabases.includes(database.toLowerCase()))
-    throw new FastTestDbError(
-      'BAD_OPTION',
-      `--database ${database} is one of the server's own databases`,
-      `name the database your app uses, e.g. --database ${DEFAULT_HANDED_OUT}`,
-    );
-  return database;
+  return checkDatabaseName(engine, database, WORDS, `--database ${DEFAULT_HANDED_OUT}`);
 }
 
 export async function handOutDatabase(
@@ -48,24 +43,7 @@ export async function handOutDatabase(
   // A login the user named without a password still gets one (in the URL printed): with none, any
   // local user could log in as it.
   const password = req.password ?? (user === server.user ? server.password : loginPassword(server.password, user));
-  if (user === server.user && password !== server.password)
-    throw new FastTestDbError(
-      'BAD_OPTION',
-      `--user ${user} is the server's admin account, whose password fast-test-db keeps as it is`,
-      `use another user name, e.g. --user test --password ${password || 'test'}`,
-    );
-
-  const marker = await roles.markers.readMarker(admin, database);
-  if (marker === null)
-    throw new FastTestDbError(
-      'NOT_OURS',
-      `a database named ${database} already exists on this server and was not created by fast-test-db; it was left untouched`,
-      'choose another --database, or remove that database yourself',
-    );
-  if (marker === undefined) await roles.templates.createEmpty(admin, database, newMarker('database', { run: 'start' }));
-  if (user !== server.user) {
-    await roles.logins.createLogin(admin, user, password);
-    await roles.logins.grantDatabase(admin, database, user);
-  }
-  return { url: engineFor(server.engine).urls.url({ ...server, user, password }, database), database, user, created: marker === undefined };
+  checkLogin(server, { user, password }, { ...WORDS, example: `--user test --password ${password || 'test'}` });
+  const created = await fixedDatabase(roles, admin, server, { name: database, login: { user, password }, run: 'start', words: WORDS });
+  return { url: engineFor(server.engine).urls.url({ ...server, user, password }, database), database, user, created };
 }

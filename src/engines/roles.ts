@@ -107,6 +107,12 @@ export interface Logins<C extends SqlClient = SqlClient> {
   createLogin(admin: C, user: string, password: string): Promise<void>;
   /** Hands database `name` to `user` (PostgreSQL: its owner, so it may create tables in it). */
   grantDatabase(admin: C, name: string, user: string): Promise<void>;
+  /**
+   * Gives `user` every right on what database `name` holds (PostgreSQL: makes it the owner of the
+   * schemas, tables, sequences, routines and types), so that the clones of a template carry them:
+   * what a migration made is the admin's. A template that takes no connections takes one for this.
+   */
+  grantContents(admin: C, server: ServerInfo, name: string, user: string): Promise<void>;
 }
 
 /** Per-database, reversible speed settings, for databases we create on servers we do not own. */

@@ -214,6 +214,12 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     description:
       "runners: the app's own env names and what each gets of the worker's database, e.g. `{ DB_HOST: 'host', DB_PORT: 'port', DB_USERNAME: 'user', DB_PASSWORD: 'password', DB_DATABASE: 'database' }` (also `'url'`); a migrate or seed command gets the template's",
   },
+  {
+    option: 'login',
+    default: '—',
+    description:
+      "runners: the login the app's code spells out, `{ user: 'test', password: 'test' }` (and `database: 'test'` when it names its database): made on our server with every right on each worker's database, and in the workers' URLs and `env`; refused with `url` (a server we do not own). No env var: a password belongs in no command line",
+  },
   { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
   { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
 ];

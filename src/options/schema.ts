@@ -96,6 +96,19 @@ export const OPTION_RULES: { readonly [K in keyof Required<FastTestDbConfig>]: R
     Object.entries(v).every(([k, r]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && APP_ENV_ROLES.includes(r as AppEnvRole))
       ? undefined
       : `env var names mapped to ${list(APP_ENV_ROLES)}, e.g. { DB_HOST: 'host', DB_PORT: 'port', DB_PASSWORD: 'password' }`,
+  login: (v) => {
+    const o = v as Record<string, unknown> | null;
+    const ok =
+      o !== null &&
+      typeof o === 'object' &&
+      !Array.isArray(o) &&
+      Object.keys(o).every((k) => ['user', 'password', 'database'].includes(k)) &&
+      text(o.user) === undefined &&
+      text(o.password) === undefined &&
+      (o.database === undefined || text(o.database) === undefined);
+    // A login with no password would be open to every local user; the value itself is never shown.
+    return ok ? undefined : "{ user, password, database? }, each a non-empty string, e.g. { user: 'test', password: 'test' }";
+  },
   quiet: flag,
   adapter: (v) =>
     typeof v === 'function' || (v !== null && typeof v === 'object') ? undefined : 'an adapter object, or a function returning one',
@@ -143,8 +156,16 @@ export function checkOptions(options: object, where: string, { config = false } 
       );
     }
     const wanted = OPTION_RULES[key as keyof typeof OPTION_RULES](value);
-    if (wanted) throw badValue(`${where}: option ${key} is ${show(value)}`, wanted, `${key}: `, value);
+    if (wanted) throw badValue(`${where}: option ${key} is ${show(secretless(key, value))}`, wanted, `${key}: `, value);
   }
+}
+
+/** A message never shows a password: `login`'s is written as "…" (errors end up in CI logs). */
+function secretless(key: string, value: unknown): unknown {
+  if (key !== 'login') return value;
+  // A string may be 'user:password'.
+  if (typeof value === 'string') return '…';
+  return value !== null && typeof value === 'object' && 'password' in value ? { ...value, password: '…' } : value;
 }
 
 function badValue(what: string, wanted: string, lead: string, value: unknown): FastTestDbError {

@@ -16,4 +16,5 @@ async function createLogin(admin: MysqlClient, user: string, password: string): 
 export const logins: Logins<MysqlClient> = {
   createLogin,
   grantDatabase: async () => undefined, // createLogin already grants every database
+  grantContents: async () => undefined, // and everything in them
 };

@@ -30,6 +30,7 @@ import { pidAlive } from '../../server/os/lock.js';
 import { liveOtherOwner } from '../../core/users.js';
 import { clearReady, failureReported, readyFileOf, writeReady } from './ready.js';
 import { stopRun } from './stop-run.js';
+import { handedLogin, makeRunLogin } from './login.js';
 
 const log = logger('runner');
 
@@ -134,6 +135,7 @@ export async function prepareHandoff(
   });
   const engine = engineFor(names.engine);
   const roles = await engine.load({ cloneStrategy: ctx.resolved.cloneStrategy });
+  await makeRunLogin(ctx, roles, prepared.server, prepared.template.name, run);
   const handoff = handoffFor({ ctx, run, dir, engine, server: prepared.server, template: prepared.template, seeded: prepared.seeded });
   return { handoff, roles, prefix: names.prefix, built: prepared.template.built, runScoped: prepared.runScoped };
 }
@@ -162,7 +164,8 @@ function handoffFor({ ctx, run, dir, engine, server, template, seeded }: Handoff
     isolation: parseIsolation(ctx.resolved.isolation),
     envVars: parseEnvVars(ctx.resolved.envVar),
     appEnv: ctx.options.env,
-    urlPattern: engine.urls.url(server, NAME_SLOT),
+    login: handedLogin(ctx),
+    urlPattern: engine.urls.url({ ...server, ...handedLogin(ctx) }, NAME_SLOT),
     main: process.pid,
     dir,
     cpus: pairableCpus(ctx),

@@ -38,11 +38,13 @@ export function workerTarget(h: Handoff, worker: string, suffix?: string): Worke
   // Only the engine is needed for a name: no driver is loaded here.
   const name = workerDatabaseName({ engine: h.engine }, { engine: h.engine, prefix: h.prefix, run: h.run, shard: h.shard, worker }, suffix);
   const s = h.server;
+  // The app's own login (the `login` option) when the run has one, else the server's.
+  const { user, password } = h.login ?? s;
   return {
     name,
     worker,
     url: h.urlPattern.replace(NAME_SLOT, encodeURIComponent(name)),
-    connection: { host: s.host, port: s.port, user: s.user, password: s.password, database: name },
+    connection: { host: s.host, port: s.port, user, password, database: name },
   };
 }
 
