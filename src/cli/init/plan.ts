@@ -4,6 +4,7 @@
  * wrapper for Jest and Vitest, fast-test-db.config.* for Mocha and node:test), the install line,
  * and what is left to do by hand. Decisions only: the text of the files is render.ts.
  */
+import { engineFor } from '../../engines/index.js';
 import { otherEngines, PROJECT_SIGNS } from '../../engines/project-signs.js';
 import type { EngineName } from '../../types.js';
 import type { Found, Project, RunnerName } from './detect.js';
@@ -28,6 +29,8 @@ export interface Plan {
   seed?: string;
   engine?: EngineName;
   env?: Record<string, EnvRole>;
+  /** The login the code spells out (the `login` option). */
+  login?: { user: string; password: string; database?: string };
   /** The runner config's global setup, dropped because the template replaces what it did. */
   dropGlobalSetup?: string;
   inferred: Inferred[];
@@ -135,22 +138,45 @@ export function plan(p: Project): Plan {
     );
 
   // Credentials written in the code. Behind an env name the mapping fills (`DB_PASSWORD || 'pass'`),
-  // they are never used: our servers' logins have passwords, so the name is never empty. Written
-  // as literals, they reach a login our server does not have: that step is the user's.
+  // they are never used: our servers' logins have passwords, so the name is never empty. Spelled
+  // out (or behind a name nothing fills), they are sent: the run makes that login (`login`).
   const c = p.credentials;
   if (c && (c.user || c.password)) {
-    const mapped = new Set(names.map((n) => n.role));
+    const filled = new Set(names.map((n) => n.name));
+    const sent = (field: 'user' | 'password' | 'database') => c[field] !== undefined && !filled.has(c.behind[field] ?? '');
     const parts = [c.user, c.password].filter((x) => x !== undefined);
     const from = parts.map((x) => x.from).join(', ');
-    if (c.fallback && mapped.has('user') && mapped.has('password'))
-      say('credentials', 'fallbacks of env names the env mapping fills: never used', from);
-    else
+    const admin = engineFor(engine?.value ?? 'postgres').urls.defaults({}).user;
+    const namesDatabase = c.database && sent('database') && !names.some((n) => n.role === 'database');
+    if (!sent('user') && !sent('password')) say('credentials', 'fallbacks of env names the env mapping fills: never used', from);
+    else if (c.user && c.password && c.user.value !== admin) {
+      out.login = { user: c.user.value, password: c.password.value };
+      say('login', `${c.user.value}, and its password, spelled out in the code`, from);
+      // The login reaches the run's server only where the file that spells it out takes the
+      // server's address from env names too (a URL, or a host and a port).
+      const fileOf = (at: string) => at.replace(/:\d+$/, '');
+      const here = names.filter((n) => parts.some((x) => fileOf(x.from) === fileOf(n.from)));
+      const reads = (role: EnvRole) => here.some((n) => n.role === 'url' || n.role === role);
+      if (!reads('host') || !reads('port'))
+        out.left.push(
+          `${from}: the code spells out its login but reads no host or port from env names: read them (process.env.DB_HOST, process.env.DB_PORT) and run init again, which maps them to the run's server`,
+        );
+      if (namesDatabase) {
+        out.login.database = c.database!.value;
+        say('login database', c.database!.value, c.database!.from);
+        out.notes.push(
+          `${c.database!.from} names the database '${c.database!.value}': the run's workers share it (login.database); read its name from an env name in the env mapping to give each worker its own, or run one worker`,
+        );
+      }
+    } else
       out.left.push(
-        `${from} ${parts.length > 1 ? 'write' : 'writes'} the login (${parts.map((x) => x.value).join(' / ')}) into the code: read ${parts.length > 1 ? 'them' : 'it'} from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login`,
+        c.user?.value === admin
+          ? `${from} log in as ${admin}, the admin of the server fast-test-db starts, whose password it keeps: read user and password from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login`
+          : `${from} ${parts.length > 1 ? 'write' : 'writes'} part of the login (${parts.map((x) => x.value).join(' / ')}) into the code: spell out both user and password, or read both from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD), and run init again`,
       );
-    if (c.database && !names.some((n) => n.role === 'database'))
+    if (namesDatabase && !out.login)
       out.left.push(
-        `${c.database.from} names the database '${c.database.value}': read it from an env name in the env mapping, since each worker has a database of its own`,
+        `${c.database!.from} names the database '${c.database!.value}': read it from an env name in the env mapping, since each worker has a database of its own`,
       );
   }
 

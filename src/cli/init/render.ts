@@ -46,6 +46,7 @@ export function renderOptions(plan: Plan, style: Style, importPrefix = './'): Re
   if (plan.seed) entries.push(`seed: ${q(plan.seed)}`);
   if (plan.engine) entries.push(`engine: ${q(plan.engine)}`);
   if (plan.env) entries.push(`env: ${objectLiteral(plan.env)}`);
+  if (plan.login) entries.push(`login: ${objectLiteral(plan.login)}`);
   return { imports, entries };
 }
 

@@ -22,6 +22,8 @@ export interface Credentials {
   database?: Found<string>;
   /** Each came from `process.env.X || 'literal'`, where an empty value would send the literal. */
   fallback: boolean;
+  /** The env name each fallback stands behind (`DB_PASSWORD` of `process.env.DB_PASSWORD || 'pass'`). */
+  behind: Partial<Record<'user' | 'password' | 'database', string>>;
 }
 
 /** Words that make an env name one about the database: generic ones, and each engine's. */
@@ -80,7 +82,7 @@ const LITERAL = (key: string) =>
  * because an empty password in the env would make the app send the literal.
  */
 export function findCredentials(files: ProjectFiles, code: string[]): Credentials | undefined {
-  const creds: Credentials = { fallback: false };
+  const creds: Credentials = { fallback: false, behind: {} };
   for (const f of [...new Set(code)]) {
     const text = files.read(f) ?? '';
     if (!/password|username|user\s*:/.test(text)) continue;
@@ -94,7 +96,11 @@ export function findCredentials(files: ProjectFiles, code: string[]): Credential
         const [, fromEnv, op, value] = m;
         if (fromEnv && op === '??') continue;
         creds[field] = { value: value!, from: files.where(f, m.index!) };
-        if (fromEnv) creds.fallback = true;
+        if (fromEnv) {
+          creds.fallback = true;
+          const name = /([A-Z][A-Z0-9_]*)['"]?\)?$/.exec(fromEnv)?.[1];
+          if (name) creds.behind[field] = name;
+        }
         break;
       }
     }

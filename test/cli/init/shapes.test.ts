@@ -76,18 +76,61 @@ describe('env names', () => {
 });
 
 describe('credentials in the code', () => {
-  test('a hard-coded user and password, and a hard-coded database name, are left by hand', async () => {
+  test('a hard-coded user and password, with host, port and database from env names: written as login', async () => {
+    const r = await adopt(
+      { orm: 'typeorm', runner: 'vitest', engine: 'postgres' },
+      {
+        'src/data-source.ts': `import type { DataSourceOptions } from 'typeorm';\n\nexport const dataSourceOptions: DataSourceOptions = {\n  type: 'postgres',\n  host: process.env.DB_HOST,\n  port: Number(process.env.DB_PORT),\n  username: 'test',\n  password: 'test-pass',\n  database: process.env.DB_NAME,\n  entities: [],\n};\n`,
+      },
+    );
+    expect(r.written['vitest.config.ts']).toContain(
+      "  env: { DB_HOST: 'host', DB_PORT: 'port', DB_NAME: 'database', DATABASE_URL: 'url' },\n  login: { user: 'test', password: 'test-pass' },\n",
+    );
+    expect(r.inferred('login')).toEqual([
+      { what: 'login', value: 'test, and its password, spelled out in the code', from: 'src/data-source.ts:7, src/data-source.ts:8' },
+    ]);
+    expect(r.json.left).toEqual([]);
+  });
+
+  test('a hard-coded database name too: login.database, and the address the code spells out is left by hand', async () => {
     const r = await adopt(
       { orm: 'typeorm', runner: 'vitest', engine: 'postgres' },
       {
         'src/data-source.ts': `import type { DataSourceOptions } from 'typeorm';\n\nexport const dataSourceOptions: DataSourceOptions = {\n  type: 'postgres',\n  host: 'localhost',\n  username: 'test',\n  password: 'test',\n  database: 'test',\n  entities: [],\n};\n`,
       },
     );
+    expect(r.written['vitest.config.ts']).toContain("  login: { user: 'test', password: 'test', database: 'test' },\n");
+    expect(r.inferred('login database')).toEqual([{ what: 'login database', value: 'test', from: 'src/data-source.ts:8' }]);
+    expect(r.json.notes).toContain(
+      "src/data-source.ts:8 names the database 'test': the run's workers share it (login.database); read its name from an env name in the env mapping to give each worker its own, or run one worker",
+    );
+    expect(r.json.left).toEqual([
+      "src/data-source.ts:6, src/data-source.ts:7: the code spells out its login but reads no host or port from env names: read them (process.env.DB_HOST, process.env.DB_PORT) and run init again, which maps them to the run's server",
+    ]);
+  });
+
+  test("the server admin's name (postgres / postgres) is no login of the app's: left by hand, nothing written", async () => {
+    const r = await adopt(
+      { orm: 'typeorm', runner: 'vitest', engine: 'postgres' },
+      {
+        'src/data-source.ts': `export const dataSourceOptions = {\n  type: 'postgres',\n  url: process.env.DATABASE_URL,\n  username: 'postgres',\n  password: 'postgres',\n  entities: [],\n};\n`,
+      },
+    );
     expect(r.written['vitest.config.ts']).not.toContain('login');
     expect(r.json.left).toEqual([
-      "src/data-source.ts:6, src/data-source.ts:7 write the login (test / test) into the code: read them from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login",
-      "src/data-source.ts:8 names the database 'test': read it from an env name in the env mapping, since each worker has a database of its own",
+      "src/data-source.ts:4, src/data-source.ts:5 log in as postgres, the admin of the server fast-test-db starts, whose password it keeps: read user and password from env names (process.env.DB_USERNAME, process.env.DB_PASSWORD) and run init again, which maps them to the worker's login",
     ]);
+  });
+
+  test("a literal user beside `process.env.DB_PASSWORD || 'pass'`: the fallback is never sent, the literal is, so login has both", async () => {
+    const r = await adopt(
+      { orm: 'typeorm', runner: 'jest', engine: 'mysql' },
+      {
+        'src/data-source.ts': `export const dataSourceOptions = {\n  type: 'mariadb',\n  host: process.env.DB_HOST,\n  port: Number(process.env.DB_PORT),\n  username: 'shop',\n  password: process.env.DB_PASSWORD || 'pass',\n  database: process.env.DB_DATABASE,\n  entities: [],\n};\n`,
+      },
+    );
+    expect(r.written['jest.config.js']).toContain("  login: { user: 'shop', password: 'pass' },\n");
+    expect(r.json.left).toEqual([]);
   });
 
   test("`process.env.DB_PASSWORD || 'pass'` on MariaDB: the env mapping fills the names, so the fallbacks are never sent", async () => {
