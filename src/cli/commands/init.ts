@@ -19,7 +19,7 @@ smallest change that runs its suite on fast-test-db:
   Jest, Vitest       the config wrapped in withFastTestDb(config, options)
   Mocha, node:test   fast-test-db.config.* with the options, and the runner's flag in the test script
 The options: the template recipe (the ORM's adapter, or the app's own migrate and seed commands),
-env (the app's env names: what each gets).
+env (the app's env names: what each gets), login (the user and password the code spells out).
 
 It prints what it inferred and from where (file:line), the unified diff, and what is left to do by
 hand; it asks nothing. It changes no file that already names fast-test-db, and nothing at all when

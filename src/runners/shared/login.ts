@@ -48,7 +48,9 @@ export async function makeRunLogin(
   checkLogin(server, login, WORDS);
   await withClient(roles.connector, server, async (admin) => {
     await makeLogin(roles, admin, server, login);
-    if (login.user !== server.user) await roles.logins.grantContents(admin, server, template, login.user);
+    // Under the template's lock, as a lease is taken: no eviction or clean drops it meanwhile.
+    if (login.user !== server.user)
+      await roles.locks.withLock(admin, template, () => roles.logins.grantContents(admin, server, template, login.user));
     if (login.database) await fixedDatabase(roles, admin, server, { name: login.database, login, template, run, words: WORDS });
   });
   log('login %s made%s', login.user, login.database ? `, with database ${login.database}` : '');
