@@ -211,17 +211,21 @@ How each figure is taken:
   worker processes on fast-test-db's server, with the CPU seconds of the runner, the workers and the
   server from /proc; the 2-worker wall time is set against total CPU seconds / cores, the fastest
   those cores allow.
-- **Real-suite shapes** (\`real-suites\`, run only when named; \`--shapes\` picks some): suites
-  generated into bench/real-suites/.generated (no app copied): an import-heavy Vitest suite (60 files,
-  each loading a 340 KB module graph, 2 queries through pg), Drizzle + postgres.js in Vitest (50 tests
-  in 5 files, BEGIN/ROLLBACK per test on one connection), and TypeORM with \`synchronize\` per file
-  under Jest and ts-jest (8 files x 8 tests) on PostgreSQL and on MariaDB. Legs alternated per round:
-  (A) the machine's running PostgreSQL 15 or MariaDB service, one shared database per leg, the
-  runner's default workers; (B) fast-test-db through its runner wrapper from dist/, second run on,
-  server stopped between runs (FAST_TEST_DB_REUSE=0); (C) the server kept from the run before
-  (FAST_TEST_DB_REUSE=1). Whole run (spawn to exit), the tests' own time (Vitest's "tests", the sum
-  of Jest's per-file times, which include each file's imports) and pass/fail counts; a leg with a
-  failure gets no ratio.
+- **Real-suite shapes** (\`real-suites\`, run only when named; \`--shapes\` picks some, \`--legs\` some legs):
+  suites generated into bench/real-suites/.generated (no app copied): an import-heavy Vitest suite
+  (100 files, each loading a 340 KB module graph, 2 queries through pg), Drizzle + postgres.js in
+  Vitest (50 tests in 5 files, BEGIN/ROLLBACK per test on one connection), a NestJS-style e2e suite
+  under Jest and ts-jest (12 files, each building a 10-module app graph with TypeORM repositories in
+  beforeAll and calling it over HTTP), TypeORM with \`synchronize\` per file under Jest (8 files x 8
+  tests) on PostgreSQL and on MariaDB, and the seed's 70,000 TypeORM save() inserts in 4 files in
+  band (one round). Legs alternated per round: (A) the machine's running PostgreSQL 15 or MariaDB
+  service, one shared database per leg, the runner's default workers; (A2) the same on a PostgreSQL
+  18 of our own (the embedded binaries, default settings, data on disk), to set the major apart;
+  (B0) fast-test-db's first run of a new clone; (B) fast-test-db through its runner wrapper from
+  dist/, second run on, server stopped between runs (FAST_TEST_DB_REUSE=0); (C) the server kept from
+  the run before (FAST_TEST_DB_REUSE=1). Whole run (spawn to exit), runner start to first test (the
+  earliest wall clock a file's first test wrote), the tests' own time (Vitest's "tests", the sum of
+  Jest's per-test durations) and pass/fail counts; a leg with a failure gets no ratio.
 `;
 }
 

@@ -4,12 +4,13 @@
  * in APP_DATABASE_URL, its schema made by the suite's global setup) and a fast-test-db config (the
  * runner wrapper from the built package, the same schema as its migrate).
  */
+import { writeInserts } from './inserts.js';
 import { writeNest } from './nest.js';
 import { distPath, distUrl, jestBase, markModule, pad, put, tsJestConfig } from './write.js';
 
 export { FIRST_TEST_MARKS } from './write.js';
 
-export type ShapeId = 'imports' | 'drizzle' | 'nest' | 'typeorm-pg' | 'typeorm-mariadb';
+export type ShapeId = 'imports' | 'drizzle' | 'nest' | 'typeorm-pg' | 'typeorm-mariadb' | 'inserts';
 
 export interface Shape {
   id: ShapeId;
@@ -28,6 +29,12 @@ export const SHAPES: Record<ShapeId, Shape> = {
     title: 'NestJS-style e2e, Jest (ts-jest), app module bootstrapped per file, TypeORM repositories over HTTP',
   },
   'typeorm-pg': { id: 'typeorm-pg', runner: 'jest', engine: 'postgres', title: 'TypeORM synchronize per file, Jest (ts-jest), PostgreSQL' },
+  inserts: {
+    id: 'inserts',
+    runner: 'jest',
+    engine: 'postgres',
+    title: "TypeORM save() one row at a time, 4 Jest files in band (ts-jest), the seed's 70,000 inserts",
+  },
   'typeorm-mariadb': {
     id: 'typeorm-mariadb',
     runner: 'jest',
@@ -41,6 +48,10 @@ export interface ShapeScale {
   files: number;
   /** Modules of the generated graph every file of the import-heavy shape loads; the nest shape's feature modules. */
   modules?: number;
+  /** The inserts shape: rows per batch (full: 10,000, i.e. 70,000 inserts in 4 files). */
+  rows?: number;
+  /** Rounds for this shape when fewer than the section's fit the time (a leg on the durable server takes over a minute). */
+  rounds?: number;
 }
 
 const PG_SCHEMA = `CREATE TABLE IF NOT EXISTS account (id serial PRIMARY KEY, email text NOT NULL UNIQUE, plan text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
@@ -289,5 +300,6 @@ export function writeShape(shape: ShapeId, dir: string, scale: ShapeScale): void
   if (shape === 'imports') writeImports(dir, scale);
   else if (shape === 'drizzle') writeDrizzle(dir, scale);
   else if (shape === 'nest') writeNest(dir, scale);
+  else if (shape === 'inserts') writeInserts(dir, scale);
   else writeTypeorm(dir, scale, SHAPES[shape].engine);
 }

@@ -56,6 +56,7 @@ export const DEFAULT_SCALE: Record<ShapeId, ShapeScale> = {
   nest: { files: 12, modules: 10 },
   'typeorm-pg': { files: 8 },
   'typeorm-mariadb': { files: 8 },
+  inserts: { files: 4, rows: 10_000, rounds: 1 },
 };
 
 export const QUICK_SCALE: Record<ShapeId, ShapeScale> = {
@@ -64,10 +65,11 @@ export const QUICK_SCALE: Record<ShapeId, ShapeScale> = {
   nest: { files: 2, modules: 3 },
   'typeorm-pg': { files: 2 },
   'typeorm-mariadb': { files: 2 },
+  inserts: { files: 2, rows: 20 },
 };
 
 /** The shapes generated so far, in the order they run. */
-export const SHAPE_IDS: ShapeId[] = ['imports', 'drizzle', 'nest', 'typeorm-pg', 'typeorm-mariadb'];
+export const SHAPE_IDS: ShapeId[] = ['imports', 'drizzle', 'nest', 'typeorm-pg', 'typeorm-mariadb', 'inserts'];
 
 let dbSerial = 0;
 
@@ -241,7 +243,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
       baseline: rows[0]?.id,
       rows,
       notes: [
-        `${scale.files} files${scale.modules ? `, ${shape.id === 'nest' ? `${scale.modules} feature modules` : `a ${scale.modules}-module graph per file`}` : ''}; ${rounds} alternated rounds (${timed.join(', ')}).`,
+        `${scale.files} files${scale.modules ? `, ${shape.id === 'nest' ? `${scale.modules} feature modules` : `a ${scale.modules}-module graph per file`}` : ''}${scale.rows ? `, ${scale.rows} rows per batch` : ''}; ${rounds} alternated round${rounds === 1 ? '' : 's'} (${timed.join(', ')}).`,
         ...notes,
       ],
     };
@@ -272,7 +274,8 @@ export async function runRealSuites(opts: RealSuitesOptions): Promise<{ sections
   try {
     for (const id of opts.shapes) {
       const scale = { ...(opts.quick ? QUICK_SCALE : DEFAULT_SCALE)[id], ...opts.scale[id] };
-      out.push(...(await runShape({ shape: SHAPES[id], scale, rounds: opts.rounds, legs, ours, log: opts.log })));
+      const rounds = Math.min(opts.rounds, scale.rounds ?? opts.rounds);
+      out.push(...(await runShape({ shape: SHAPES[id], scale, rounds, legs, ours, log: opts.log })));
     }
     return { sections: out, ...(started ? { ours: (await started).settings } : {}) };
   } finally {
