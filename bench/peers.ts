@@ -5,7 +5,8 @@
  * machine's durable service (127.0.0.1:5432). Three figures, each where a peer is ahead:
  * - start to the first query with the server up: ours (createTestDatabase) against a hand
  *   CREATE DATABASE ... TEMPLATE and a connection to it;
- * - getting back to a clean database between tests: reset() against BEGIN ... ROLLBACK;
+ * - getting back to a clean database between tests: reset() against BEGIN ... ROLLBACK, over TCP
+ *   and over the unix socket;
  * - a single-row INSERT: fastInsert against the pgbench floor over the unix socket.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -92,20 +93,33 @@ async function makeTemplate(w: Where, name: string): Promise<void> {
 
 const DIRTY = `INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`;
 
-/** BEGIN, the three dirty tables' inserts, ROLLBACK: the time of BEGIN plus ROLLBACK, per sample. */
-async function rollbackMs(query: (sql: string) => Promise<unknown>, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n + 5; i++) {
-    let t = performance.now();
-    await query('BEGIN');
-    let ms = performance.now() - t;
-    for (const s of DIRTY.split('; ')) await query(s);
-    t = performance.now();
-    await query('ROLLBACK');
-    ms += performance.now() - t;
-    if (i >= 5) out.push(ms);
-  }
+/**
+ * BEGIN, the three dirty tables' inserts, ROLLBACK on each leg in turn, sample by sample: the
+ * time of BEGIN plus ROLLBACK. Interleaved, so that the load of a shared machine falls on every
+ * leg alike (legs timed one after the other differed 3x on a loaded run, 0.17 against 0.045 ms,
+ * where interleaved they read the same).
+ */
+async function rollbackMs(legs: Record<string, (sql: string) => Promise<unknown>>, n: number): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = Object.fromEntries(Object.keys(legs).map((k) => [k, []]));
+  for (let i = 0; i < n + 5; i++)
+    for (const [leg, query] of Object.entries(legs)) {
+      let t = performance.now();
+      await query('BEGIN');
+      let ms = performance.now() - t;
+      for (const s of DIRTY.split('; ')) await query(s);
+      t = performance.now();
+      await query('ROLLBACK');
+      ms += performance.now() - t;
+      if (i >= 5) out[leg]!.push(ms);
+    }
   return out;
+}
+
+/** A connection kept open for the legs of an interleaved measurement. */
+async function openClient(w: Where, database: string, socket: boolean): Promise<pg.Client> {
+  const c = new pg.Client({ host: socket && w.socket ? w.socket : w.host, port: w.port, user: w.user, password: w.password, database });
+  await c.connect();
+  return c;
 }
 
 const users = pgTable('peers_users', { id: serial('id').primaryKey(), name: text('name').notNull(), age: integer('age') });
@@ -214,32 +228,49 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
 
     // 2. Back to clean between tests: reset() with 3 of 30 tables dirty against BEGIN/ROLLBACK.
     const db = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersreset' });
-    const reset: number[] = [];
-    const rollback = { ours: [] as number[], hand: [] as number[], durable: [] as number[], pglite: [] as number[] };
+    const reset = { dirty: [] as number[], clean: [] as number[] };
+    let rollback: Record<string, number[]> = {};
     const { PGlite } = await import('@electric-sql/pglite');
     const lite = new PGlite();
     await lite.exec(thirtyTableSchema());
+    const opened: pg.Client[] = [];
     try {
       await withClient(whereOf(ours), db.name, async (c) => {
         await db.reset();
         for (let i = 0; i < opts.resets + 5; i++) {
           await c.query(DIRTY);
-          const t = performance.now();
+          let t = performance.now();
           const report = await db.reset();
-          if (i >= 5) reset.push(performance.now() - t);
+          if (i >= 5) reset.dirty.push(performance.now() - t);
           if (report.emptied.length !== 3) throw new Error(`reset emptied ${report.emptied.length} tables, expected 3`);
+          t = performance.now();
+          const clean = await db.reset();
+          if (i >= 5) reset.clean.push(performance.now() - t);
+          if (clean.emptied.length !== 0) throw new Error(`a clean reset emptied ${clean.emptied.join(', ')}`);
         }
-        rollback.ours = await rollbackMs((s) => c.query(s), opts.resets);
       });
-      await withClient(handW, template, async (c) => void (rollback.hand = await rollbackMs((s) => c.query(s), opts.resets)));
-      if (durableUp)
-        await withClient(DURABLE, template, async (c) => void (rollback.durable = await rollbackMs((s) => c.query(s), opts.resets)));
-      rollback.pglite = await rollbackMs((s) => lite.query(s), opts.resets);
+      const leg = async (w: Where, database: string, socket: boolean) => {
+        const c = await openClient(w, database, socket);
+        opened.push(c);
+        return (sql: string) => c.query(sql);
+      };
+      rollback = await rollbackMs(
+        {
+          ours: await leg(whereOf(ours), db.name, false),
+          oursSocket: await leg(whereOf(ours), db.name, true),
+          hand: await leg(handW, template, false),
+          handSocket: await leg(handW, template, true),
+          ...(durableUp ? { durable: await leg(DURABLE, template, false) } : {}),
+          pglite: (s) => lite.query(s),
+        },
+        opts.resets,
+      );
     } finally {
+      for (const c of opened) await c.end();
       await db.destroy({ force: true });
     }
     opts.log(
-      `  peers reset: ours ${fmt(reset)} ms, rollback on ours ${fmt(rollback.ours)} ms, hand ${fmt(rollback.hand)} ms, pglite ${fmt(rollback.pglite)} ms`,
+      `  peers reset: ours ${fmt(reset.dirty)} ms (clean ${fmt(reset.clean)} ms), rollback on ours ${fmt(rollback.ours!)} ms (socket ${fmt(rollback.oursSocket!)}), hand ${fmt(rollback.hand!)} ms (socket ${fmt(rollback.handSocket!)}), pglite ${fmt(rollback.pglite!)} ms`,
     );
 
     // 3. Single-row INSERT, prepared, one at a time.
@@ -323,13 +354,21 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
           unit: 'us',
           baseline: 'rollback-hand',
           rows: [
-            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server', us(rollback.hand)),
-            row('reset', 'fast-test-db reset()', us(reset), { note: 'keeps commits, several connections, sequences' }),
-            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server", us(rollback.ours)),
-            row('rollback-durable', 'BEGIN + ROLLBACK, durable service', us(rollback.durable)),
-            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(rollback.pglite)),
+            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server, TCP', us(rollback.hand!)),
+            row('reset', 'fast-test-db reset(), 3 tables dirty', us(reset.dirty), {
+              note: 'keeps commits, several connections, sequences',
+            }),
+            row('reset-clean', 'fast-test-db reset(), nothing to do', us(reset.clean)),
+            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server, TCP", us(rollback.ours!)),
+            row('rollback-hand-socket', 'BEGIN + ROLLBACK, hand-tuned server, unix socket', us(rollback.handSocket!)),
+            row('rollback-ours-socket', "BEGIN + ROLLBACK, fast-test-db's server, unix socket", us(rollback.oursSocket!)),
+            row('rollback-durable', 'BEGIN + ROLLBACK, durable service, TCP', us(rollback.durable ?? [])),
+            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(rollback.pglite!)),
           ],
-          notes: ['Rollback figures are the BEGIN and ROLLBACK round trips only; the inserts between them are not counted.'],
+          notes: [
+            'Rollback figures are the BEGIN and ROLLBACK round trips only; the inserts between them are not counted.',
+            'The rollback legs run interleaved, one sample of each in turn; reset() runs over the unix socket, as its own connection does.',
+          ],
         }),
         withSpeedups({
           id: 'peers-insert',
