@@ -152,6 +152,10 @@ export function plan(p: Project): Plan {
     else if (c.user && c.password && c.user.value !== admin) {
       out.login = { user: c.user.value, password: c.password.value };
       say('login', `${c.user.value}, and its password, spelled out in the code`, from);
+      if (out.migrate)
+        out.notes.push(
+          `the migrate command runs before the run makes the login: if it connects with the login ${from} spells out, read user and password from env names there (docs/adopting.md, "A login written in the code")`,
+        );
       // The login reaches the run's server only where the file that spells it out takes the
       // server's address from env names too (a URL, or a host and a port).
       const fileOf = (at: string) => at.replace(/:\d+$/, '');

@@ -133,6 +133,28 @@ describe('credentials in the code', () => {
     expect(r.json.left).toEqual([]);
   });
 
+  test('a login in the code beside a migrate command: login, and a note that the command runs before the login exists', async () => {
+    const r = await adopt(
+      { orm: 'drizzle', runner: 'node-test', engine: 'postgres' },
+      {
+        'package.json': pkg({
+          scripts: { test: 'node --import tsx --test test/*.test.ts', 'db:migrate': 'node-pg-migrate up' },
+          dependencies: { pg: '^8.0.0', 'node-pg-migrate': '^7.0.0' },
+          devDependencies: { tsx: '^4.0.0' },
+        }),
+        'drizzle.config.ts': null,
+        'src/schema.ts': null,
+        'migrations/1700000000000_users.sql': 'CREATE TABLE users (id serial primary key);\n',
+        'src/db.ts': `import pg from 'pg';\n\nexport const pool = new pg.Pool({\n  host: process.env.DB_HOST,\n  port: Number(process.env.DB_PORT),\n  user: 'shop',\n  password: 'shop-pass',\n  database: process.env.DB_NAME,\n});\n`,
+      },
+    );
+    expect(r.written['fast-test-db.config.ts']).toContain("  login: { user: 'shop', password: 'shop-pass' },\n");
+    expect(r.json.notes).toContain(
+      'the migrate command runs before the run makes the login: if it connects with the login src/db.ts:6, src/db.ts:7 spells out, read user and password from env names there (docs/adopting.md, "A login written in the code")',
+    );
+    expect(r.json.left).toEqual([]);
+  });
+
   test("`process.env.DB_PASSWORD || 'pass'` on MariaDB: the env mapping fills the names, so the fallbacks are never sent", async () => {
     const r = await adopt(
       { orm: 'typeorm', runner: 'jest', engine: 'mysql' },
