@@ -8,6 +8,9 @@
 import { FastTestDbError } from '../errors.js';
 import type { Handoff, ServerInfo } from '../types.js';
 
+/** Key under which the vitest global setup `provide`s the handoff (read with `inject`). */
+export const PROVIDE_KEY = 'fastTestDb';
+
 /** Env var carrying the JSON handoff from global setup to workers (forks, threads, child processes). */
 export const RUNNER_ENV = 'FAST_TEST_DB_RUNNER';
 

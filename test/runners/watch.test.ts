@@ -9,7 +9,8 @@ import { currentRun } from '../../src/runners/shared/global.js';
 import { readHandoff } from '../../src/options/handoff.js';
 import { workerTarget } from '../../src/runners/shared/handoff.js';
 import { settled } from '../../src/runners/shared/ready.js';
-import { alreadyCloned, ensureCloned } from '../../src/runners/shared/worker.js';
+import { ensureCloned } from '../../src/runners/shared/worker.js';
+import { alreadyCloned } from '../../src/runners/shared/notes.js';
 import { FIXTURE, processesUnder, sandbox } from './harness.js';
 
 const sb = sandbox('watch');

@@ -6,7 +6,8 @@ import { createTestDatabase } from '../../src/index.js';
 import type { TestDatabase } from '../../src/types.js';
 import { engineFor } from '../../src/engines/index.js';
 import { NAME_SLOT, workerTarget, type Handoff } from '../../src/runners/shared/handoff.js';
-import { alreadyCloned, cloneFresh, workerDatabase } from '../../src/runners/shared/worker.js';
+import { cloneFresh, workerDatabase } from '../../src/runners/shared/worker.js';
+import { alreadyCloned } from '../../src/runners/shared/notes.js';
 
 const roles = await engineFor('postgres').load();
 

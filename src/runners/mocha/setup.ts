@@ -5,7 +5,8 @@
  */
 import { buildContext } from '../../options/context.js';
 import { currentRun } from '../shared/global.js';
-import { exportUrl, requireHandoff, workerTarget, type Handoff } from '../shared/handoff.js';
+import { requireHandoff, workerTarget, type Handoff } from '../shared/handoff.js';
+import { exportUrl } from '../shared/export-url.js';
 import { mochaFiles } from '../../state.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase, workerPairing } from '../shared/worker.js';

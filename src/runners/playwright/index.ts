@@ -16,7 +16,8 @@
  * isolation per test there.
  */
 import { buildContext } from '../../options/context.js';
-import { exportUrl, requireHandoff, workerTarget } from '../shared/handoff.js';
+import { requireHandoff, workerTarget } from '../shared/handoff.js';
+import { exportUrl } from '../shared/export-url.js';
 import { playwrightFiles } from '../../state.js';
 import type { TestDatabase } from '../../types.js';
 import { cloneFresh, ensureCloned, workerDatabase } from '../shared/worker.js';

@@ -5,7 +5,6 @@
  * nothing here loads a driver.
  */
 import { FastTestDbError } from '../../errors.js';
-import { appEnv } from '../../util/app-env.js';
 import { workerDatabaseName } from '../../core/names.js';
 import type { Handoff, Isolation, WorkerTarget } from '../../types.js';
 import type { Context } from '../../options/context.js';
@@ -14,8 +13,7 @@ import { expectRunner, RUNNER_WIRING, type RunnerName } from './current-runner.j
 
 export type { Handoff, Isolation, WorkerTarget } from '../../types.js';
 
-/** Key under which the vitest global setup `provide`s the handoff. */
-export const PROVIDE_KEY = 'fastTestDb';
+export { PROVIDE_KEY } from '../../options/handoff.js';
 
 export const ISOLATIONS: readonly Isolation[] = ['worker', 'file', 'test'];
 
@@ -46,14 +44,4 @@ export function workerTarget(h: Handoff, worker: string, suffix?: string): Worke
     url: h.urlPattern.replace(NAME_SLOT, encodeURIComponent(name)),
     connection: { host: s.host, port: s.port, user, password, database: name },
   };
-}
-
-/**
- * Puts the worker's database where the app reads it (the process's live environment, which the
- * runner's entry passes): its URL in every envVar name, and each name of the `env` mapping. Runs
- * before the app's modules are imported.
- */
-export function exportUrl(h: Handoff, target: Pick<WorkerTarget, 'url' | 'connection'>, env: NodeJS.ProcessEnv): void {
-  for (const v of h.envVars) env[v] = target.url;
-  Object.assign(env, appEnv(target.connection, target.url, h.appEnv));
 }

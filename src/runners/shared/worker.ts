@@ -3,8 +3,6 @@
  * run's template), give a file a fresh one, or empty it before a test. Only template clones and
  * drops of databases carrying our marker happen here.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import type { ServerRoles, SqlClient } from '../../engines/engine.js';
 import { engineFor } from '../../engines/index.js';
@@ -13,7 +11,9 @@ import { logger } from '../../util/log.js';
 import type { TestDatabase } from '../../types.js';
 import { Database } from '../../core/handle.js';
 import { recreateDatabase } from '../../core/recreate.js';
-import { exportUrl, workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
+import { workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
+import { exportUrl } from './export-url.js';
+import { alreadyCloned, forgetClone, noteClone } from './notes.js';
 import { withClient } from '../../engines/connect.js';
 import { settled } from './ready.js';
 import { pairCpu, type CpuPairing } from './cpu-pairing.js';
@@ -21,32 +21,6 @@ import type { Context } from '../../options/context.js';
 import { joinInvocation } from '../../core/users.js';
 
 const log = logger('runner');
-
-/** A note that this run's database `name` was cloned; survives the runner's per-file module reloads. */
-function notePath(h: Handoff, name: string): string {
-  return join(h.dir, name);
-}
-
-/**
- * node:test's standalone children share the run directory, and each removes it on exit when it looks
- * empty: it may vanish between one child creating it and writing its note there. Create it again.
- */
-function writeNote(h: Handoff, name: string): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      writeFileSync(notePath(h, name), '');
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw e;
-      mkdirSync(h.dir, { recursive: true });
-    }
-  }
-}
-
-/** True when this run already cloned `name` (so a per-worker database needs no work at all). */
-export function alreadyCloned(h: Handoff, name: string): boolean {
-  return existsSync(notePath(h, name));
-}
 
 /** The roles of the run's engine, cloning as the run was told (a hand-made handoff without it: the default). */
 export function runRoles(h: Handoff): Promise<ServerRoles> {
@@ -70,7 +44,7 @@ export async function cloneFresh(pending: Handoff, name: string): Promise<void> 
   await withAdmin(h, (roles, admin) =>
     recreateDatabase(admin, { roles, server: h.server, template: h.template, name, run: h.run, force: true }),
   );
-  writeNote(h, name);
+  noteClone(h, name);
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }
 
@@ -247,14 +221,14 @@ export async function workerDatabase(pending: Handoff, target: WorkerTarget): Pr
     seeded: h.seeded,
     run: h.run,
     owner: 'runner',
-    onCloned: () => writeNote(h, target.name),
-    onDropped: () => forgetClone(h, target.name),
+    onCloned: () => noteClone(h, target.name),
+    onDropped: () => forgetFileClone(h, target.name),
   });
 }
 
 /** After a test dropped the worker's database itself: the next file of this run clones it again. */
-function forgetClone(h: Handoff, name: string): void {
-  rmSync(notePath(h, name), { force: true });
+function forgetFileClone(h: Handoff, name: string): void {
+  forgetClone(h, name);
   const state = fileState();
   if (state?.name === name) state.cloned = false;
 }
