@@ -200,7 +200,8 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     option: 'isolation',
     env: 'FAST_TEST_DB_ISOLATION',
     default: "`'worker'`",
-    description: "runners: one database per worker, per test file (`'file'`) or per test (`'test'`)",
+    description:
+      "runners: one database per worker, per test file (`'file'`) or per test (`'test'`); what each costs: [isolation.md](isolation.md)",
   },
   {
     option: 'envVar',
