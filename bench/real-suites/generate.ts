@@ -2,11 +2,11 @@
  * The real-suite shapes, written as source into a directory of their own: no app is copied, every
  * file comes from here. Each shape writes a plain config (an app's own: a server already up, its URL
  * in APP_DATABASE_URL, its schema made by the suite's global setup) and a fast-test-db config (the
- * runner wrapper from the built package, the same schema as its migrate).
+ * runner wrapper imported by name from the packed package, the same schema as its migrate).
  */
 import { writeInserts } from './inserts.js';
 import { writeNest } from './nest.js';
-import { distPath, distUrl, jestBase, markModule, pad, put, tsJestConfig } from './write.js';
+import { jestBase, markModule, packageJson, pad, put, tsJestConfig } from './write.js';
 
 export { FIRST_TEST_MARKS } from './write.js';
 
@@ -89,7 +89,7 @@ export default defineConfig({ test: { include: [${JSON.stringify(include)}], glo
     `import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 import { SCHEMA } from './schema.js';
-const { withFastTestDb } = await import(${distUrl('vitest.js')});
+import { withFastTestDb } from 'fast-test-db/vitest';
 export default defineConfig(
   withFastTestDb(
     { test: { include: [${JSON.stringify(include)}] } },
@@ -290,13 +290,14 @@ ${tests}
   put(
     dir,
     'jest.ftdb.config.cjs',
-    `const { withFastTestDb } = require(${distPath('jest.cjs')});
+    `const { withFastTestDb } = require('fast-test-db/jest');
 module.exports = withFastTestDb(${base}, { engine: '${engine}', envVar: 'APP_DATABASE_URL', cacheKey: 'bench-rs-typeorm', async migrate() {} });
 `,
   );
 }
 
 export function writeShape(shape: ShapeId, dir: string, scale: ShapeScale): void {
+  packageJson(dir, shape, SHAPES[shape].runner);
   if (shape === 'imports') writeImports(dir, scale);
   else if (shape === 'drizzle') writeDrizzle(dir, scale);
   else if (shape === 'nest') writeNest(dir, scale);

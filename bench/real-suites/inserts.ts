@@ -6,7 +6,7 @@
  * same workload step by step against a server the bench starts; this is it on the machine's
  * service, beside the other shapes.)
  */
-import { distPath, jestBase, markModule, put, tsJestConfig } from './write.js';
+import { jestBase, markModule, put, tsJestConfig } from './write.js';
 
 export function writeInserts(dir: string, scale: { files: number; rows?: number }): void {
   const rows = scale.rows ?? 10_000;
@@ -82,7 +82,7 @@ ${Array.from({ length: batches }, (_, b) =>
   put(
     dir,
     'jest.ftdb.config.cjs',
-    `const { withFastTestDb } = require(${distPath('jest.cjs')});
+    `const { withFastTestDb } = require('fast-test-db/jest');
 module.exports = withFastTestDb(${base}, { engine: 'postgres', envVar: 'APP_DATABASE_URL', cacheKey: 'bench-rs-inserts', async migrate() {} });
 `,
   );

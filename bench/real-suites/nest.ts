@@ -8,7 +8,7 @@
  * schema is the app's migrations (SQL), run once per run: by the plain config's global setup, by
  * fast-test-db's migrate.
  */
-import { distPath, jestBase, markModule, pad, put, tsJestConfig } from './write.js';
+import { jestBase, markModule, pad, put, tsJestConfig } from './write.js';
 
 const table = (k: number) => `thing_${pad(k)}`;
 
@@ -445,7 +445,7 @@ module.exports = async function () {
     dir,
     'jest.ftdb.config.cjs',
     `const pg = require('pg');
-const { withFastTestDb } = require(${distPath('jest.cjs')});
+const { withFastTestDb } = require('fast-test-db/jest');
 const SCHEMA = ${sql};
 module.exports = withFastTestDb(${base}, {
   engine: 'postgres',

@@ -16,8 +16,9 @@
  * figures: the whole run, runner start to first test, and the tests' own time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { stopOwnedServer } from '../../src/server/registry.js';
 import { benchDirs } from '../lib/dirs.js';
@@ -28,6 +29,32 @@ import { SHAPES, writeShape, type Shape, type ShapeId, type ShapeScale } from '.
 import { runLeg, type LegRun } from './legs.js';
 
 const GENERATED = join(import.meta.dirname, '.generated');
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The package as users get it, packed once per bench run from the built dist/. */
+let tarball: string | undefined;
+function packed(): string {
+  if (tarball) return tarball;
+  const dest = mkdtempSync(join(tmpdir(), 'ftdb-bench-pack-'));
+  const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', dest], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`npm pack failed:\n${r.stderr}`);
+  tarball = join(dest, (JSON.parse(r.stdout) as Array<{ filename: string }>)[0]!.filename);
+  return tarball;
+}
+
+/**
+ * Installs the packed package into the suite's node_modules, unpacked as npm would (its own
+ * dependencies and the ORMs, drivers and runners resolve from the repo's node_modules above).
+ */
+function installPackage(dir: string): void {
+  const into = join(dir, 'node_modules', 'fast-test-db');
+  mkdirSync(into, { recursive: true });
+  const r = spawnSync('tar', ['-xzf', packed(), '-C', into, '--strip-components=1'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`unpacking ${packed()} failed:\n${r.stderr}`);
+}
 
 export type LegId = 'A' | 'A2' | 'B0' | 'B' | 'C';
 export const LEG_IDS: LegId[] = ['A', 'A2', 'B0', 'B', 'C'];
@@ -173,6 +200,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
   const dir = join(GENERATED, shape.id);
   rmSync(dir, { recursive: true, force: true });
   writeShape(shape.id, dir, scale);
+  installPackage(dir);
   const dirs = benchDirs();
   const roots = { B: join(dirs.shm, `rs-${shape.id}-B`), C: join(dirs.shm, `rs-${shape.id}-C`) };
   const runs: Record<LegId, LegRun[]> = { A: [], A2: [], B0: [], B: [], C: [] };
@@ -280,5 +308,7 @@ export async function runRealSuites(opts: RealSuitesOptions): Promise<{ sections
     return { sections: out, ...(started ? { ours: (await started).settings } : {}) };
   } finally {
     if (started) await (await started).stop();
+    if (tarball) rmSync(resolve(tarball, '..'), { recursive: true, force: true });
+    tarball = undefined;
   }
 }

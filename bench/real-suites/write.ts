@@ -1,8 +1,6 @@
-/** The generators' shared pieces: writing a file of a suite, the built package's entries, a CommonJS tsconfig for ts-jest. */
+/** The generators' shared pieces: writing a file of a suite, its package.json, a CommonJS tsconfig for ts-jest. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { DIST } from '../lib/dist.js';
 
 export function put(dir: string, rel: string, text: string): void {
   const p = join(dir, rel);
@@ -10,8 +8,20 @@ export function put(dir: string, rel: string, text: string): void {
   writeFileSync(p, text);
 }
 
-export const distUrl = (entry: string) => JSON.stringify(pathToFileURL(join(DIST, entry)).href);
-export const distPath = (entry: string) => JSON.stringify(join(DIST, entry));
+/**
+ * The suite's own package.json. Its configs import `fast-test-db/...` by name, from the packed
+ * package the leg installs into the suite's node_modules (steps.ts), as a user has it: loaded by
+ * path from the repo's dist/ instead, Vitest ran the library through its module runner in every
+ * file and Jest transformed it (neither does that to node_modules), which made the library's setup
+ * look 1.6-2x as costly as installed. ESM for Vitest's configs; CommonJS for ts-jest's output.
+ */
+export function packageJson(dir: string, name: string, runner: 'vitest' | 'jest'): void {
+  put(
+    dir,
+    'package.json',
+    JSON.stringify({ name: `bench-${name}`, private: true, ...(runner === 'vitest' ? { type: 'module' } : {}) }, null, 2),
+  );
+}
 export const pad = (i: number) => String(i).padStart(3, '0');
 
 /** Where each test file writes the wall clock at its first test (read by the leg: runner start to first test). */
