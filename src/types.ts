@@ -328,6 +328,12 @@ export interface RunnerOptions {
    * it starts. Default false. Env: FAST_TEST_DB_QUIET=1.
    */
   quiet?: boolean;
+  /**
+   * Keep the runner config's `maxWorkers: 1` or `fileParallelism: false`, which withFastTestDb
+   * otherwise drops (each worker has its own database): for a suite serial for a reason of its own.
+   * Default false. Env: FAST_TEST_DB_KEEP_SERIAL=1.
+   */
+  keepSerial?: boolean;
 }
 
 export interface FastTestDbConfig extends TestDatabaseOptions, RunnerOptions {

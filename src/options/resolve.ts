@@ -222,6 +222,13 @@ export const OPTION_TABLE: readonly OptionRow[] = [
       "runners: the login the app's code spells out, `{ user: 'test', password: 'test' }` (and `database: 'test'` when it names its database): made on our server with every right on each worker's database, and in the workers' URLs and `env`; refused with `url` (a server we do not own). No env var: a password belongs in no command line",
   },
   { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
+  {
+    option: 'keepSerial',
+    env: 'FAST_TEST_DB_KEEP_SERIAL',
+    default: 'off',
+    description:
+      "Jest, Vitest: `maxWorkers: 1` and `fileParallelism: false` in the runner's config are dropped, as each worker has its own database, and the runner takes its default (CPUs − 1) workers; `1` keeps them, for a suite serial for a reason of its own. Kept anyway with `login.database`; a command-line `--runInBand` stays and the status line says so: [isolation.md](isolation.md#serial-suites)",
+  },
   { env: 'DEBUG', default: 'silent', description: '`fast-test-db:*` logs every step and statement' },
 ];
 
@@ -282,6 +289,8 @@ export interface ResolvedOptions {
   isolation: RunnerOptions['isolation'] | undefined;
   envVar: string | string[] | undefined;
   quiet: boolean;
+  /** Keep a runner config's serial setting (runners/shared/serial.ts). */
+  keepSerial: boolean;
   /** Runners hand the server out while it still starts (Jest, Vitest). */
   early: boolean;
   cpuPairing: boolean;
@@ -319,6 +328,7 @@ export function resolveOptions(options: TestDatabaseOptions & RunnerOptions = {}
     isolation: options.isolation ?? envChoice('FAST_TEST_DB_ISOLATION', env.FAST_TEST_DB_ISOLATION, ENV_CHOICES.FAST_TEST_DB_ISOLATION),
     envVar: options.envVar ?? env.FAST_TEST_DB_ENV_VAR,
     quiet: options.quiet ?? envFlag('FAST_TEST_DB_QUIET', env.FAST_TEST_DB_QUIET, false),
+    keepSerial: options.keepSerial ?? envFlag('FAST_TEST_DB_KEEP_SERIAL', env.FAST_TEST_DB_KEEP_SERIAL, false),
     early: envFlag('FAST_TEST_DB_EARLY', env.FAST_TEST_DB_EARLY, true),
     cpuPairing: options.cpuPairing ?? envFlag('FAST_TEST_DB_CPU_PAIRING', env.FAST_TEST_DB_CPU_PAIRING, false),
     get migrateTimeoutMs() {

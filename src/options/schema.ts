@@ -110,6 +110,7 @@ export const OPTION_RULES: { readonly [K in keyof Required<FastTestDbConfig>]: R
     return ok ? undefined : "{ user, password, database? }, each a non-empty string, e.g. { user: 'test', password: 'test' }";
   },
   quiet: flag,
+  keepSerial: flag,
   adapter: (v) =>
     typeof v === 'function' || (v !== null && typeof v === 'object') ? undefined : 'an adapter object, or a function returning one',
 };

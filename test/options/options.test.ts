@@ -142,7 +142,7 @@ describe('every option and env var is checked at the entry', () => {
   it('an unknown key with nothing near it lists the accepted ones', async () => {
     const e = await refusal({ zzzzzzzzzz: 1 });
     expect(e.code).toBe('BAD_OPTION');
-    expect(e.fix).toMatch(/^use one of the options: engine, server, url, .*isolation, envVar, env, login, quiet$/);
+    expect(e.fix).toMatch(/^use one of the options: engine, server, url, .*isolation, envVar, env, login, quiet, keepSerial$/);
   });
 
   it('env maps env names to parts of the connection, and nothing else', async () => {

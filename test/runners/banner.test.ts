@@ -72,6 +72,10 @@ describe('banner', () => {
   test('says which server and whether it is tuned, in one line', () => {
     const ours = runBanner(base, { source: 'started', template: 'ftdb_tpl_x', built: true });
     expect(ours).toBe('fast-test-db: PostgreSQL 18.4 (embedded, ours), tuned; template ftdb_tpl_x built');
+    // Jest and Vitest say how many workers the run uses, on the same line.
+    expect(runBanner(base, { source: 'started', template: 'ftdb_tpl_x', built: true, workers: 'up to 3 workers' })).toBe(
+      'fast-test-db: PostgreSQL 18.4 (embedded, ours), tuned; template ftdb_tpl_x built; up to 3 workers',
+    );
     const theirs = runBanner(
       {
         ...base,

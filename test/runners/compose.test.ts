@@ -36,7 +36,9 @@ describe('an adapter under a runner integration', () => {
       const r = await run(sb, BIN('vitest'), ['run', '--config', 'vitest.config.ts'], {}, COMPOSE);
       expectOwnDatabases(passed(r));
       // The global setup's one line about the server (not a terminal here: no status line).
-      expect(r.output.match(/^fast-test-db: PostgreSQL \S+ \(embedded, ours\), tuned; template ftdb_tpl_\w+ built$/gm)).toHaveLength(1);
+      expect(
+        r.output.match(/^fast-test-db: PostgreSQL \S+ \(embedded, ours\), tuned; template ftdb_tpl_\w+ built; up to 2 workers$/gm),
+      ).toHaveLength(1);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
     } finally {
       await sb.cleanup();

@@ -215,8 +215,7 @@ export function plan(p: Project): Plan {
     );
 
   // One worker was the rule on a shared database; no longer needed.
-  const serial = serialSettings(p);
-  for (const s of serial) out.notes.push(`${s}: each worker has its own database now; remove it to run files in parallel`);
+  out.notes.push(...serialNotes(p));
 
   out.install = installLine(p, engine?.value, out);
   return out;
@@ -245,15 +244,23 @@ function migrationGlobs(p: Project): string[] {
   return [...new Set(globs)];
 }
 
-function serialSettings(p: Project): string[] {
+/** A command-line flag wins over the config, so it is the user's to remove; withFastTestDb drops the config's own (runners/shared/serial.ts). */
+function serialNotes(p: Project): string[] {
   const out: string[] = [];
   const test = (p.pkg.scripts as Record<string, string> | undefined)?.test ?? '';
   if (/--runInBand|(^|\s)-i(\s|$)|--maxWorkers[= ]1\b|-w[= ]1\b|--no-file-parallelism|--poolOptions\.\w+\.singleFork/.test(test))
-    out.push(`${p.files.whereMatch('package.json', /"test"\s*:/)} (${test})`);
+    out.push(
+      `${p.files.whereMatch('package.json', /"test"\s*:/)} (${test}): each worker has its own database now; remove it to run files in parallel`,
+    );
   const cfg = p.runnerConfig && !p.runnerConfig.packageKey ? p.runnerConfig.file : undefined;
   if (cfg) {
     const m = /(maxWorkers\s*:\s*1\b|fileParallelism\s*:\s*false|singleFork\s*:\s*true)/.exec(p.files.read(cfg) ?? '');
-    if (m) out.push(`${p.files.where(cfg, m.index)} (${m[1]})`);
+    // singleFork is Vitest 3's (Vitest 4 ignores poolOptions): withFastTestDb leaves it.
+    const what = (setting: string) =>
+      setting.startsWith('singleFork')
+        ? 'remove it to run files in parallel'
+        : 'withFastTestDb drops it, and the runner uses its default number of workers (keepSerial: true keeps it)';
+    if (m) out.push(`${p.files.where(cfg, m.index)} (${m[1]}): each worker has its own database now; ${what(m[1]!)}`);
   }
   return out;
 }

@@ -21,6 +21,8 @@ interface JestGlobalConfig {
   rootDir?: string;
   watch?: boolean;
   watchAll?: boolean;
+  maxWorkers?: number;
+  runInBand?: boolean;
 }
 
 export default async function globalSetup(
@@ -35,5 +37,6 @@ export default async function globalSetup(
   }
   const cwd = projectConfig.rootDir ?? globalConfig.rootDir;
   if (!options.quiet) noteUntested('jest', jestVersion(cwd ?? process.cwd()));
-  await startRun(options, { cwd, early: true });
+  const workers = globalConfig.runInBand ? 1 : globalConfig.maxWorkers;
+  await startRun(options, { cwd, early: true, workers });
 }

@@ -14,6 +14,7 @@ import { jestBaseSequencer } from './base-sequencer.js';
 import { runnerFile } from '../shared/paths.js';
 import type { TestDatabase } from '../../types.js';
 import { workerDatabase } from '../shared/worker.js';
+import { liftJestSerial } from '../shared/serial.js';
 
 export { default as globalSetup } from './global-setup.js';
 export { default as globalTeardown } from './global-teardown.js';
@@ -26,6 +27,7 @@ interface JestConfigLike {
   globalTeardown?: string | null;
   setupFilesAfterEnv?: string[];
   testSequencer?: string;
+  maxWorkers?: number | string;
   [key: string]: unknown;
 }
 
@@ -44,7 +46,8 @@ export function jestFiles(): { globalSetup: string; globalTeardown: string; setu
  * unless the config names one or no Jest is found from here (Jest's order, with durations that
  * outlive Jest's cache: see jest-sequencer.ts). Options here override
  * fast-test-db.config.*; they reach the global setup in Jest's main process, where this config is
- * evaluated, so `migrate` may be a function.
+ * evaluated, so `migrate` may be a function. A `maxWorkers: 1` is dropped (serial.ts): each worker
+ * has its own database, so Jest's default number of workers applies, unless `keepSerial`.
  */
 export function withFastTestDb<C extends JestConfigLike>(config: C, options: FastTestDbConfig = {}): C {
   if (config.globalSetup || config.globalTeardown)
@@ -56,7 +59,7 @@ export function withFastTestDb<C extends JestConfigLike>(config: C, options: Fas
   stashOptions(options);
   const files = jestFiles();
   return {
-    ...config,
+    ...liftJestSerial(config, options),
     globalSetup: files.globalSetup,
     globalTeardown: files.globalTeardown,
     setupFilesAfterEnv: [files.setupFile, ...(config.setupFilesAfterEnv ?? [])],

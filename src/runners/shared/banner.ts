@@ -15,6 +15,8 @@ export interface BannerFacts {
   built: boolean;
   /** How long a server we own stays up without clients after the run (reuse), or undefined: it stops with the run. */
   keptMs?: number;
+  /** How many workers the run uses, and what became of a serial setting (serial.ts), for the runners that say. */
+  workers?: string;
 }
 
 /** Where a run's server comes from, for the banner: handed by a parent run, the url option, FAST_TEST_DB_URL, or started by us. */
@@ -23,7 +25,7 @@ export function serverSource(ctx: Pick<Context, 'options' | 'resolved'>, handed:
 }
 
 export function runBanner(server: ServerInfo, facts: BannerFacts): string {
-  const line = serverLine(server, facts);
+  const line = serverLine(server, facts) + (facts.workers ? `; ${facts.workers}` : '');
   return facts.keptMs === undefined ? line : `${line}\n${keptLine(facts.keptMs)}`;
 }
 

@@ -31,6 +31,7 @@ import { liveOtherOwner } from '../../core/users.js';
 import { clearReady, failureReported, readyFileOf, writeReady } from './ready.js';
 import { stopRun } from './stop-run.js';
 import { handedLogin, makeRunLogin } from './login.js';
+import { checkLift, workersPhrase } from './serial.js';
 
 const log = logger('runner');
 
@@ -72,6 +73,8 @@ export interface StartRunOptions {
    * (ready.ts): for runners whose workers wait for the outcome before their first clone.
    */
   early?: boolean;
+  /** How many workers the runner runs at most, for the status line (serial.ts); runners without a count leave it out. */
+  workers?: number;
 }
 
 function newRunId(): string {
@@ -187,6 +190,7 @@ function mayStartEarly(ctx: Context, handed: boolean): boolean {
 export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOptions = {}): Promise<RunHandle> {
   const merged = await resolveAdapter(mergeConfig(await loadConfig(how.cwd), mergeConfig(stashedOptions(), explicit)));
   const entry = buildContext(merged, { where: 'the runner options' });
+  checkLift(merged, entry.env);
   // Fixed for the life of this process, so that watch-mode re-runs keep their names. The workers
   // learn it from the handoff (detectRun reads it there), not from an env var of its own.
   const run = runOfOurOwn(entry.names.run ?? newRunId(), entry);
@@ -206,6 +210,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
       template: p.handoff.template,
       built: p.built,
       keptMs: reuse && !handed && p.handoff.server.owned && p.handoff.server.stateDir ? ctx.resolved.idleTimeoutMs : undefined,
+      workers: how.workers === undefined ? undefined : workersPhrase(how.workers),
     });
   // After the status line, every run: a template from migrate alone is never reused (fingerprint.ts).
   const noteScoped = (p: Awaited<ReturnType<typeof prepareHandoff>>) => {

@@ -6,10 +6,14 @@ import type { TestProject } from 'vitest/node';
 import { PROVIDE_KEY, type Handoff } from '../shared/handoff.js';
 import { startRun } from '../shared/global.js';
 import { noteUntested } from '../../util/tested.js';
+import { runnerDefaultWorkers } from '../shared/serial.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   noteUntested('vitest', project.vitest.version);
-  const run = await startRun({}, { cwd: project.config.root, early: true });
+  // As Vitest counts them (resolveMaxWorkers): the project's, the run's, else its default.
+  const { config } = project;
+  const workers = config.maxWorkers || project.vitest.config.maxWorkers || runnerDefaultWorkers(config.watch);
+  const run = await startRun({}, { cwd: config.root, early: true, workers });
   (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
   // A re-run starts from the template again; server and template stay.
   project.onTestsRerun(() => run.resetRun());

@@ -21,6 +21,7 @@ import type { TestDatabase } from '../../types.js';
 import { workerDatabase } from '../shared/worker.js';
 import { FastTestDbError } from '../../errors.js';
 import { expectRunner } from '../shared/current-runner.js';
+import { liftVitestSerial } from '../shared/serial.js';
 
 export type { FastTestDbConfig } from '../../types.js';
 export type { TestDatabase } from '../../types.js';
@@ -35,7 +36,13 @@ declare module 'vitest' {
 }
 
 interface VitestConfigLike {
-  test?: { globalSetup?: string | string[]; setupFiles?: string | string[]; [key: string]: unknown };
+  test?: {
+    globalSetup?: string | string[];
+    setupFiles?: string | string[];
+    maxWorkers?: number | string;
+    fileParallelism?: boolean;
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -52,7 +59,9 @@ export function vitestFiles(): { globalSetup: string; setupFile: string } {
 
 /**
  * Returns `config` with our global setup and setup file added (ours first, so the URL is exported
- * before the user's setup files import the app). Options override fast-test-db.config.*.
+ * before the user's setup files import the app). Options override fast-test-db.config.*. A
+ * `fileParallelism: false` or `maxWorkers: 1` is dropped (serial.ts): each worker has its own
+ * database, so Vitest's default number of workers applies, unless `keepSerial`.
  */
 export function withFastTestDb<C extends VitestConfigLike>(config: C, options: FastTestDbConfig = {}): C {
   stashOptions(options);
@@ -60,7 +69,7 @@ export function withFastTestDb<C extends VitestConfigLike>(config: C, options: F
   return {
     ...config,
     test: {
-      ...config.test,
+      ...liftVitestSerial(config.test ?? {}, options),
       globalSetup: [files.globalSetup, ...list(config.test?.globalSetup)],
       setupFiles: [files.setupFile, ...list(config.test?.setupFiles)],
     },
