@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { expectPaired, expectPassed, expectUnpaired, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
-import { jest, processesUnder, sandbox, waitNoProcesses } from './harness.js';
+import { BIN, coldJestCache, jest, processesUnder, run, sandbox, urlDatabase, waitNoProcesses } from './harness.js';
+import type { LaterRecord } from '../fixtures/runners/jest-later/later-probe.js';
 
 describe('jest', () => {
   test('each worker gets its own clone, migrate runs once, no server is left behind', async () => {
@@ -52,6 +53,29 @@ describe('jest', () => {
       expect(sb.migrations()).toBe(1);
       expect(r.output).not.toMatch(/timed? ?out|Exceeded timeout/i);
       expect(await waitNoProcesses(sb.dataRoot)).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  test("a worker's later files export the URL its first file noted and load nothing more; the file after a dropped database takes the whole path and clones it again", async () => {
+    const sb = sandbox('jest-later');
+    try {
+      // One worker: its files run one after another, the second to run dropping the database.
+      const args = ['--config', 'jest.config.mjs', '--maxWorkers=1', coldJestCache(sb)];
+      const r = await run(sb, BIN('jest'), args, { NODE_OPTIONS: '--import tsx', FIXTURE_TEST_MATCH: '<rootDir>/jest-later/*.test.ts' });
+      if (r.code !== 0) throw new Error(`jest exited with ${r.code}:\n${r.output.slice(-6000)}`);
+      const records = r.records as unknown as LaterRecord[];
+      expect(records.map((x) => [x.whole, x.dropped])).toEqual([
+        [true, false],
+        [false, true],
+        [true, false],
+        [false, false],
+      ]);
+      expect(new Set(records.map((x) => x.url)).size).toBe(1);
+      expect(urlDatabase(records[0]!.url)).toMatch(/_w1$/);
+      // Every file reached the template's tables, the one after the drop too.
+      for (const x of records) expect(x.colors).toBe(2);
     } finally {
       await sb.cleanup();
     }

@@ -1,16 +1,25 @@
 /**
  * Jest setup file (`setupFilesAfterEnv`): runs in the worker before each test file. Exports this
  * worker's URL before the test file imports the app, and registers the hooks that clone or reset.
+ *
+ * Jest runs it again for every test file, in a fresh module registry: a later file of a worker
+ * whose database is kept as it is exports what the first one noted (shared/notes.ts), and loads
+ * nothing more. Anything else takes the whole path, which must finish registering hooks before
+ * the test file loads: it is required synchronously, by path, into the test file's sandbox (an
+ * `import()` would finish after the test file loaded; Node's own require would see another
+ * process.env and other globals).
  */
+import { createRequire } from 'node:module';
 import { FastTestDbError } from '../../errors.js';
-import { buildContext } from '../../options/context.js';
+import { readHandoff } from '../../options/handoff.js';
+import { detectWorker } from '../../options/workers.js';
 import { expectRunner } from '../shared/current-runner.js';
-import { requireHandoff } from '../shared/handoff.js';
-import { installWorker, type Hook } from '../shared/worker.js';
+import { exportForLaterFile } from '../shared/notes.js';
+import { runnerFile } from '../shared/paths.js';
+import type { Hook } from '../shared/worker.js';
+import type { wholeSetup } from './whole-setup.js';
 
-// The worker's context: the run's main process checked the options and the env it inherited.
-const ctx = buildContext({}, { check: false });
-expectRunner('jest', "fast-test-db/jest's setup file", ctx.env);
+expectRunner('jest', "fast-test-db/jest's setup file", process.env);
 const g = globalThis as { beforeAll?: Hook; afterAll?: Hook; beforeEach?: Hook };
 if (!g.beforeAll || !g.afterAll || !g.beforeEach)
   throw new FastTestDbError(
@@ -19,9 +28,10 @@ if (!g.beforeAll || !g.afterAll || !g.beforeEach)
     'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on',
   );
 
-installWorker({
-  ctx,
-  handoff: requireHandoff(ctx, 'jest'),
-  hooks: { beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach },
-  appEnv: process.env,
-});
+const given = readHandoff(process.env);
+if (!given || !exportForLaterFile(given, detectWorker(process.env).id, process.env)) {
+  const file = runnerFile('jest-whole-setup', 'jest/whole-setup');
+  // Jest hands its sandbox a node:module of its own, whose require loads into the test file's registry.
+  const whole = createRequire(file)(file) as { wholeSetup: typeof wholeSetup };
+  whole.wholeSetup({ beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach }, process.env);
+}
