@@ -5,12 +5,13 @@
  * - a later-file note per worker: what its first file exported, so that a later file exports the
  *   same without loading the library.
  *
- * Why the second: Vitest runs each test file in a fresh process (forks) or context (threads), and
- * the whole worker path (options, engines, about 125 KB in 19 modules) cost 30-60 ms per test file,
- * which a suite of many small files pays in full while its database needs nothing: with per-worker
- * isolation it was cloned by the worker's first file and is kept. Anything else takes the whole
- * path: another isolation, CPU pairing (its hooks), a database a test dropped (its clone note is
- * gone), a watch re-run, a note that cannot be read.
+ * Why the second: Vitest runs each test file in a fresh process (forks) or context (threads), Jest
+ * in a fresh module registry, and the whole worker path (options, engines, about 125 KB in 19
+ * modules) cost 30-60 ms per test file under Vitest and 12-50 ms under Jest, which a suite of many
+ * small files pays in full while its database needs nothing: with per-worker isolation it was
+ * cloned by the worker's first file and is kept. Anything else takes the whole path: another
+ * isolation, CPU pairing (its hooks), a database a test dropped (its clone note is gone), a watch
+ * re-run, a note that cannot be read.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
