@@ -82,3 +82,12 @@ const RUNNER_ENV_VARS: [RunnerName, string][] = [
 export function runnerFromEnv(env: Readonly<NodeJS.ProcessEnv>): RunnerName | undefined {
   return RUNNER_ENV_VARS.find(([runner, name]) => env[name] !== undefined && (env[name] !== '' || runner === 'node-test'))?.[0];
 }
+
+/**
+ * What a runner's setup file reads of its process's env, read here: the env itself (under Jest,
+ * the test file's own copy, which is where the URL must be exported) and this worker's id.
+ */
+export function setupFileEnv(): { env: NodeJS.ProcessEnv; worker: string } {
+  const env = process.env;
+  return { env, worker: detectWorker(env).id };
+}

@@ -12,14 +12,15 @@
 import { createRequire } from 'node:module';
 import { FastTestDbError } from '../../errors.js';
 import { readHandoff } from '../../options/handoff.js';
-import { detectWorker } from '../../options/workers.js';
+import { setupFileEnv } from '../../options/workers.js';
 import { expectRunner } from '../shared/current-runner.js';
 import { exportForLaterFile } from '../shared/notes.js';
 import { runnerFile } from '../shared/paths.js';
 import type { Hook } from '../shared/worker.js';
 import type { wholeSetup } from './whole-setup.js';
 
-expectRunner('jest', "fast-test-db/jest's setup file", process.env);
+const { env, worker } = setupFileEnv();
+expectRunner('jest', "fast-test-db/jest's setup file", env);
 const g = globalThis as { beforeAll?: Hook; afterAll?: Hook; beforeEach?: Hook };
 if (!g.beforeAll || !g.afterAll || !g.beforeEach)
   throw new FastTestDbError(
@@ -28,10 +29,10 @@ if (!g.beforeAll || !g.afterAll || !g.beforeEach)
     'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on',
   );
 
-const given = readHandoff(process.env);
-if (!given || !exportForLaterFile(given, detectWorker(process.env).id, process.env)) {
+const given = readHandoff(env);
+if (!given || !exportForLaterFile(given, worker, env)) {
   const file = runnerFile('jest-whole-setup', 'jest/whole-setup');
   // Jest hands its sandbox a node:module of its own, whose require loads into the test file's registry.
   const whole = createRequire(file)(file) as { wholeSetup: typeof wholeSetup };
-  whole.wholeSetup({ beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach }, process.env);
+  whole.wholeSetup({ beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach }, env);
 }

@@ -11,14 +11,15 @@
 import { expectRunner } from '../shared/current-runner.js';
 import { exportForLaterFile } from '../shared/notes.js';
 import { PROVIDE_KEY } from '../../options/handoff.js';
-import { detectWorker } from '../../options/workers.js';
+import { setupFileEnv } from '../../options/workers.js';
 import type { Handoff } from '../shared/handoff.js';
 
 // Checked before loading Vitest, which outside a Vitest run fails with its own internals' words.
-expectRunner('vitest', "fast-test-db/vitest's setup file", process.env);
+const { env, worker } = setupFileEnv();
+expectRunner('vitest', "fast-test-db/vitest's setup file", env);
 const { afterAll, beforeEach, inject } = await import('vitest');
 const given = (inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined;
-if (!given || !exportForLaterFile(given, detectWorker(process.env).id, process.env)) {
+if (!given || !exportForLaterFile(given, worker, env)) {
   const { wholeSetup } = await import('./whole-setup.js');
   await wholeSetup(given, { afterAll, beforeEach });
 }
