@@ -1,9 +1,18 @@
 /** The run directory's notes: a worker's later files export what its first file noted, or take the whole path. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Handoff, WorkerTarget } from '../../src/types.js';
-import { alreadyCloned, exportForLaterFile, forgetClone, noteClone, noteLaterFiles } from '../../src/runners/shared/notes.js';
+import {
+  alreadyCloned,
+  endAhead,
+  exportForLaterFile,
+  forgetClone,
+  noteAhead,
+  noteClone,
+  noteLaterFiles,
+} from '../../src/runners/shared/notes.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -84,4 +93,37 @@ it('an unreadable note is no shortcut', () => {
   noteLaterFiles(h, '2', target);
   rmSync(join(h.dir, 'worker-2.json'));
   expect(exportForLaterFile(h, '2', {})).toBe(false);
+});
+
+it('a first file whose database the main process clones ahead exports its URL at once, and is ready when that clone ends', async () => {
+  const h = handoff();
+  noteAhead(h, target.name);
+  noteLaterFiles(h, '2', target);
+  const env: NodeJS.ProcessEnv = {};
+  const later = exportForLaterFile(h, '2', env);
+  expect(later).toBeInstanceOf(Promise);
+  expect(env.APP_DATABASE_URL).toBe(target.url);
+  let settled: boolean | undefined;
+  void (later as Promise<boolean>).then((v) => (settled = v));
+  await new Promise((r) => setTimeout(r, 30));
+  expect(settled).toBeUndefined();
+  noteClone(h, target.name);
+  endAhead(h, target.name);
+  expect(await later).toBe(true);
+});
+
+it('a clone ahead that ended without the database, or whose process is gone, sends the file down the whole path', async () => {
+  const failed = handoff();
+  noteAhead(failed, target.name);
+  noteLaterFiles(failed, '2', target);
+  const later = exportForLaterFile(failed, '2', {});
+  endAhead(failed, target.name);
+  expect(await later).toBe(false);
+
+  const orphaned = handoff();
+  noteLaterFiles(orphaned, '2', target);
+  writeFileSync(join(orphaned.dir, `${target.name}.ahead`), String(spawnSync('true').pid));
+  const env: NodeJS.ProcessEnv = {};
+  expect(exportForLaterFile(orphaned, '2', env)).toBe(false);
+  expect(env).toEqual({});
 });

@@ -4,20 +4,20 @@
  *
  * Jest runs it again for every test file, in a fresh module registry: a later file of a worker
  * whose database is kept as it is exports what the first one noted (shared/notes.ts), and loads
- * nothing more. Anything else takes the whole path, which must finish registering hooks before
- * the test file loads: it is required synchronously, by path, into the test file's sandbox (an
- * `import()` would finish after the test file loaded; Node's own require would see another
- * process.env and other globals).
+ * nothing more; so does a first file whose database the main process clones ahead
+ * (shared/clone-ahead.ts), and its first test waits for that clone to end. Anything else takes
+ * the whole path, which must finish registering hooks before the test file loads: it is required
+ * synchronously, by path, into the test file's sandbox (an `import()` would finish after the test
+ * file loaded; Node's own require would see another process.env and other globals).
  */
 import { createRequire } from 'node:module';
 import { FastTestDbError } from '../../errors.js';
 import { readHandoff } from '../../options/handoff.js';
 import { setupFileEnv } from '../../options/workers.js';
 import { expectRunner } from '../shared/current-runner.js';
-import { exportForLaterFile } from '../shared/notes.js';
+import { exportForLaterFile, WORKER_WAIT_MS } from '../shared/notes.js';
 import { runnerFile } from '../shared/paths.js';
 import type { Hook } from '../shared/worker.js';
-import type { wholeSetup } from './whole-setup.js';
 
 const { env, worker } = setupFileEnv();
 expectRunner('jest', "fast-test-db/jest's setup file", env);
@@ -29,10 +29,16 @@ if (!g.beforeAll || !g.afterAll || !g.beforeEach)
     'list it under setupFilesAfterEnv, not setupFiles, and keep injectGlobals on',
   );
 
+const hooks = { beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach };
 const given = readHandoff(env);
-if (!given || !exportForLaterFile(given, worker, env)) {
+const later = given ? exportForLaterFile(given, worker, env) : false;
+if (later === false) whole().wholeSetup(hooks, env);
+else if (later !== true)
+  // Before the first test, the clone ahead's end; where it failed (the main process logs why), this worker's own clone.
+  hooks.beforeAll(async () => (await later) || whole().cloneForFile(), WORKER_WAIT_MS + 30_000);
+
+function whole(): typeof import('./whole-setup.js') {
   const file = runnerFile('jest-whole-setup', 'jest/whole-setup');
   // Jest hands its sandbox a node:module of its own, whose require loads into the test file's registry.
-  const whole = createRequire(file)(file) as { wholeSetup: typeof wholeSetup };
-  whole.wholeSetup({ beforeAll: g.beforeAll, afterAll: g.afterAll, beforeEach: g.beforeEach }, env);
+  return createRequire(file)(file) as typeof import('./whole-setup.js');
 }

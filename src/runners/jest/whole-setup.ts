@@ -5,9 +5,9 @@
  * required by path, so that a later file loads none of it.
  */
 import { buildContext } from '../../options/context.js';
-import { requireHandoff } from '../shared/handoff.js';
+import { requireHandoff, workerTarget } from '../shared/handoff.js';
 import { noteLaterFiles } from '../shared/notes.js';
-import { installWorker, type RunnerHooks, type Hook } from '../shared/worker.js';
+import { ensureCloned, installWorker, type RunnerHooks, type Hook } from '../shared/worker.js';
 
 /** `hooks` are the test file's Jest globals and `env` its process.env, which Jest makes per file. */
 export function wholeSetup(hooks: RunnerHooks & { beforeAll: Hook }, env: NodeJS.ProcessEnv): void {
@@ -17,4 +17,11 @@ export function wholeSetup(hooks: RunnerHooks & { beforeAll: Hook }, env: NodeJS
   const target = installWorker({ ctx, handoff, hooks, appEnv: env });
   // Registered after installWorker's own beforeAll, which makes the database ready (or fails the file).
   hooks.beforeAll(async () => noteLaterFiles(handoff, ctx.names.worker, target));
+}
+
+/** A first file's database when its clone ahead failed: this worker clones it, as a first file does. */
+export async function cloneForFile(): Promise<void> {
+  const ctx = buildContext({}, { check: false });
+  const handoff = requireHandoff(ctx, 'jest');
+  await ensureCloned(handoff, workerTarget(handoff, ctx.names.worker).name);
 }

@@ -32,6 +32,7 @@ import { clearReady, failureReported, readyFileOf, writeReady } from './ready.js
 import { stopRun } from './stop-run.js';
 import { handedLogin, makeRunLogin } from './login.js';
 import { checkLift, workersPhrase } from './serial.js';
+import { cloneAhead, giveUpAhead, planAhead } from './clone-ahead.js';
 
 const log = logger('runner');
 
@@ -73,7 +74,10 @@ export interface StartRunOptions {
    * (ready.ts): for runners whose workers wait for the outcome before their first clone.
    */
   early?: boolean;
-  /** How many workers the runner runs at most, for the status line (serial.ts); runners without a count leave it out. */
+  /**
+   * How many workers the runner runs at most, numbered from 1: for the status line (serial.ts), and
+   * the databases cloned ahead for them (clone-ahead.ts). Runners without a count leave it out.
+   */
   workers?: number;
 }
 
@@ -226,6 +230,8 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
 
   let handoff: Handoff;
+  /** The workers' databases being cloned ahead; awaited before the run's databases are dropped. */
+  let ahead: Promise<void> = Promise.resolve();
   /** The finished handoff, or the failure that the workers were told about. */
   let outcome: Promise<{ handoff: Handoff; roles: ServerRoles; prefix: string } | { error: unknown }>;
   if (expected) {
@@ -243,9 +249,11 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
       pending: readyFile,
       owner: process.pid,
     };
+    const aheadNames = planAhead(handoff, how.workers);
     outcome = work
       .then(async (p) => {
         await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
+        ahead = cloneAhead(p.handoff, aheadNames);
         // Workers started from now on (a watch re-run's) need not wait for the ready file.
         handDown(p.handoff);
         writeReady(readyFile, { handoff: p.handoff });
@@ -263,6 +271,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
       })
       .catch((e: unknown) => {
         log('run %s: the server or template failed after the handoff: %s', run, messageOf(e));
+        giveUpAhead(handoff, aheadNames);
         // Once, here, rather than in every test file (stop-run.ts).
         return stopRun(readyFile, e, async () => {
           const { owned, stateDir } = handoff.server;
@@ -281,6 +290,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
     await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
     handoff = p.handoff;
+    ahead = cloneAhead(handoff, planAhead(handoff, how.workers));
     outcome = Promise.resolve(p);
     log(
       'run %s: template %s%s ready in %d ms; isolation %s',
@@ -301,9 +311,11 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     resetRun: async () => {
       const done = await outcome;
       if ('error' in done) return;
+      await ahead;
       await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
+      ahead = cloneAhead(done.handoff, planAhead(done.handoff, how.workers));
     },
     teardown: async ({ keepServer = false } = {}) => {
       let failure: unknown;
@@ -313,6 +325,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
         if (!failureReported(readyFile)) failure = done.error;
       } else {
         try {
+          await ahead;
           await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
         } catch (e) {
           failure = e;

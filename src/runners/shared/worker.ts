@@ -13,7 +13,7 @@ import { Database } from '../../core/handle.js';
 import { recreateDatabase } from '../../core/recreate.js';
 import { workerTarget, type Handoff, type WorkerTarget } from './handoff.js';
 import { exportUrl } from './export-url.js';
-import { alreadyCloned, forgetClone, noteClone } from './notes.js';
+import { alreadyCloned, awaitAhead, forgetClone, noteClone, WORKER_WAIT_MS } from './notes.js';
 import { withClient } from '../../engines/connect.js';
 import { settled } from './ready.js';
 import { pairCpu, type CpuPairing } from './cpu-pairing.js';
@@ -48,9 +48,9 @@ export async function cloneFresh(pending: Handoff, name: string): Promise<void> 
   log('cloned %s from %s in %d ms', name, h.template, Math.round(performance.now() - started));
 }
 
-/** Per-worker isolation: clone once per run, then keep. */
+/** Per-worker isolation: clone once per run (unless the main process is cloning it ahead: wait for that), then keep. */
 export async function ensureCloned(h: Handoff, name: string): Promise<void> {
-  if (!alreadyCloned(h, name)) await cloneFresh(h, name);
+  if (!alreadyCloned(h, name) && !(await awaitAhead(h, name))) await cloneFresh(h, name);
 }
 
 /**
@@ -74,14 +74,6 @@ export async function readyForFile(h: Handoff, name: string): Promise<void> {
 
 /** A runner's hook registration; `timeout` (ms) is the hook's own, as Jest's and Vitest's second argument. */
 export type Hook = (fn: () => Promise<unknown>, timeout?: number) => void;
-
-/**
- * How long the worker's first hook waits for its database: the global setup may hand out a server
- * that is still starting, and build the template meanwhile. The hook is registered with a longer
- * timeout of its own, so that the user's hook timeout (Jest's 5 s) never cuts this wait short, and
- * a wait that does not end says what it waited for instead of pointing into our bundle.
- */
-export const WORKER_WAIT_MS = 10 * 60_000;
 
 /** `work`, or an error of ours once it took WORKER_WAIT_MS. */
 export function withinWorkerWait<T>(h: Handoff, work: () => Promise<T>): Promise<T> {

@@ -6,7 +6,8 @@
  *
  * Vitest runs it again for every test file, in a fresh process or context: a later file of a
  * worker whose database is kept as it is exports what the first one noted (shared/notes.ts), and
- * loads nothing more.
+ * loads nothing more; so does a first file whose database the main process clones ahead
+ * (shared/clone-ahead.ts), once that clone ends.
  */
 import { expectRunner } from '../shared/current-runner.js';
 import { exportForLaterFile } from '../shared/notes.js';
@@ -19,7 +20,7 @@ const { env, worker } = setupFileEnv();
 expectRunner('vitest', "fast-test-db/vitest's setup file", env);
 const { afterAll, beforeEach, inject } = await import('vitest');
 const given = (inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined;
-if (!given || !exportForLaterFile(given, worker, env)) {
+if (!given || !(await exportForLaterFile(given, worker, env))) {
   const { wholeSetup } = await import('./whole-setup.js');
   await wholeSetup(given, { afterAll, beforeEach });
 }
