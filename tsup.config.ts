@@ -7,18 +7,20 @@ interface Entry {
   name: string;
   source: string;
   formats: Format[];
+  alone?: boolean;
 }
 
 /**
  * What to build, from the list package.json's entry fields are written from (scripts/entries.json,
  * which says why each entry has its formats): one build per set of formats, each entry named by its
- * file under dist/.
+ * file under dist/; an entry built `alone` is one file of its own (a build without splitting),
+ * whose modules are copies of the shared chunks' (it holds no state: see the setup files).
  */
 const { entries } = JSON.parse(readFileSync('scripts/entries.json', 'utf8')) as { entries: Entry[] };
-const builds = new Map<string, { format: Format[]; entry: Record<string, string> }>();
-for (const { name, source, formats } of entries) {
-  const key = formats.join(',');
-  if (!builds.has(key)) builds.set(key, { format: formats, entry: {} });
+const builds = new Map<string, { format: Format[]; entry: Record<string, string>; splitting: boolean }>();
+for (const { name, source, formats, alone } of entries) {
+  const key = alone ? name : formats.join(',');
+  if (!builds.has(key)) builds.set(key, { format: formats, entry: {}, splitting: !alone });
   builds.get(key)!.entry[name] = source;
 }
 
@@ -31,7 +33,6 @@ const common: Options = {
   // Our version, part of every template fingerprint: written in from package.json, never by hand.
   define: { __FAST_TEST_DB_VERSION__: JSON.stringify(version) },
   dts: true,
-  splitting: true,
   sourcemap: false,
   shims: true,
   target: 'node20',

@@ -232,6 +232,16 @@ describe('the packed tarball, installed into a scratch project', () => {
     expectReport(`vitest-${pool}-reporter.json`);
   });
 
+  it.each(['jest', 'vitest'] as const)(
+    "%s with isolation per file: each file takes the setup file's whole path, loaded by its path",
+    async (runner) => {
+      // Per worker, both files would take the fast path: their databases are cloned ahead.
+      const args = runner === 'jest' ? ['--maxWorkers=2', coldJestCache(sb)] : ['run'];
+      const { output, records } = await probeRun(runner, args, { FAST_TEST_DB_ISOLATION: 'file' });
+      expectOwnDatabasePerWorker(records, output);
+    },
+  );
+
   it('node --import fast-test-db/node-test --test', async () => {
     const { output, records } = await probeRun(process.execPath, [
       '--import',

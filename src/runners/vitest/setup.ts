@@ -9,10 +9,12 @@
  * loads nothing more; so does a first file whose database the main process clones ahead
  * (shared/clone-ahead.ts), once that clone ends.
  */
+import { pathToFileURL } from 'node:url';
 import { expectRunner } from '../shared/current-runner.js';
 import { exportForLaterFile } from '../shared/notes.js';
 import { PROVIDE_KEY } from '../../options/handoff.js';
 import { setupFileEnv } from '../../options/workers.js';
+import { runnerFile } from '../shared/paths.js';
 import type { Handoff } from '../shared/handoff.js';
 
 // Checked before loading Vitest, which outside a Vitest run fails with its own internals' words.
@@ -21,6 +23,8 @@ expectRunner('vitest', "fast-test-db/vitest's setup file", env);
 const { afterAll, beforeEach, inject } = await import('vitest');
 const given = (inject as (key: string) => unknown)(PROVIDE_KEY) as Handoff | undefined;
 if (!given || !(await exportForLaterFile(given, worker, env))) {
-  const { wholeSetup } = await import('./whole-setup.js');
+  // By path: built alone (scripts/entries.json), this file would otherwise hold the whole path too.
+  const file = pathToFileURL(runnerFile('vitest-whole-setup', 'vitest/whole-setup', ['.js'])).href;
+  const { wholeSetup } = (await import(file)) as typeof import('./whole-setup.js');
   await wholeSetup(given, { afterAll, beforeEach });
 }
