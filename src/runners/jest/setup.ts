@@ -8,7 +8,7 @@
  * (shared/clone-ahead.ts), and its first test waits for that clone to end. Anything else takes
  * the whole path, which must finish registering hooks before the test file loads: it is required
  * synchronously, by path, into the test file's sandbox (an `import()` would finish after the test
- * file loaded; Node's own require would see another process.env and other globals).
+ * file loaded; Node's own require would see another environment and other globals).
  */
 import { createRequire } from 'node:module';
 import { FastTestDbError } from '../../errors.js';
