@@ -35,15 +35,35 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return base;
 }
 
-export async function runLeg(shape: Shape, dir: string, config: 'plain' | 'ftdb', env: Record<string, string>): Promise<LegRun> {
+/**
+ * `runnerCache`: an empty folder for the runner's caches, as a new clone has none. Jest's is its
+ * transform cache (ts-jest's output); Vitest keeps no transforms on disk by default, only the last
+ * run's results (for the file order), removed here.
+ */
+export async function runLeg(
+  shape: Shape,
+  dir: string,
+  config: 'plain' | 'ftdb',
+  env: Record<string, string>,
+  { runnerCache }: { runnerCache?: string } = {},
+): Promise<LegRun> {
   const report = join(dir, 'jest-report.json');
   const marks = join(dir, FIRST_TEST_MARKS);
   rmSync(report, { force: true });
   rmSync(marks, { force: true });
+  if (runnerCache && shape.runner === 'vitest') rmSync(join(dir, 'node_modules/.vite'), { recursive: true, force: true });
   const args =
     shape.runner === 'vitest'
       ? [VITEST, 'run', '--config', `vitest.${config}.config.ts`]
-      : [JEST, '--config', `jest.${config}.config.cjs`, '--json', '--outputFile', report];
+      : [
+          JEST,
+          '--config',
+          `jest.${config}.config.cjs`,
+          '--json',
+          '--outputFile',
+          report,
+          ...(runnerCache ? [`--cacheDirectory=${runnerCache}`] : []),
+        ];
   const spawnedAt = Date.now();
   const { code, output, ms } = await timedRun(process.execPath, args, {
     cwd: dir,

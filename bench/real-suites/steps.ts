@@ -7,12 +7,15 @@
  * - (A2) the same on a server of our own major (the embedded PostgreSQL 18 binaries fast-test-db uses),
  *   initialised and started before the rounds with default settings and data on disk, durable, as a
  *   team's compose file runs it: A2 against A is the major and the machine's service, B against A2 the rest;
- * - (B0) fast-test-db's first run of a new clone (no data root, no caches in the project);
+ * - (A0) the default server's first run of a new clone: A with no runner caches (ts-jest's transforms,
+ *   Vite's), as a fresh clone finds them;
+ * - (B0) fast-test-db's first run of a new clone: no data root, no cache of ours and no runner caches;
+ *   B0 against A0 is what fast-test-db adds to what a fresh clone costs anyway;
  * - (B) fast-test-db through its runner wrapper from the built package, second run on (the warm copy
  *   and the caches are there; the server is stopped between runs: FAST_TEST_DB_REUSE=0);
  * - (C) fast-test-db with the server kept from the run before (FAST_TEST_DB_REUSE=1), stopped with
  *   `fast-test-db stop` at the end.
- * B and C get data roots of their own, so that C's kept server is never B's. Each leg gives three
+ * B0, B and C get data roots of their own, so that C's kept server is never B's. Each leg gives three
  * figures: the whole run, runner start to first test, and the tests' own time.
  */
 import { spawnSync } from 'node:child_process';
@@ -56,12 +59,14 @@ function installPackage(dir: string): void {
   if (r.status !== 0) throw new Error(`unpacking ${packed()} failed:\n${r.stderr}`);
 }
 
-export type LegId = 'A' | 'A2' | 'B0' | 'B' | 'C';
-export const LEG_IDS: LegId[] = ['A', 'A2', 'B0', 'B', 'C'];
+export type LegId = 'A' | 'A2' | 'A0' | 'B0' | 'B' | 'C';
+export const LEG_IDS: LegId[] = ['A', 'A2', 'A0', 'B0', 'B', 'C'];
+
 export const LEG_LABELS: Record<LegId, string> = {
   A: "default server, already running: the machine's service (shared database)",
   A2: 'default server, already running: PostgreSQL 18 (our major), default settings, data on disk (shared database)',
-  B0: 'fast-test-db, first run (fresh data root and project dir: initdb, template)',
+  A0: "default server, already running: a new clone's first run (no runner caches)",
+  B0: 'fast-test-db, first run (fresh data root and project dir, no runner caches: initdb, template)',
   B: 'fast-test-db, 2nd run (server stopped between runs)',
   C: 'fast-test-db, server kept from the run before',
 };
@@ -191,60 +196,78 @@ interface ShapeRun {
 
 async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeRun): Promise<Section[]> {
   const notes: string[] = [];
-  const missing = asked.includes('A') ? await serviceMissing(shape) : undefined;
+  const missing = asked.includes('A') || asked.includes('A0') ? await serviceMissing(shape) : undefined;
   if (missing) {
     log(`  real-suites ${shape.id}: ${missing}`);
     notes.push(missing);
   }
-  const legs = asked.filter((k) => !(k === 'A' && missing) && !(k === 'A2' && (shape.engine !== 'postgres' || !ours)));
+  const legs = asked.filter((k) => !((k === 'A' || k === 'A0') && missing) && !(k === 'A2' && (shape.engine !== 'postgres' || !ours)));
   const dir = join(GENERATED, shape.id);
   rmSync(dir, { recursive: true, force: true });
   writeShape(shape.id, dir, scale);
   installPackage(dir);
   const dirs = benchDirs();
-  const roots = { B: join(dirs.shm, `rs-${shape.id}-B`), C: join(dirs.shm, `rs-${shape.id}-C`) };
-  const runs: Record<LegId, LegRun[]> = { A: [], A2: [], B0: [], B: [], C: [] };
+  const roots = {
+    B0: join(dirs.shm, `rs-${shape.id}-B0`),
+    B: join(dirs.shm, `rs-${shape.id}-B`),
+    C: join(dirs.shm, `rs-${shape.id}-C`),
+  };
+  // Beside the project, on its disk, out of the runner's crawl of it.
+  const fresh = (k: string) => {
+    const d = join(`${dir}.fresh`, k);
+    rmSync(d, { recursive: true, force: true });
+    mkdirSync(d, { recursive: true });
+    return d;
+  };
+  const runs: Record<LegId, LegRun[]> = { A: [], A2: [], A0: [], B0: [], B: [], C: [] };
   const ftdb = (k: 'B' | 'C') =>
     runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots[k], FAST_TEST_DB_REUSE: k === 'C' ? '1' : '0' });
-  const onServer = async (db: Database) => {
+  // A new clone: its own empty data root and cache of ours, and (firstRun) no runner caches.
+  const ftdbFirst = async () => {
+    await stopDataRoot(roots.B0, dir);
+    mkdirSync(roots.B0, { recursive: true, mode: 0o755 });
+    const env = { FAST_TEST_DB_DATA_ROOT: roots.B0, FAST_TEST_DB_REUSE: '0', FAST_TEST_DB_CACHE_DIR: fresh('ours') };
+    return runLeg(shape, dir, 'ftdb', env, { runnerCache: fresh('runner') });
+  };
+  const onServer = async (db: Database, runnerCache?: string) => {
     try {
-      return await runLeg(shape, dir, 'plain', { APP_DATABASE_URL: db.url });
+      return await runLeg(shape, dir, 'plain', { APP_DATABASE_URL: db.url }, { runnerCache });
     } finally {
       await db.drop();
     }
   };
-  const leg: Record<Exclude<LegId, 'B0'>, () => Promise<LegRun>> = {
+  const leg: Record<LegId, () => Promise<LegRun>> = {
     A: async () => onServer(await serviceDatabase(shape)),
+    A0: async () => onServer(await serviceDatabase(shape), fresh('runner')),
+    B0: ftdbFirst,
     A2: async () => onServer(await pgDatabase(pgConnection((await ours!()).info) as PgAdmin)),
     B: () => ftdb('B'),
     C: () => ftdb('C'),
   };
-  const timed = legs.filter((k): k is Exclude<LegId, 'B0'> => k !== 'B0');
   try {
     for (const r of Object.values(roots)) {
       rmSync(r, { recursive: true, force: true });
       mkdirSync(r, { recursive: true, mode: 0o755 });
     }
-    // Untimed first runs: B's builds the template and saves the warm copy (and is the first run of a
-    // new clone: no data root, no caches in the project dir), C's leaves its server up. The plain
-    // config's first run fills ts-jest's cache, as every later run finds it.
-    if (legs.includes('B') || legs.includes('B0')) runs.B0.push(await ftdb('B'));
+    // Untimed first runs, so that every timed run but A0's and B0's finds what a later run finds: the
+    // plain config's fills the runner's caches; B's builds the template and saves the warm copy; C's
+    // leaves its server up.
+    if (legs.includes('A') || legs.includes('A2')) await (legs.includes('A') ? leg.A : leg.A2)();
+    if (legs.includes('B')) await ftdb('B');
     if (legs.includes('C')) await ftdb('C');
-    const first = runs.B0[0];
-    if (first) log(`  real-suites ${shape.id}: first run ${s(first.ms)} (${first.passed} passed)${first.ok ? '' : `\n${first.failure}`}`);
     for (let round = 0; round < rounds; round++) {
-      for (const k of timed) runs[k].push(await leg[k]());
+      for (const k of legs) runs[k].push(await leg[k]());
       const line = (k: LegId) => {
         const r = runs[k].at(-1)!;
         return `${k} ${s(r.ms)} (first test ${s(r.firstTestMs)}, tests ${s(r.testsMs)}, ${r.passed} passed${r.failed ? `, ${r.failed} FAILED` : ''}${r.ok ? '' : ', failed'})`;
       };
-      log(`  real-suites ${shape.id} #${round + 1}: ${timed.map(line).join('; ')}`);
-      for (const k of timed) if (!runs[k].at(-1)!.ok) log(runs[k].at(-1)!.failure ?? '');
+      log(`  real-suites ${shape.id} #${round + 1}: ${legs.map(line).join('; ')}`);
+      for (const k of legs) if (!runs[k].at(-1)!.ok) log(runs[k].at(-1)!.failure ?? '');
     }
   } finally {
-    await stopDataRoot(roots.B, dir);
-    await stopDataRoot(roots.C, dir);
+    for (const r of Object.values(roots)) await stopDataRoot(r, dir);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}.fresh`, { recursive: true, force: true });
   }
   const shown = LEG_IDS.filter((k) => runs[k].length);
   const legRow = (k: LegId, pick: (r: LegRun) => number) => {
@@ -271,7 +294,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
       baseline: rows[0]?.id,
       rows,
       notes: [
-        `${scale.files} files${scale.modules ? `, ${shape.id === 'nest' ? `${scale.modules} feature modules` : `a ${scale.modules}-module graph per file`}` : ''}${scale.rows ? `, ${scale.rows} rows per batch` : ''}; ${rounds} alternated round${rounds === 1 ? '' : 's'} (${timed.join(', ')}).`,
+        `${scale.files} files${scale.modules ? `, ${shape.id === 'nest' ? `${scale.modules} feature modules` : `a ${scale.modules}-module graph per file`}` : ''}${scale.rows ? `, ${scale.rows} rows per batch` : ''}; ${rounds} alternated round${rounds === 1 ? '' : 's'} (${legs.join(', ')}).`,
         ...notes,
       ],
     };
@@ -279,6 +302,10 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
     const passing = (r: (typeof rows)[number]) => !(r.meta?.failedRuns as number) && r.median > 0;
     const base = rows[0];
     const a2 = rows.find((r) => r.id === 'A2');
+    const a0 = rows.find((r) => r.id === 'A0');
+    const b0 = rows.find((r) => r.id === 'B0');
+    // A first run against a first run: both start with the runner's caches cold.
+    if (a0 && b0 && passing(a0) && passing(b0)) b0.meta = { ...b0.meta, vsA0: a0.median / b0.median };
     for (const r of rows) {
       if (base && passing(base) && passing(r)) r.speedup = base.median / r.median;
       // Against our own major too: what is left once the major and the machine's service are set apart.
