@@ -76,10 +76,26 @@ export const ignoredUrlNoted = { shown: false };
 // ---- base: tested versions (src/util/tested.ts) ----
 
 /**
- * The packages whose version outside the tested ones this process already named (util/tested.ts).
- * Per process: one line per package, however many times it is loaded. Never reset.
+ * The lines for versions outside the tested ones (util/tested.ts): the packages this process already
+ * named, the lines waiting for the quiet of the entry they belong to, and that quiet once an entry
+ * resolved its options. Per process: one line per package, however many times it is loaded, and
+ * the run's quiet is the process's. The quiet is set again by each entry; nothing else is reset.
+ * On the global object, unlike the rest of this file: a runner's main process holds more than one
+ * copy of the library (Jest loads its global setup into a module registry of its own, beside the
+ * copy that loaded the config file with the adapter, and the ESM and CommonJS builds are two), and a
+ * line one copy held must be said or dropped by the entry of another.
  */
-export const untestedNoted = new Set<string>();
+export interface UntestedNoted {
+  packages: Set<string>;
+  held: { note: string; stderr: Pick<NodeJS.WriteStream, 'write'> }[];
+  quiet: boolean | undefined;
+}
+const UNTESTED = Symbol.for('fast-test-db.untested-noted');
+export const untestedNoted: UntestedNoted = ((globalThis as { [UNTESTED]?: UntestedNoted })[UNTESTED] ??= {
+  packages: new Set(),
+  held: [],
+  quiet: undefined,
+});
 
 // ---- server: containers (src/server/providers/container.ts) ----
 

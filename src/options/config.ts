@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { FastTestDbError, isFastTestDbError, messageOf } from '../errors.js';
 import { logger } from '../util/log.js';
 import { loadPeer } from '../util/peer.js';
+import { settleUntested } from '../util/tested.js';
 import type { FastTestDbConfig, RunnerOptions, TestDatabaseOptions } from '../types.js';
 import { resolveOptions } from './resolve.js';
 import { checkOptions } from './schema.js';
@@ -87,9 +88,13 @@ export async function resolveAdapter(
   env: Readonly<NodeJS.ProcessEnv> = process.env,
 ): Promise<TestDatabaseOptions & RunnerOptions> {
   const { adapter, ...rest } = config;
+  const given = resolveOptions(rest, env);
+  // Before the adapter loads its ORM: the version line it may raise, and a failure of its own after
+  // that line, come out under the entry's quiet, which the rest of the config already says.
+  settleUntested(given.quiet);
   if (!adapter) return rest;
   const source = typeof adapter === 'function' ? await adapter() : adapter;
-  const givenEngine = resolveOptions(rest, env).engine;
+  const givenEngine = given.engine;
   if (source.engine && givenEngine && source.engine !== givenEngine)
     throw new FastTestDbError(
       'BAD_OPTION',

@@ -24,6 +24,7 @@ import type { Handoff, RunnerOptions, ServerInfo, TestDatabaseOptions } from '..
 import { readHandedServers, readHandoff } from './handoff.js';
 import { checkEntry, ignoredUrlNote, resolveOptions, type ResolvedOptions } from './resolve.js';
 import { ignoredUrlNoted } from '../state.js';
+import { settleUntested } from '../util/tested.js';
 import { detectRun, detectShard, detectWorker } from './workers.js';
 
 /** The options an entry takes: the core's and the runners'. */
@@ -92,6 +93,8 @@ export function buildContext(options: EntryOptions = {}, build: BuildContextOpti
   const env = Object.freeze({ ...(build.env ?? process.env) });
   if (build.check !== false) checkEntry(options, build.where ?? 'fast-test-db options', { config: build.config, env });
   const ctx = contextFrom(options, env, resolve(build.cwd ?? process.cwd()));
+  // An entry's own options (a checked context) say the run's quiet; one standing in for them does not.
+  if (build.check !== false) settleUntested(ctx.resolved.quiet);
   noteIgnoredUrl(ctx);
   return ctx;
 }

@@ -81,19 +81,36 @@ export function untestedNote(pkg: string, version: string): string | undefined {
 }
 
 /**
- * Prints `pkg`'s line once per process, and not in a runner's worker: the runner's main process
- * loaded the same package for the template and said it there, so a run says it once.
+ * Says `pkg`'s line once per process, and not in a runner's worker: the runner's main process
+ * loaded the same package for the template and said it there, so a run says it once. A quiet run
+ * says nothing.
+ *
+ * The line waits for the run's quiet (settleUntested) instead of taking it from the caller: the ORM
+ * adapters and the runners' setups meet the version before their entry has resolved its options
+ * (an adapter runs inside the config that entry is reading, the Vitest setup before the config file
+ * is read), so no caller has the quiet to pass, and each would have to check it.
  */
 export function noteUntested(pkg: string, version: string, stderr: Pick<NodeJS.WriteStream, 'write'> = process.stderr): void {
-  if (untestedNoted.has(pkg) || invocation.joined !== undefined) return;
+  if (untestedNoted.packages.has(pkg) || invocation.joined !== undefined) return;
   const note = untestedNote(pkg, version);
   if (!note) return;
-  untestedNoted.add(pkg);
-  stderr.write(`${note}\n`);
+  untestedNoted.packages.add(pkg);
+  if (untestedNoted.quiet === undefined) untestedNoted.held.push({ note, stderr });
+  else if (!untestedNoted.quiet) stderr.write(`${note}\n`);
 }
 
 /** noteUntested for the copy of `pkg` that code in `dir` loads. */
 export function noteInstalled(pkg: string, dir?: string, stderr?: Pick<NodeJS.WriteStream, 'write'>): void {
-  if (untestedNoted.has(pkg) || invocation.joined !== undefined) return;
+  if (untestedNoted.packages.has(pkg) || invocation.joined !== undefined) return;
   noteUntested(pkg, installedVersion(pkg, dir), stderr);
+}
+
+/**
+ * The quiet of an entry whose options were just resolved (options/context.ts, options/config.ts):
+ * the lines held until now are said under it, or dropped, and later lines follow it until the next
+ * entry says its own.
+ */
+export function settleUntested(quiet: boolean): void {
+  untestedNoted.quiet = quiet;
+  for (const { note, stderr } of untestedNoted.held.splice(0)) if (!quiet) stderr.write(`${note}\n`);
 }

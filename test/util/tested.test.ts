@@ -2,8 +2,21 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
-import { installedVersion, noteInstalled, noteUntested, TESTED, untestedNote } from '../../src/util/tested.js';
+import { beforeEach, expect, it } from 'vitest';
+import { untestedNoted } from '../../src/state.js';
+import { installedVersion, noteInstalled, noteUntested, settleUntested, TESTED, untestedNote } from '../../src/util/tested.js';
+
+// The state lives on the global object, which test files run in one process share.
+beforeEach(() => {
+  untestedNoted.packages.clear();
+  untestedNoted.held.length = 0;
+  untestedNoted.quiet = undefined;
+});
+
+const capture = () => {
+  let text = '';
+  return { stderr: { write: (s: string) => ((text += s), true) }, lines: () => text.trimEnd().split('\n').filter(Boolean) };
+};
 
 it('tested versions say nothing; versions beside them name the tested ones', () => {
   for (const v of ['0.2.45', '0.2.51', '0.3.20', '0.3.31', '1.1.1', '1.4.0']) expect(untestedNote('typeorm', v), v).toBeUndefined();
@@ -19,6 +32,7 @@ it('tested versions say nothing; versions beside them name the tested ones', () 
 it('one line per package per process', () => {
   let text = '';
   const stderr = { write: (s: string) => ((text += s), true) };
+  settleUntested(false);
   noteUntested('typeorm', '0.3.7', stderr);
   noteUntested('typeorm', '0.2.37', stderr);
   noteUntested('jest', '27.5.1', stderr);
@@ -70,6 +84,7 @@ it('noteInstalled says it for the copy the project loads', () => {
       JSON.stringify({ name: 'drizzle-orm', version: '0.42.1', main: 'index.js' }),
     );
     writeFileSync(join(dir, 'node_modules/drizzle-orm/index.js'), '');
+    settleUntested(false);
     noteInstalled('drizzle-orm', dir, stderr);
     noteInstalled('drizzle-orm', dir, stderr);
   } finally {
@@ -78,4 +93,23 @@ it('noteInstalled says it for the copy the project loads', () => {
   expect(text.trimEnd().split('\n')).toEqual([
     expect.stringMatching(/^fast-test-db: drizzle-orm 0\.42\.1 is not one of the tested versions/),
   ]);
+});
+
+it("a line raised before the run's quiet is known waits for it: said when the run is not quiet, dropped when it is", () => {
+  const said = capture();
+  noteUntested('typeorm', '0.3.7', said.stderr);
+  expect(said.lines()).toEqual([]);
+  settleUntested(false);
+  expect(said.lines()).toEqual([expect.stringMatching(/typeorm 0\.3\.7/)]);
+  // Later lines follow the quiet of the last entry at once.
+  noteUntested('jest', '27.5.1', said.stderr);
+  expect(said.lines()).toHaveLength(2);
+
+  const dropped = capture();
+  untestedNoted.quiet = undefined;
+  noteUntested('vitest', '3.2.4', dropped.stderr);
+  settleUntested(true);
+  noteUntested('drizzle-orm', '0.42.1', dropped.stderr);
+  settleUntested(false);
+  expect(dropped.lines()).toEqual([]);
 });

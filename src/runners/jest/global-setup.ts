@@ -36,7 +36,7 @@ export default async function globalSetup(
     return;
   }
   const cwd = projectConfig.rootDir ?? globalConfig.rootDir;
-  if (!options.quiet) noteUntested('jest', jestVersion(cwd ?? process.cwd()));
+  noteUntested('jest', jestVersion(cwd ?? process.cwd()));
   const workers = globalConfig.runInBand ? 1 : globalConfig.maxWorkers;
   await startRun(options, { cwd, early: true, workers });
 }
