@@ -3,6 +3,7 @@
  * module, so that the core can move its files without touching them, and a reader sees in one
  * place what an adapter depends on.
  */
+import { buildContext } from './options/context.js';
 import { readHandoff } from './options/handoff.js';
 import { logger } from './util/log.js';
 import { messageOf } from './errors.js';
@@ -31,6 +32,16 @@ export type {
   TestDatabase,
   TestDatabaseOptions,
 } from './types.js';
+
+/**
+ * An adapter's own entry (typeormTestDb, prismaTestDb, drizzleTestDb) resolves its options before it
+ * loads the ORM, as createTestDatabase() does again after: a bad option fails before the ORM's work,
+ * and the ORM's untested-version line (util/tested.ts), which waits for the entry's quiet, comes out
+ * also when that work fails, the failure the line is for.
+ */
+export function beginEntry(options: TestDatabaseOptions): void {
+  buildContext(options);
+}
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
 export function runnerServer(): ServerInfo | undefined {

@@ -6,6 +6,7 @@ import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import {
+  beginEntry,
   createTestDatabase,
   type PoolEvents,
   ormHandle,
@@ -60,6 +61,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     migrate: seed,
     ...core
   } = options;
+  beginEntry(core);
   const { engine, driver } = resolveEngine({ schema, driver: chosen, engine: core.engine });
   const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver, casing, engine });
   const migrate: MigrateFn = async (url, ctx) => {

@@ -8,6 +8,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  beginEntry,
   createTestDatabase,
   type PoolEvents,
   ormHandle,
@@ -187,6 +188,7 @@ async function openClient<C extends object>(
 
 export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
   const { client, factory, schema: schemaOpt, migrations, migrateWith, poolSize, ...core } = options;
+  beginEntry(core);
   if (!client === !factory)
     throw new FastTestDbError(
       'BAD_OPTION',

@@ -4,6 +4,7 @@
  */
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
+  beginEntry,
   createTestDatabase,
   type PoolEvents,
   ormHandle,
@@ -80,6 +81,7 @@ export async function typeormDataSource(
  */
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
   const { schema, overrides, ...core } = ourOptions;
+  beginEntry(core);
   const s = await typeormTemplate(ormOptions, { schema });
   const database = await createTestDatabase({
     ...core,
