@@ -221,7 +221,12 @@ export const OPTION_TABLE: readonly OptionRow[] = [
     description:
       "runners: the login the app's code spells out, `{ user: 'test', password: 'test' }` (and `database: 'test'` when it names its database): made on our server with every right on each worker's database, and in the workers' URLs and `env`; refused with `url` (a server we do not own). No env var: a password belongs in no command line",
   },
-  { option: 'quiet', env: 'FAST_TEST_DB_QUIET', default: 'off', description: '`1`: runners print no banner or status line' },
+  {
+    option: 'quiet',
+    env: 'FAST_TEST_DB_QUIET',
+    default: 'off',
+    description: '`1`: runners print no banner or status line, and no line names an untested ORM or runner version',
+  },
   {
     option: 'keepSerial',
     env: 'FAST_TEST_DB_KEEP_SERIAL',
