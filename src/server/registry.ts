@@ -24,6 +24,7 @@ import { pidAlive, withFileLock } from './os/lock.js';
 import { ensurePrivateDir } from './os/private-dir.js';
 import { isKeeperOf } from './os/processes.js';
 import { readJson, writeJson } from './os/shared-files.js';
+import { retireCopy } from './os/warm-cache.js';
 
 const log = logger('server');
 
@@ -163,7 +164,8 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       }
       if (plan.restoredFrom && attempt < 3) {
         log('start from the cached data directory failed; discarding it and starting afresh: %s', (e as Error).message);
-        rmSync(plan.restoredFrom, { recursive: true, force: true });
+        // Renamed aside first: another project's start may be copying it (the initdb copy is every project's).
+        retireCopy(plan.restoredFrom);
         continue;
       }
       throw e;
