@@ -37,12 +37,14 @@ function savers(dataRoot: string): boolean {
 }
 
 /** A worker process (fixture script) whose first stdout line is its JSON report. */
+/** `cwd`: the project the worker is run in (a folder with this repository's node_modules linked in). */
 export function startWorker(
   env: Record<string, string>,
   fixture = 'test/fixtures/core/worker.mts',
-): { child: ChildProcess; line: Promise<any>; exited: Promise<unknown> } {
+  cwd = ROOT,
+): { child: ChildProcess; line: Promise<any>; exited: Promise<unknown>; stderr: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, fixture)], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,7 +62,7 @@ export function startWorker(
     });
   });
   const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-  return { child, line, exited };
+  return { child, line, exited, stderr: () => err };
 }
 
 export async function runWorker(env: Record<string, string>): Promise<any> {
@@ -68,6 +70,14 @@ export async function runWorker(env: Record<string, string>): Promise<any> {
   const result = await line;
   await exited;
   return result;
+}
+
+/** A worker run to its end in project `cwd`, with what it wrote to stderr (its DEBUG log). */
+export async function runWorkerIn(cwd: string, env: Record<string, string>): Promise<{ result: any; stderr: string }> {
+  const { line, exited, stderr } = startWorker(env, undefined, cwd);
+  const result = await line;
+  await exited;
+  return { result, stderr: stderr() };
 }
 
 export function migrateCount(counterFile: string): number {

@@ -1,12 +1,36 @@
 /** Many processes, one server, one template build; and no server outlives its clients. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, migrateCount, privateDataRoot, removeDataRoot, runWorker, serverPids, startWorker, waitFor } from './helpers.js';
+import {
+  alive,
+  migrateCount,
+  privateDataRoot,
+  removeDataRoot,
+  ROOT,
+  runWorker,
+  runWorkerIn,
+  serverPids,
+  startWorker,
+  waitFor,
+} from './helpers.js';
 import { listDir } from '../../src/server/os/shared-files.js';
-import { listOwnedServers } from '../../src/server/keeper/server-state.js';
 import { contextOf } from '../../src/options/context.js';
-import { WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
+import { INITDB_COPY_NAME, partialPath, WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
+import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { jsonLines, runCli } from '../cli/cli.js';
 
 describe('workers in separate processes', () => {
   const dataRoot = privateDataRoot('procs');
@@ -156,25 +180,112 @@ describe('cached data directory asked for (cacheDataDir: true)', () => {
   });
 });
 
-describe('initdb cache (on by default)', () => {
+describe('initdb cache (on by default): once per user and machine, in the servers root', () => {
   const dataRoot = privateDataRoot('initdb');
   const work = mkdtempSync(join('/tmp', 'ftdb-initdb-'));
+  // When we are root the server's account walks through it to a second project's binaries.
+  chmodSync(work, 0o755);
+  // No warm copy: each start below is initdb's or its copy's; the log says which (embedded-copies.ts).
+  // No grace: the server stops with its worker, so that each run below starts one.
+  const base = {
+    FAST_TEST_DB_GRACE_MS: '0',
+    DATA_ROOT: dataRoot,
+    COUNTER_FILE: join(work, 'c.log'),
+    WORKER: '1',
+    FAST_TEST_DB_DATA_CACHE: '0',
+    DEBUG: 'fast-test-db:postgres',
+  };
   const cache = join(work, 'cache');
-  const env = { DATA_ROOT: dataRoot, COUNTER_FILE: join(work, 'c.log'), WORKER: '1', FAST_TEST_DB_CACHE_DIR: cache };
-  // The server's own directory: beside it may be a copy of the binaries (a project only root can enter).
-  const serverLog = () => readFileSync(join(listOwnedServers(contextOf({ dataRoot }), { all: true })[0]!.dir, 'server.log'), 'utf8');
+  const root = serversRoot(contextOf({ dataRoot }));
+  const copies = () => listDir(root).filter((n) => INITDB_COPY_NAME.test(n));
+  const run = (cwd = ROOT, cacheDir = cache) => runWorkerIn(cwd, { ...base, FAST_TEST_DB_CACHE_DIR: cacheDir });
+  /** Another project: its own folder (its node_modules linked to this repository's, so another binaries path) and an empty cache. */
+  const project = (name: string) => {
+    const dir = join(work, name);
+    mkdirSync(dir, { mode: 0o755 });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    return { dir, cache: join(dir, 'cache') };
+  };
+  /** The copy's saver (detached, after initdb) has finished once nothing is staged beside the servers. */
+  const savesDone = () => waitFor(() => !listDir(root).some((n) => WARM_SAVE_NAME.test(n)), 30_000);
+  let copy = '';
+  let firstServer = '';
   afterAll(async () => {
     await removeDataRoot(dataRoot);
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('runs initdb once, then starts fresh servers from its copy', async () => {
-    await runWorker(env);
-    expect(serverLog()).toMatch(/database system will be owned by/);
-    expect(await waitFor(() => listDir(cache).some((d) => d.endsWith('-initdb')), 15_000)).toBe(true);
-    expect(await waitFor(() => !serverPids(dataRoot).some(alive), 15_000)).toBe(true);
-    const second = await runWorker(env);
-    expect(second.built).toBe(true); // a new server: the template is built again, initdb is not run
-    expect(serverLog()).not.toMatch(/database system will be owned by/);
+  it('runs initdb once, keeps its output beside the servers (ours alone, not in the project cache), then starts from it', async () => {
+    const first = await run();
+    firstServer = first.result.stateDir;
+    expect(first.stderr).toMatch(new RegExp(`no usable copy at ${root}/initdb-postgres-18-[0-9a-f]+\\n`));
+    expect(await waitFor(() => copies().length === 1, 30_000)).toBe(true);
+    copy = join(root, copies()[0]!);
+    const st = statSync(copy);
+    expect([st.uid, st.mode & 0o077]).toEqual([process.getuid!(), 0]);
+    expect(listDir(cache).filter((n) => n.includes('initdb'))).toEqual([]);
+    const second = await run();
+    expect(second.stderr).toContain(`data directory restored from ${copy}\n`);
+  });
+
+  it('a second project (another folder, an empty cache) restores the same copy: no initdb, nothing saved again', async () => {
+    await savesDone();
+    const before = statSync(copy).ino;
+    const other = project('other');
+    const { result, stderr } = await run(other.dir, other.cache);
+    expect(stderr).toContain(`data directory restored from ${copy}\n`);
+    expect(stderr).not.toContain('no usable copy');
+    // Its own server (a folder per project), started from the copy.
+    expect(result.stateDir).not.toBe(firstServer);
+    await savesDone();
+    expect(statSync(copy).ino).toBe(before);
+    expect(copies()).toEqual([basename(copy)]);
+  });
+
+  it('a copy others may write, or another account owns, is not used and not replaced: initdb runs', async () => {
+    await savesDone();
+    const before = statSync(copy).ino;
+    chmodSync(copy, 0o777);
+    const opened = await run();
+    expect(opened.stderr).toMatch(new RegExp(`not using ${copy}: .*may be written by other users`));
+    expect(opened.stderr).not.toContain('data directory restored from');
+    await savesDone();
+    expect([statSync(copy).ino, statSync(copy).mode & 0o777]).toEqual([before, 0o777]);
+    chmodSync(copy, 0o700);
+    if (process.getuid!() === 0) {
+      chownSync(copy, 65534, 65534);
+      const foreign = await run();
+      expect(foreign.stderr).toMatch(new RegExp(`not using ${copy}: .*is another user's`));
+      expect(foreign.stderr).not.toContain('data directory restored from');
+      await savesDone();
+      expect(statSync(copy).uid).toBe(65534);
+      chownSync(copy, 0, 0);
+    }
+    expect((await run()).stderr).toContain(`data directory restored from ${copy}\n`);
+  });
+
+  it('a copy left half written (a killed saver) is never used: initdb runs, that start removes it, a whole copy is saved', async () => {
+    await savesDone();
+    const dead = spawnSync('true').pid;
+    const partial = partialPath(copy, dead);
+    renameSync(copy, partial);
+    const { stderr } = await run();
+    expect(stderr).toContain(`no usable copy at ${copy}\n`);
+    expect(existsSync(partial)).toBe(false);
+    expect(await waitFor(() => existsSync(join(copy, 'PG_VERSION')), 30_000)).toBe(true);
+  });
+
+  it('clean keeps it while it is in use (--older-than 1d) and removes it with --older-than 0', async () => {
+    await savesDone();
+    const env = { ...process.env, FAST_TEST_DB_DATA_ROOT: dataRoot };
+    const clean = async (olderThan: string) => {
+      const r = await runCli(['clean', '--older-than', olderThan, '--json'], env);
+      expect(r.code, r.stderr).toBe(0);
+      return jsonLines<{ files: Array<{ path: string; kind: string; action: string }> }>(r.stdout)[0]!.files.find((f) => f.path === copy);
+    };
+    expect(await clean('1d')).toMatchObject({ kind: 'initdb', action: 'kept' });
+    expect(existsSync(copy)).toBe(true);
+    expect(await clean('0')).toMatchObject({ kind: 'initdb', action: 'removed' });
+    expect(existsSync(copy)).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ import { postgresSegment } from '../../src/server/os/shared-memory.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { contextOf } from '../../src/options/context.js';
 import { listDir } from '../../src/server/os/shared-files.js';
-import { BINARIES_COPY_NAME } from '../../src/server/os/copy-names.js';
+import { BINARIES_COPY_NAME, INITDB_COPY_NAME, INITDB_PARTIAL_NAME } from '../../src/server/os/copy-names.js';
 import { statFields } from '../../src/server/os/proc-stat.js';
 import { privateDataRoot, removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
@@ -87,9 +87,13 @@ function leftIn(dataRoot: string): string[] {
   return listDir(root).map((d) => join(root, d));
 }
 
-/** The folders of servers: the binaries copy made for a project only root can enter is shared, not a server's. */
+/**
+ * The folders of servers: the binaries copy made for a project only root can enter, and initdb's
+ * output (or a copy of it being saved), are shared, not a server's.
+ */
 function serverDirs(dataRoot: string): string[] {
-  return leftIn(dataRoot).filter((d) => !BINARIES_COPY_NAME.test(basename(d)));
+  const shared = [BINARIES_COPY_NAME, INITDB_COPY_NAME, INITDB_PARTIAL_NAME];
+  return leftIn(dataRoot).filter((d) => !shared.some((re) => re.test(basename(d))));
 }
 
 function status(dir: string): { keeperPid: number; serverPid: number } {

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
+import { INITDB_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 import { pidAlive } from '../../src/server/os/lock.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { contextOf } from '../../src/options/context.js';
@@ -79,7 +79,7 @@ async function killed(pid: number): Promise<void> {
   expect(await waitFor(() => !pidAlive(pid), 10_000)).toBe(true);
 }
 
-describe('killed for real: the processes copying a warm copy and initdb output to the cache', () => {
+describe('killed for real: the processes copying a warm copy to the cache and initdb output beside the servers', () => {
   const iso = isolatedEnv('stray-kill');
   // No grace: the server stops, and its data directory is saved, as soon as the worker exits.
   const env: NodeJS.ProcessEnv = { ...iso.env, FAST_TEST_DB_GRACE_MS: '0' };
@@ -94,8 +94,8 @@ describe('killed for real: the processes copying a warm copy and initdb output t
   });
 
   /**
-   * A worker whose server's initdb output is being copied to the cache, the copying process stopped
-   * mid-copy. No warm copy at the server's stop: the next test's first run must build its template.
+   * A worker whose server's initdb output is being copied beside the servers, the copying process
+   * stopped mid-copy. No warm copy at the server's stop: the next test's first run must build its template.
    */
   async function initdbSaverPaused(tag: string) {
     const pauseFile = join(work, `pause-initdb-${tag}`);
@@ -109,12 +109,12 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     run.catch(() => undefined); // awaited by the test, once the saver is killed
     const saver = await pausedPid(pauseFile, 'initdb-copy-written');
     paused.push(saver);
-    const partialName = readdirSync(cache).find((n) => n.endsWith(`-initdb.partial-${saver}`));
+    const partialName = readdirSync(root).find((n) => n.startsWith('initdb-postgres-') && n.endsWith(`.partial-${saver}`));
     expect(partialName).toBeDefined();
     const stagedName = readdirSync(root).find((n) => /^warm-save-\d+-initdb$/.test(n));
     expect(stagedName).toBeDefined();
     const keeper = Number(WARM_SAVE_NAME.exec(stagedName!)![1]);
-    return { run, saver, keeper, partial: join(cache, partialName!), staged: join(root, stagedName!) };
+    return { run, saver, keeper, partial: join(root, partialName!), staged: join(root, stagedName!) };
   }
 
   test('the process saving the initdb copy killed mid-copy: the server still starts, and clean takes both halves', async () => {
@@ -169,8 +169,20 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     const keeper = Number(stagedName.slice('warm-save-'.length));
     expect(await waitFor(() => !pidAlive(keeper), 10_000)).toBe(true); // the keeper is gone, its saver is not
 
-    // While the saver runs, its copy is its own.
+    // The initdb copy this root's starts share (the first start that ran initdb saved it, unpaused):
+    // nothing holds it, so its age alone decides. Used a moment ago, it stays for --older-than 1h.
+    expect(await waitFor(() => readdirSync(root).some((n) => INITDB_COPY_NAME.test(n)), 30_000)).toBe(true);
+    const initdbCopy = join(root, readdirSync(root).find((n) => INITDB_COPY_NAME.test(n))!);
+    expect((await cleanJson(['--older-than', '1h', '--dry-run'], env)).files.find((f) => f.path === initdbCopy)).toMatchObject({
+      kind: 'initdb',
+      action: 'kept',
+      reason: 'used within 60m',
+    });
+
+    // While the saver runs, its copy is its own; the initdb copy goes (the next start runs initdb).
     const live = await cleanJson(['--older-than', '0'], env);
+    expect(live.files.find((f) => f.path === initdbCopy)).toMatchObject({ kind: 'initdb', action: 'removed' });
+    expect(existsSync(initdbCopy)).toBe(false);
     expect(live.files.find((f) => f.path === staged)).toMatchObject({
       kind: 'warm-save',
       action: 'kept',
@@ -200,8 +212,6 @@ describe('killed for real: the processes copying a warm copy and initdb output t
     expect(gone.files.filter((f) => f.action === 'removed').every((f) => f.bytes > 1024 * 1024)).toBe(true);
     expect(existsSync(staged)).toBe(false);
     expect(existsSync(partial)).toBe(false);
-    // What completed stays: the initdb copy the next start restores from (saved in the background).
-    expect(await waitFor(() => readdirSync(cache).some((n) => /^postgres-\d+-[0-9a-f]+-initdb$/.test(n)), 30_000)).toBe(true);
   });
 });
 

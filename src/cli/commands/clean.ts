@@ -21,7 +21,8 @@ Also stops servers this project started whose keeper process died, and removes t
 data directory or initdb output staged for the cache (warm-save-<pid>[-initdb], in memory), a
 copy half written or half removed (*.partial-<pid>, *.old-<pid>), a copy of the PostgreSQL
 binaries no server uses (bin-postgres-*, made when root runs a project the server's account
-cannot enter); each only
+cannot enter), initdb's output no start used within D (initdb-postgres-*, shared by every
+project of this user: the next start runs initdb and keeps it again); each only
 once the process writing it is gone, and only under its own name beside our servers (every
 project's: the names say none) or in this project's cache dir. With a URL, only that server is
 cleaned (and, when it is one we started, only that one is stopped or removed; no files).

@@ -257,8 +257,8 @@ export async function clean(opts: CleanOptions): Promise<CleanReport> {
 }
 
 /**
- * Age: --older-than applies as to everything else, from the last change (a binaries copy: its last
- * use by a start). Safety does not rest on it: a writer that runs, or a server that uses or may be
+ * Age: --older-than applies as to everything else, from the last change (a binaries or initdb
+ * copy: its last use by a start). Safety does not rest on it: a writer that runs, or a server that uses or may be
  * choosing a binaries copy, keeps it at any age (removeLeftoverCopy looks again right before). So
  * --older-than 0 removes every binaries copy nobody uses (the next start that needs one remakes it
  * in ~0.1-0.3 s), and e.g. --older-than 1d keeps the one this machine's runs use every day.
@@ -269,7 +269,7 @@ function cleanLeftoverCopies(opts: CleanOptions, ctx: Context, report: CleanRepo
     const base = { path: copy.path, kind: copy.kind, bytes: copy.bytes };
     if (copy.heldBy) report.files.push({ ...base, action: 'kept', reason: copy.heldBy });
     else if (copy.ageMs < opts.olderThanMs) {
-      const age = copy.kind === 'binaries' ? 'used within' : 'younger than';
+      const age = copy.kind === 'binaries' || copy.kind === 'initdb' ? 'used within' : 'younger than';
       report.files.push({ ...base, action: 'kept', reason: `${age} ${formatDuration(opts.olderThanMs)}` });
     } else stale.push(copy);
   }
@@ -294,5 +294,6 @@ function cleanLeftoverCopies(opts: CleanOptions, ctx: Context, report: CleanRepo
 function leftoverReason(copy: LeftoverCopy): string {
   if (copy.kind === 'warm-save') return "a server's data directory or initdb output whose copy to the cache was killed";
   if (copy.kind === 'partial') return 'its writer is gone';
+  if (copy.kind === 'initdb') return `no start has used it for ${formatDuration(copy.ageMs)}; the next one runs initdb and keeps it again`;
   return `no server uses it; last used ${formatDuration(copy.ageMs)} ago`;
 }

@@ -171,7 +171,7 @@ function checkOwnedServers(ctx: Context, options: DoctorOptions): DoctorCheck[] 
     });
 }
 
-/** A binaries copy unused this long is worth a line: the one runs use every day is not. */
+/** A binaries or initdb copy unused this long is worth a line: the one runs use every day is not. */
 const UNUSED_BINARIES = '1d';
 
 /**
@@ -180,11 +180,13 @@ const UNUSED_BINARIES = '1d';
  */
 function checkLeftoverCopies(ctx: Context): DoctorCheck[] {
   const unusedMs = parseDuration(UNUSED_BINARIES);
-  const leftovers = leftoverCopies(ctx).filter((c) => !c.heldBy && (c.kind !== 'binaries' || c.ageMs >= unusedMs));
+  const reused = (kind: LeftoverKind) => kind === 'binaries' || kind === 'initdb';
+  const leftovers = leftoverCopies(ctx).filter((c) => !c.heldBy && (!reused(c.kind) || c.ageMs >= unusedMs));
   const kinds: Array<{ kind: LeftoverKind; what: string; olderThan: string }> = [
     { kind: 'warm-save', what: "staged warm copies (a server's data directory or initdb output) whose save was killed", olderThan: '0' },
     { kind: 'partial', what: 'partial copies whose writer was killed', olderThan: '0' },
     { kind: 'binaries', what: `binaries copies no server has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },
+    { kind: 'initdb', what: `initdb copies no start has used for ${UNUSED_BINARIES}`, olderThan: UNUSED_BINARIES },
   ];
   return kinds.flatMap(({ kind, what, olderThan }) => {
     const found = leftovers.filter((c) => c.kind === kind);

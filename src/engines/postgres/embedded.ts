@@ -21,7 +21,7 @@ import type { EmbeddedSettings, Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { findPostgresBinaries, INITDB, locatePostgresBinaries, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
-import { cachePaths, restoreCopy } from './embedded-copies.js';
+import { cachePaths, restoreCopy, restoreInitdbCopy } from './embedded-copies.js';
 import { chownTree } from '../../server/os/compact-copy.js';
 import { lit } from './quote.js';
 import { defaultPostgresLocale, postgresInitdbFlags, postgresSettings } from './tuning.js';
@@ -61,9 +61,10 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   const initdbFlags = postgresInitdbFlags(locale);
   const serverSettings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
   // A copy holds the password of the server it was taken from: only where the admin logs in over the
-  // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no copies.
-  // Keyed by the install, not by a copy of it: each data root has its own copy, the cache is shared.
-  const caches = socketDir ? cachePaths(settings, found, initdbFlags, serverSettings) : {};
+  // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no
+  // copies, so initdb's output with the password it was given (--pwfile) is never kept nor shared.
+  // Keyed by the install, not by a copy of it (reachableBinaries: each data root has its own).
+  const caches = socketDir ? cachePaths(settings, dirname(ctx.dir), found, initdbFlags, serverSettings) : {};
   const info: ServerInfo = {
     engine: 'postgres',
     flavor: 'postgres',
@@ -84,8 +85,11 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   // A copy holds the password of the server it was taken from: only where the admin can log in over
   // the socket without one (peer) can the new password be set before anyone else is let in.
-  const restoredFrom = [caches.snapshot, caches.initdb].find((dir) => dir !== undefined && restoreCopy(dir, dataDir));
-  if (restoredFrom && restoredFrom === caches.snapshot) touchCopy(restoredFrom);
+  const restoredFrom =
+    (caches.snapshot && restoreCopy(caches.snapshot, dataDir) ? caches.snapshot : undefined) ??
+    (caches.initdb && restoreInitdbCopy(caches.initdb, dataDir) ? caches.initdb : undefined);
+  // Its time is its last use, for the eviction of warm copies and for `clean --older-than`.
+  if (restoredFrom) touchCopy(restoredFrom);
   if (user) {
     assertReachable(dataDir, user);
     for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);

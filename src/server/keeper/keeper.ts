@@ -66,7 +66,8 @@ const SAVE_ARG = '--save-warm-copy';
  * start. What is saved is put aside on the servers' own tmpfs, and a detached process of this
  * script copies it to the cache: a stopping server's data directory is moved there (a rename);
  * initdb's output, which the server is about to change, is copied there (tmpfs to tmpfs, so far
- * quicker than the copy to the disk).
+ * quicker than the copy to the disk). Its copy is in the servers root (embedded-copies.ts), made
+ * by the same detached process: the compact copy leaves out the WAL's zeros, memory on tmpfs.
  */
 function saveInBackground(dir: string, snapshot: { from: string; to: string }, what?: 'initdb'): void {
   const staged = warmSaveDir(dirname(dir), process.pid, what);
@@ -103,6 +104,8 @@ function saveWarmCopy(from: string, to: string, pauseStep = 'warm-copy-written')
     // Without the zeros large files end with (a MariaDB redo log is 256 MB of which a run writes a few).
     saveCompactCopy(from, partial);
     pauseHere(pauseStep);
+    // What is there and fails the check (a link, another user's, opened up) is left as it is, never replaced.
+    assertPrivate(to);
     retireCopy(to);
     renameSync(partial, to);
   } catch {

@@ -8,7 +8,11 @@
  *   that process is gone;
  * - `bin-postgres-<major>-<key>` in the servers root: the binaries (~60 MB) copied for the server's
  *   account; a new install makes another and nothing removed the old one; it goes once no server
- *   uses it and no start is choosing one.
+ *   uses it and no start is choosing one;
+ * - `initdb-postgres-<major>-<key>` in the servers root: initdb's output (~31 MB, memory on tmpfs)
+ *   that every project's start copies; another install or locale makes another. Nothing holds it:
+ *   a start copying it as it is renamed aside notices and runs initdb (compact-copy.ts). It goes
+ *   with `clean` once unused for --older-than, like a binaries copy; the next start makes it again.
  *
  * Where. The servers root is the user's, shared by every project, and none of these names says a
  * project: a dead writer's copy is of use to nobody, and a binaries copy is remade by the next start
@@ -19,7 +23,15 @@
 import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheRoot, type ResolvedOptions } from '../../options/resolve.js';
-import { BINARIES_COPY_NAME, BINARIES_PARTIAL_NAME, CACHE_PARTIAL_NAME, partialPath, WARM_SAVE_NAME } from '../os/copy-names.js';
+import {
+  BINARIES_COPY_NAME,
+  BINARIES_PARTIAL_NAME,
+  CACHE_PARTIAL_NAME,
+  INITDB_COPY_NAME,
+  INITDB_PARTIAL_NAME,
+  partialPath,
+  WARM_SAVE_NAME,
+} from '../os/copy-names.js';
 import { keeperFiles, type KeeperPlan } from './files.js';
 import { listDir, readJson } from '../os/shared-files.js';
 import { pidAlive } from '../os/lock.js';
@@ -27,15 +39,15 @@ import { assertPrivate } from '../os/private-dir.js';
 import { canReadCommandLines, processesNaming } from '../os/processes.js';
 import { listOwnedServers, type OwnedServerEntry } from './server-state.js';
 import { type RootSettings, serversRoot } from './dirs.js';
-import { treeBytes } from '../os/warm-cache.js';
+import { retireCopy, treeBytes } from '../os/warm-cache.js';
 
-export type LeftoverKind = 'warm-save' | 'partial' | 'binaries';
+export type LeftoverKind = 'warm-save' | 'partial' | 'binaries' | 'initdb';
 
 export interface LeftoverCopy {
   path: string;
   kind: LeftoverKind;
   bytes: number;
-  /** Since its last change; for a binaries copy, since a start last used it (embedded-postgres.ts touches it). */
+  /** Since its last change; for a binaries or initdb copy, since a start last used it (the start touches it). */
   ageMs: number;
   /** The pid its name carries: the writer's or remover's (partial), the keeper's (warm-save). */
   pid?: number;
@@ -65,15 +77,17 @@ export function leftoverCopies(settings: CopiesSettings): LeftoverCopy[] {
 
 /**
  * Run by each cold start: what a dead writer of ours left (a killed saver's staged data directory on
- * tmpfs, which is memory, and its partial copy in the cache) goes now rather than at the next `clean`.
- * Binaries copies stay for `clean`: they are of use, and deciding needs every server's state.
+ * tmpfs, which is memory, and its partial copy in the cache or the servers root) goes now rather
+ * than at the next `clean`. Binaries and initdb copies stay for `clean`: they are of use, and
+ * deciding about a binaries copy needs every server's state.
  */
 export function removeDeadWritersCopies(settings: CopiesSettings): void {
   const none = () => [];
   for (const c of candidates(settings, false)) if (!heldBy(c, none)) rmSync(c.path, { recursive: true, force: true });
 }
 
-function candidates(settings: CopiesSettings, withBinaries: boolean): Found[] {
+/** `withCopies`: the binaries and initdb copies too, which are of use until `clean` says otherwise. */
+function candidates(settings: CopiesSettings, withCopies: boolean): Found[] {
   const found: Found[] = [];
   assertPrivate(serversRoot(settings)); // another user's folder under our name: nothing in it is ours
   const look = (dir: string, kinds: Array<[RegExp, LeftoverKind]>) => {
@@ -90,10 +104,15 @@ function candidates(settings: CopiesSettings, withBinaries: boolean): Found[] {
       }
     }
   };
+  const copies: Array<[RegExp, LeftoverKind]> = [
+    [BINARIES_COPY_NAME, 'binaries'],
+    [INITDB_COPY_NAME, 'initdb'],
+  ];
   look(serversRoot(settings), [
     [WARM_SAVE_NAME, 'warm-save'],
     [BINARIES_PARTIAL_NAME, 'partial'],
-    ...(withBinaries ? [[BINARIES_COPY_NAME, 'binaries'] as [RegExp, LeftoverKind]] : []),
+    [INITDB_PARTIAL_NAME, 'partial'],
+    ...(withCopies ? copies : []),
   ]);
   look(cacheRoot(settings), [[CACHE_PARTIAL_NAME, 'partial']]);
   return found;
@@ -106,6 +125,11 @@ function candidates(settings: CopiesSettings, withBinaries: boolean): Found[] {
 export function removeLeftoverCopy(copy: LeftoverCopy, settings: RootSettings): string | undefined {
   const held = heldBy(copy, serversOnce(settings));
   if (held) return held;
+  if (copy.kind === 'initdb') {
+    // Renamed aside, then removed: a start copying it now sees it go and runs initdb instead.
+    retireCopy(copy.path);
+    return undefined;
+  }
   if (copy.kind !== 'binaries') {
     rmSync(copy.path, { recursive: true, force: true });
     return undefined;
@@ -136,7 +160,13 @@ export function removeLeftoverCopy(copy: LeftoverCopy, settings: RootSettings): 
 
 /** What a leftover copy is, in the words `clean` and `doctor` print. */
 export function leftoverLabel(kind: LeftoverKind): string {
-  return kind === 'warm-save' ? 'staged warm copy' : kind === 'partial' ? 'partial copy' : 'binaries copy';
+  const labels: Record<LeftoverKind, string> = {
+    'warm-save': 'staged warm copy',
+    partial: 'partial copy',
+    binaries: 'binaries copy',
+    initdb: 'initdb copy',
+  };
+  return labels[kind];
 }
 
 function entries(dir: string): string[] {
@@ -159,6 +189,7 @@ function heldBy(copy: Found, servers: () => OwnedServerEntry[]): string | undefi
     // A recycled pid keeps it longer, never shorter: the safe direction.
     return pidAlive(pid) ? `process ${pid} is still writing it` : undefined;
   }
+  if (kind === 'initdb') return undefined;
   if (kind === 'warm-save') {
     // Its keeper stages it and spawns the process that copies it: look at the one, then the other.
     if (pidAlive(pid)) return `its keeper ${pid} still runs`;
