@@ -30,6 +30,7 @@ import { listDir } from '../../src/server/os/shared-files.js';
 import { contextOf } from '../../src/options/context.js';
 import { INITDB_COPY_NAME, partialPath, WARM_COPY_NAME, WARM_SAVE_NAME } from '../../src/server/os/copy-names.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
+import { retireCopy } from '../../src/server/os/warm-cache.js';
 import { jsonLines, runCli } from '../cli/cli.js';
 
 describe('workers in separate processes', () => {
@@ -273,6 +274,18 @@ describe('initdb cache (on by default): once per user and machine, in the server
     expect(stderr).toContain(`no usable copy at ${copy}\n`);
     expect(existsSync(partial)).toBe(false);
     expect(await waitFor(() => existsSync(join(copy, 'PG_VERSION')), 30_000)).toBe(true);
+  });
+
+  it('two projects whose first runs start at once: each runs initdb, one whole copy is kept, and a third project restores it', async () => {
+    await savesDone();
+    retireCopy(copy);
+    const [a, b, c] = [project('first-a'), project('first-b'), project('third')];
+    const both = await Promise.all([run(a.dir, a.cache), run(b.dir, b.cache)]);
+    for (const r of both) expect(r.stderr).toContain(`no usable copy at ${copy}\n`);
+    await savesDone();
+    expect(copies()).toEqual([basename(copy)]);
+    expect(listDir(root).filter((n) => n.startsWith(`${basename(copy)}.`))).toEqual([]);
+    expect((await run(c.dir, c.cache)).stderr).toContain(`data directory restored from ${copy}\n`);
   });
 
   it('clean keeps it while it is in use (--older-than 1d) and removes it with --older-than 0', async () => {

@@ -76,7 +76,8 @@ function installIdentity(bins: PostgresBinaries): unknown[] {
 /**
  * The initdb copy is shared by every project of this user: one that is not a real folder of ours
  * that only we may write (another user's, a link, opened up) could hold settings someone else chose
- * for servers we run, so it is not used (nor removed: private-dir.ts says why). initdb runs instead.
+ * for servers we run. It is not used, and no start replaces it (the saver checks it too): initdb
+ * runs instead, and the log says why. `clean` removes it, as it is in our own folder.
  */
 export function restoreInitdbCopy(copy: string, dataDir: string): boolean {
   try {
