@@ -221,8 +221,8 @@ describe('start, url, monitor on the tuned server', () => {
     // worker's destroy() may have left for the next process.
     expect(first.stderr).toMatch(/dropped [23] test database\(s\) so that the saved data holds templates only/);
     expect(first.stderr).toContain('✓ stopped; data saved for the next start');
-    // The full data directory; the initdb copy beside it (postgres-*-initdb) is always kept.
-    const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-') && !d.endsWith('-initdb'));
+    // The full data directory, alone: initdb's output is kept beside the servers, not in the cache.
+    const saved = readdirSync(cacheDir).filter((d) => d.startsWith('postgres-'));
     expect(saved).toHaveLength(1);
     expect(existsSync(join(cacheDir, saved[0]!, 'PG_VERSION'))).toBe(true);
     const second = await startOnce();

@@ -9,7 +9,7 @@ export default function setup(): () => void {
   return () => {
     const dir = process.env.FAST_TEST_DB_CACHE_DIR;
     if (!dir?.includes('ftdb-suite-cache-')) return;
-    // A server started near the end may still be writing its initdb copy here: retry while it lands.
+    // A server stopped near the end may still be writing its warm copy here: retry while it lands.
     try {
       rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     } catch (e) {
