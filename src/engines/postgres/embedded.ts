@@ -17,7 +17,7 @@ import { systemLocales } from '../../state.js';
 import type { DescribeReport, ServerInfo } from '../../types.js';
 import { sleep } from '../../util/sleep.js';
 import { withClient } from '../connect.js';
-import type { EmbeddedSettings, Engine } from '../engine.js';
+import type { Connector, EmbeddedSettings, Engine } from '../engine.js';
 import { classifyDriverError } from '../errors.js';
 import { DEFAULT_MAX_CONNECTIONS, SERVER_TIME_ZONE } from '../tuning.js';
 import { findPostgresBinaries, INITDB, locatePostgresBinaries, LIBRARY_PATH, POSTGRES, reachableBinaries } from './embedded-binaries.js';
@@ -55,7 +55,6 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   if (socketDir) freshPrivateDir(socketDir, 0o700, user?.uid);
   const password = newPassword();
   writePasswordFile(ctx.dir, password);
-  const auth = writeAuthFiles(ctx.dir, socketDir !== undefined);
   const bins = user ? reachableBinaries(found, user, dirname(ctx.dir), ctx.env) : found;
   const locale = settings.resolved.locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
@@ -83,13 +82,14 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   // Where it will listen is known now: a runner's workers can have their URLs during the copy below.
   ctx.announce?.(info);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
-  // A copy holds the password of the server it was taken from: only where the admin can log in over
-  // the socket without one (peer) can the new password be set before anyone else is let in.
   const restoredFrom =
     (caches.snapshot && restoreCopy(caches.snapshot, dataDir) ? caches.snapshot : undefined) ??
     (caches.initdb && restoreInitdbCopy(caches.initdb, dataDir) ? caches.initdb : undefined);
   // Its time is its last use, for the eviction of warm copies and for `clean --older-than`.
   if (restoredFrom) touchCopy(restoredFrom);
+  // A stopped server's copy holds the passwords it had, which its clients sent in the clear: nobody
+  // but the admin over the socket gets in until the new ones are set. initdb's output holds none.
+  const auth = writeAuthFiles(ctx.dir, socketDir !== undefined, restoredFrom !== undefined && restoredFrom === caches.snapshot);
   if (user) {
     assertReachable(dataDir, user);
     for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
@@ -125,7 +125,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     expected: info,
-    ready: (watch) => waitForPostgres(engine, info, watch),
+    ready: (watch) => waitForPostgres(engine, info, watch, auth.sealed),
   };
 }
 
@@ -134,40 +134,92 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
  * (hba_file, ident_file): what initdb or a cached copy wrote into the data directory plays no part.
  * - over the socket, the admin role for our own OS account only (peer): the client setting the
  *   password of a server started from a copy, and the library's own connections, need none;
- * - everyone else, over the socket or TCP: SCRAM-SHA-256 with the password.
+ * - everyone else, over the socket or TCP: the password, sent as it is (`password`). SCRAM would
+ *   cost every new connection three round trips and its client's hashing (5-7 ms for a process's
+ *   first connection, 1.7 ms after), and protects nothing here: the server listens on 127.0.0.1
+ *   only, where no other user can read the traffic, and while it runs only it can hold its port. A
+ *   port squatted once it stopped learns only passwords that died with it: each start makes new
+ *   ones, and a start from a copy lets nobody else in until it has (`sealed`). The secrets stay
+ *   SCRAM-SHA-256 on the server: what it stores is no password.
  * Where there is no socket (Windows), initdb sets the password from a file, which goes once it ran.
  */
-function writeAuthFiles(dir: string, socket: boolean): { settings: Record<string, string>; initdb: string[]; files: string[] } {
+function writeAuthFiles(
+  dir: string,
+  socket: boolean,
+  sealed: boolean,
+): { settings: Record<string, string>; initdb: string[]; files: string[]; sealed?: Sealed } {
   const hba = join(dir, 'pg_hba.conf');
   const ident = join(dir, 'pg_ident.conf');
-  const scram = (type: string, address = '') => `${type}\tall\tall\t${address}\tscram-sha-256`;
-  writeFileSync(
-    hba,
-    [
-      ...(socket ? ['local\tall\tpostgres\t\tpeer map=owner', scram('local')] : []),
-      scram('host', '127.0.0.1/32'),
-      scram('host', '::1/128'),
-      '',
-    ].join('\n'),
-    { mode: 0o644 },
-  );
+  const withPassword = (type: string, address = '') => `${type}\tall\tall\t${address}\tpassword`;
+  const admin = socket ? ['local\tall\tpostgres\t\tpeer map=owner'] : [];
+  const open = [
+    ...admin,
+    ...(socket ? [withPassword('local')] : []),
+    withPassword('host', '127.0.0.1/32'),
+    withPassword('host', '::1/128'),
+    '',
+  ];
+  const write = (lines: string[]) => writeFileSync(hba, lines.join('\n'), { mode: 0o644 });
+  write(sealed ? [...admin, ''] : open);
   // The server's account reads both (it is not ours when we are root); neither holds a secret.
   writeFileSync(ident, socket ? `owner\t${userInfo().username}\tpostgres\n` : '', { mode: 0o644 });
   const settings = { hba_file: hba, ident_file: ident, password_encryption: 'scram-sha-256' };
-  return { settings, initdb: socket ? [] : [`--pwfile=${passwordFile(dir)}`], files: [hba, ident] };
+  return {
+    settings,
+    initdb: socket ? [] : [`--pwfile=${passwordFile(dir)}`],
+    files: [hba, ident],
+    ...(sealed ? { sealed: { open: () => write(open) } } : {}),
+  };
+}
+
+/** A server started from a copy: its login rules let in only the admin over the socket until `open`. */
+interface Sealed {
+  open(): void;
 }
 
 /**
  * The server's first connection, over the socket (peer: no password yet): gives the admin role
  * the password of this server (one statement on the connection that reads the settings back
  * anyway), then reads the settings. Without a socket, initdb set the password already.
+ * A sealed server's other logins lose the passwords the copy kept (a run's login step sets them
+ * again), and then the password rules are loaded: described only once a new connection sees them,
+ * so that nobody is refused who comes after.
  */
-async function setPasswordAndDescribe(engine: Engine, info: ServerInfo): Promise<DescribeReport> {
+async function setPasswordAndDescribe(engine: Engine, info: ServerInfo, sealed?: Sealed): Promise<DescribeReport> {
   const { connector, inspector } = await engine.load();
   return withClient(connector, info, async (admin) => {
     if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${lit(scramSecret(info.password))}`);
+    if (!sealed) return inspector.describe(admin, info);
+    await admin.query(FORGET_PASSWORDS);
+    const { loaded } = (await admin.query<{ loaded: string }>('SELECT pg_conf_load_time()::text AS loaded'))[0]!;
+    sealed.open();
+    await admin.query('SELECT pg_reload_conf()');
+    await waitForReload(connector, info, loaded);
     return inspector.describe(admin, info);
   });
+}
+
+/** Every login but the admin's loses its password (no secret in this text: nothing to leak to a log). */
+const FORGET_PASSWORDS = `DO $$DECLARE r name; BEGIN
+  FOR r IN SELECT rolname FROM pg_authid WHERE rolpassword IS NOT NULL AND rolname <> 'postgres' LOOP
+    EXECUTE format('ALTER ROLE %I PASSWORD NULL', r);
+  END LOOP;
+END$$`;
+
+/**
+ * The postmaster reloads its login rules and settings in one step between two connections: a new
+ * backend whose load time is past `before` was forked with the new rules.
+ */
+async function waitForReload(connector: Connector, info: ServerInfo, before: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rows = await withClient(connector, info, (c) =>
+      c.query<{ reloaded: boolean }>('SELECT pg_conf_load_time() > $1::timestamptz AS reloaded', [before]),
+    );
+    if (rows[0]?.reloaded) return;
+    if (Date.now() > deadline) throw new Error('PostgreSQL did not reload its login rules within 10 s');
+    await sleep(2);
+  }
 }
 
 /** `locale -a`, once per process; none where the command does not exist (Windows). */
@@ -216,7 +268,7 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
   );
 }
 
-async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWatch): Promise<ServerInfo> {
+async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWatch, sealed?: Sealed): Promise<ServerInfo> {
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -224,7 +276,7 @@ async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWat
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        const report = await setPasswordAndDescribe(engine, info);
+        const report = await setPasswordAndDescribe(engine, info, sealed);
         return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again
