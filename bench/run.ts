@@ -4,7 +4,7 @@
  * machine info, versions and every sample, and an SVG chart next to it.
  *
  *   tsx bench/run.ts [--quick] [--repeats N] [--rows N] [--sections typeorm-jest,mariadb-classes,core,orm,small-suite,parallel,container,peers,real-suites]
- *                    [--shapes imports,drizzle,nest,typeorm-pg,typeorm-mariadb] [--legs A,A2,A0,B0,B,C]
+ *                    [--shapes imports,drizzle,nest,typeorm-pg,typeorm-mariadb] [--legs A,A2,A0,B0,B1,B,C]
  *                    [--steps id,id] [--name NAME] [--out DIR] [--readme] [--small-files N]
  *
  * --repeats defaults to 3 (quick: 1 for the whole-run steps of the workloads, 3 for the core's figures).
@@ -223,7 +223,8 @@ How each figure is taken:
   18 of our own (the embedded binaries, default settings, data on disk), to set the major apart;
   (A0) leg A as a new clone's first run (no runner caches: ts-jest's transform cache, Vite's);
   (B0) fast-test-db's first run of a new clone (no data root, no cache of ours, no runner caches;
-  B0 against A0 is what fast-test-db adds to a new clone's first run); (B) fast-test-db through its runner wrapper from
+  B0 against A0 is what fast-test-db adds to a new clone's first run); (B1) the same where the user
+  ran fast-test-db before (initdb's output kept in the data root); (B) fast-test-db through its runner wrapper from
   dist/, second run on, server stopped between runs (FAST_TEST_DB_REUSE=0); (C) the server kept from
   the run before (FAST_TEST_DB_REUSE=1). Whole run (spawn to exit), runner start to first test (the
   earliest wall clock a file's first test wrote), the tests' own time (Vitest's "tests", the sum of

@@ -11,11 +11,13 @@
  *   Vite's), as a fresh clone finds them;
  * - (B0) fast-test-db's first run of a new clone: no data root, no cache of ours and no runner caches;
  *   B0 against A0 is what fast-test-db adds to what a fresh clone costs anyway;
+ * - (B1) the same where the user ran fast-test-db before: initdb's output is kept in the data root
+ *   (one untimed run leaves it), the project has no cache of ours and no runner caches;
  * - (B) fast-test-db through its runner wrapper from the built package, second run on (the warm copy
  *   and the caches are there; the server is stopped between runs: FAST_TEST_DB_REUSE=0);
  * - (C) fast-test-db with the server kept from the run before (FAST_TEST_DB_REUSE=1), stopped with
  *   `fast-test-db stop` at the end.
- * B0, B and C get data roots of their own, so that C's kept server is never B's. Each leg gives three
+ * B0, B1, B and C get data roots of their own, so that C's kept server is never B's. Each leg gives three
  * figures: the whole run, runner start to first test, and the tests' own time.
  */
 import { spawnSync } from 'node:child_process';
@@ -59,14 +61,15 @@ function installPackage(dir: string): void {
   if (r.status !== 0) throw new Error(`unpacking ${packed()} failed:\n${r.stderr}`);
 }
 
-export type LegId = 'A' | 'A2' | 'A0' | 'B0' | 'B' | 'C';
-export const LEG_IDS: LegId[] = ['A', 'A2', 'A0', 'B0', 'B', 'C'];
+export type LegId = 'A' | 'A2' | 'A0' | 'B0' | 'B1' | 'B' | 'C';
+export const LEG_IDS: LegId[] = ['A', 'A2', 'A0', 'B0', 'B1', 'B', 'C'];
 
 export const LEG_LABELS: Record<LegId, string> = {
   A: "default server, already running: the machine's service (shared database)",
   A2: 'default server, already running: PostgreSQL 18 (our major), default settings, data on disk (shared database)',
   A0: "default server, already running: a new clone's first run (no runner caches)",
   B0: 'fast-test-db, first run (fresh data root and project dir, no runner caches: initdb, template)',
+  B1: "fast-test-db, a new clone's first run, initdb's output kept in the data root (template)",
   B: 'fast-test-db, 2nd run (server stopped between runs)',
   C: 'fast-test-db, server kept from the run before',
 };
@@ -209,6 +212,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
   const dirs = benchDirs();
   const roots = {
     B0: join(dirs.shm, `rs-${shape.id}-B0`),
+    B1: join(dirs.shm, `rs-${shape.id}-B1`),
     B: join(dirs.shm, `rs-${shape.id}-B`),
     C: join(dirs.shm, `rs-${shape.id}-C`),
   };
@@ -219,14 +223,16 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
     mkdirSync(d, { recursive: true });
     return d;
   };
-  const runs: Record<LegId, LegRun[]> = { A: [], A2: [], A0: [], B0: [], B: [], C: [] };
+  const runs: Record<LegId, LegRun[]> = { A: [], A2: [], A0: [], B0: [], B1: [], B: [], C: [] };
   const ftdb = (k: 'B' | 'C') =>
     runLeg(shape, dir, 'ftdb', { FAST_TEST_DB_DATA_ROOT: roots[k], FAST_TEST_DB_REUSE: k === 'C' ? '1' : '0' });
-  // A new clone: its own empty data root and cache of ours, and (firstRun) no runner caches.
-  const ftdbFirst = async () => {
-    await stopDataRoot(roots.B0, dir);
-    mkdirSync(roots.B0, { recursive: true, mode: 0o755 });
-    const env = { FAST_TEST_DB_DATA_ROOT: roots.B0, FAST_TEST_DB_REUSE: '0', FAST_TEST_DB_CACHE_DIR: fresh('ours') };
+  // A new clone: no cache of ours in the project, no runner caches; B0's data root is new too.
+  const ftdbFirst = async (k: 'B0' | 'B1') => {
+    if (k === 'B0') {
+      await stopDataRoot(roots.B0, dir);
+      mkdirSync(roots.B0, { recursive: true, mode: 0o755 });
+    }
+    const env = { FAST_TEST_DB_DATA_ROOT: roots[k], FAST_TEST_DB_REUSE: '0', FAST_TEST_DB_CACHE_DIR: fresh('ours') };
     return runLeg(shape, dir, 'ftdb', env, { runnerCache: fresh('runner') });
   };
   const onServer = async (db: Database, runnerCache?: string) => {
@@ -239,7 +245,8 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
   const leg: Record<LegId, () => Promise<LegRun>> = {
     A: async () => onServer(await serviceDatabase(shape)),
     A0: async () => onServer(await serviceDatabase(shape), fresh('runner')),
-    B0: ftdbFirst,
+    B0: () => ftdbFirst('B0'),
+    B1: () => ftdbFirst('B1'),
     A2: async () => onServer(await pgDatabase(pgConnection((await ours!()).info) as PgAdmin)),
     B: () => ftdb('B'),
     C: () => ftdb('C'),
@@ -249,11 +256,12 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
       rmSync(r, { recursive: true, force: true });
       mkdirSync(r, { recursive: true, mode: 0o755 });
     }
-    // Untimed first runs, so that every timed run but A0's and B0's finds what a later run finds: the
-    // plain config's fills the runner's caches; B's builds the template and saves the warm copy; C's
-    // leaves its server up.
+    // Untimed first runs, so that every timed run finds what a later run finds: the plain config's
+    // fills the runner's caches; B's builds the template and saves the warm copy; B1's leaves initdb's
+    // output in its data root; C's leaves its server up.
     if (legs.includes('A') || legs.includes('A2')) await (legs.includes('A') ? leg.A : leg.A2)();
     if (legs.includes('B')) await ftdb('B');
+    if (legs.includes('B1')) await ftdbFirst('B1');
     if (legs.includes('C')) await ftdb('C');
     for (let round = 0; round < rounds; round++) {
       for (const k of legs) runs[k].push(await leg[k]());
@@ -303,9 +311,9 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
     const base = rows[0];
     const a2 = rows.find((r) => r.id === 'A2');
     const a0 = rows.find((r) => r.id === 'A0');
-    const b0 = rows.find((r) => r.id === 'B0');
     // A first run against a first run: both start with the runner's caches cold.
-    if (a0 && b0 && passing(a0) && passing(b0)) b0.meta = { ...b0.meta, vsA0: a0.median / b0.median };
+    for (const first of rows.filter((r) => r.id === 'B0' || r.id === 'B1'))
+      if (a0 && passing(a0) && passing(first)) first.meta = { ...first.meta, vsA0: a0.median / first.median };
     for (const r of rows) {
       if (base && passing(base) && passing(r)) r.speedup = base.median / r.median;
       // Against our own major too: what is left once the major and the machine's service are set apart.

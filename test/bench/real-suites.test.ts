@@ -1,7 +1,7 @@
 /**
  * The real-suites section end to end in quick mode, as `npm run bench -- --quick --sections
  * real-suites` runs it, on the import-heavy shape at 3 files: the generated suite runs on our major's
- * default server (A2) and on fast-test-db (B0, B, C), every test passing, and the JSON holds the
+ * default server (A2) and on fast-test-db (B0, B1, B, C), every test passing, and the JSON holds the
  * three figures per leg (whole run, runner start to first test, the tests' own time with Vitest's
  * split). Leg A (the machine's service) is left out: it is a server this repository does not own.
  * Timings are not asserted: the bench's job is to measure them.
@@ -37,7 +37,7 @@ it('runs the real-suites section in quick mode on one small shape and writes eve
         '--shapes',
         'imports',
         '--legs',
-        'A2,B0,B,C',
+        'A2,B0,B1,B,C',
         '--name',
         'rs',
         '--out',
@@ -56,7 +56,7 @@ it('runs the real-suites section in quick mode on one small shape and writes eve
   expect(Object.keys(byId)).toEqual(['real-suites-imports', 'real-suites-imports-first-test', 'real-suites-imports-tests']);
   const whole = byId['real-suites-imports']!;
   expect(whole.baseline).toBe('A2');
-  expect(whole.rows.map((x) => x.id)).toEqual(['A2', 'B0', 'B', 'C']);
+  expect(whole.rows.map((x) => x.id)).toEqual(['A2', 'B0', 'B1', 'B', 'C']);
   for (const row of whole.rows) {
     // 3 files x 2 tests, all passing, on every leg.
     expect(row.meta.passed).toEqual([6]);
