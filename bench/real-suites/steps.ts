@@ -216,10 +216,11 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
     B: join(dirs.shm, `rs-${shape.id}-B`),
     C: join(dirs.shm, `rs-${shape.id}-C`),
   };
-  // Beside the project, on its disk, out of the runner's crawl of it.
+  // Beside the project, on its disk, out of the runner's crawl of it. A new folder for every run: the
+  // last run's warm copy may still be written into its own by a process that outlives the run.
+  let freshSerial = 0;
   const fresh = (k: string) => {
-    const d = join(`${dir}.fresh`, k);
-    rmSync(d, { recursive: true, force: true });
+    const d = join(`${dir}.fresh`, `${k}-${++freshSerial}`);
     mkdirSync(d, { recursive: true });
     return d;
   };
@@ -275,7 +276,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
   } finally {
     for (const r of Object.values(roots)) await stopDataRoot(r, dir);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(`${dir}.fresh`, { recursive: true, force: true });
+    rmSync(`${dir}.fresh`, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const shown = LEG_IDS.filter((k) => runs[k].length);
   const legRow = (k: LegId, pick: (r: LegRun) => number) => {
