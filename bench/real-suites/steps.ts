@@ -206,7 +206,7 @@ async function runShape({ shape, scale, rounds, legs: asked, ours, log }: ShapeR
   }
   const legs = asked.filter((k) => !((k === 'A' || k === 'A0') && missing) && !(k === 'A2' && (shape.engine !== 'postgres' || !ours)));
   const dir = join(GENERATED, shape.id);
-  rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, `${dir}.fresh`]) rmSync(d, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   writeShape(shape.id, dir, scale);
   installPackage(dir);
   const dirs = benchDirs();
