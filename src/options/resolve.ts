@@ -137,7 +137,8 @@ export const OPTION_TABLE: readonly OptionRow[] = [
   {
     env: 'FAST_TEST_DB_INITDB_CACHE',
     default: 'on',
-    description: '`0` turns off the cached initdb output (39 MB) a fresh embedded PostgreSQL copies instead of running initdb',
+    description:
+      "`0` turns off the cached initdb output a fresh embedded PostgreSQL copies instead of running initdb: one copy per user and machine (per binaries package version, locale), in the user's folder of the data root (`initdb-postgres-<major>-<key>`, 31 MB: memory, on tmpfs), which every clone and project of that user restores; `fast-test-db clean --older-than D` removes it once no start used it within D",
   },
   {
     option: 'cacheDataDir',
