@@ -1,10 +1,11 @@
 /** init as the CLI: listed in --help, its own --help, and its exit codes and errors from a shell. */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli } from '../cli.js';
 import { makeProject } from './projects.js';
 
-const { env } = isolatedEnv('cli-init');
+const { env, cleanup } = isolatedEnv('cli-init');
+afterAll(cleanup);
 
 describe('fast-test-db init', () => {
   test('--help lists it; init --help says what it reads, writes and refuses', async () => {
