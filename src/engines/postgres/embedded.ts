@@ -135,8 +135,9 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
  * - over the socket, the admin role for our own OS account only (peer): the client setting the
  *   password of a server started from a copy, and the library's own connections, need none;
  * - everyone else, over the socket or TCP: the password, sent as it is (`password`). SCRAM would
- *   cost every new connection three round trips and its client's hashing (5-7 ms for a process's
- *   first connection, 1.7 ms after), and protects nothing here: the server listens on 127.0.0.1
+ *   cost every new connection three round trips and its client's hashing (medians on a loaded
+ *   2-core machine: a process's first connection 24 ms against 14.5 ms, a later one 8.4 against
+ *   5.3 ms; docs/benchmarks.md), and protects nothing here: the server listens on 127.0.0.1
  *   only, where no other user can read the traffic, and while it runs only it can hold its port. A
  *   port squatted once it stopped learns only passwords that died with it: each start makes new
  *   ones, and a start from a copy lets nobody else in until it has (`sealed`). The secrets stay
