@@ -59,9 +59,9 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   const locale = settings.resolved.locale ?? defaultPostgresLocale(availableLocales());
   const initdbFlags = postgresInitdbFlags(locale);
   const serverSettings = postgresSettings({ maxConnections: ctx.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, major: bins.major });
-  // A copy holds the password of the server it was taken from: only where the admin logs in over the
-  // socket without one (peer) can the new one be set before anyone is let in. No socket (Windows): no
-  // copies, so initdb's output with the password it was given (--pwfile) is never kept nor shared.
+  // Only where the admin logs in over the socket without a password (peer) can a server started from
+  // a copy get its new passwords before anyone else is let in (writeAuthFiles). No socket (Windows):
+  // no copies, so initdb's output with the password it was given (--pwfile) is never kept nor shared.
   // Keyed by the install, not by a copy of it (reachableBinaries: each data root has its own).
   const caches = socketDir ? cachePaths(settings, dirname(ctx.dir), found, initdbFlags, serverSettings) : {};
   const info: ServerInfo = {
@@ -89,7 +89,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
   if (restoredFrom) touchCopy(restoredFrom);
   // A stopped server's copy holds the passwords it had, which its clients sent in the clear: nobody
   // but the admin over the socket gets in until the new ones are set. initdb's output holds none.
-  const auth = writeAuthFiles(ctx.dir, socketDir !== undefined, restoredFrom !== undefined && restoredFrom === caches.snapshot);
+  const auth = writeAuthFiles(ctx.dir, socketDir !== undefined, caches.snapshot !== undefined && restoredFrom === caches.snapshot);
   if (user) {
     assertReachable(dataDir, user);
     for (const d of [dataDir, socketDir]) if (d) chownTree(d, user.uid, user.gid);
@@ -125,7 +125,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
     initCache: !restoredFrom && caches.initdb ? { from: dataDir, to: caches.initdb } : undefined,
     restoredFrom,
     expected: info,
-    ready: (watch) => waitForPostgres(engine, info, watch, auth.sealed),
+    ready: (watch) => waitForPostgres(engine, info, watch, auth.open),
   };
 }
 
@@ -140,7 +140,7 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
  *   5.3 ms; docs/benchmarks.md), and protects nothing here: the server listens on 127.0.0.1
  *   only, where no other user can read the traffic, and while it runs only it can hold its port. A
  *   port squatted once it stopped learns only passwords that died with it: each start makes new
- *   ones, and a start from a copy lets nobody else in until it has (`sealed`). The secrets stay
+ *   ones, and a start from a copy lets nobody else in until it has (`sealed`, then `open`). The secrets stay
  *   SCRAM-SHA-256 on the server: what it stores is no password.
  * Where there is no socket (Windows), initdb sets the password from a file, which goes once it ran.
  */
@@ -148,7 +148,7 @@ function writeAuthFiles(
   dir: string,
   socket: boolean,
   sealed: boolean,
-): { settings: Record<string, string>; initdb: string[]; files: string[]; sealed?: Sealed } {
+): { settings: Record<string, string>; initdb: string[]; files: string[]; open?: OpenLogins } {
   const hba = join(dir, 'pg_hba.conf');
   const ident = join(dir, 'pg_ident.conf');
   const withPassword = (type: string, address = '') => `${type}\tall\tall\t${address}\tpassword`;
@@ -169,31 +169,29 @@ function writeAuthFiles(
     settings,
     initdb: socket ? [] : [`--pwfile=${passwordFile(dir)}`],
     files: [hba, ident],
-    ...(sealed ? { sealed: { open: () => write(open) } } : {}),
+    ...(sealed ? { open: () => write(open) } : {}),
   };
 }
 
-/** A server started from a copy: its login rules let in only the admin over the socket until `open`. */
-interface Sealed {
-  open(): void;
-}
+/** Writes the password rules of a server started from a copy, which let in only the admin over the socket until then. */
+type OpenLogins = () => void;
 
 /**
  * The server's first connection, over the socket (peer: no password yet): gives the admin role
  * the password of this server (one statement on the connection that reads the settings back
  * anyway), then reads the settings. Without a socket, initdb set the password already.
- * A sealed server's other logins lose the passwords the copy kept (a run's login step sets them
- * again), and then the password rules are loaded: described only once a new connection sees them,
+ * On a server started from a copy (`open` given) the other logins lose the passwords the copy kept
+ * (a run's login step sets them again), and then the password rules are loaded: described only once a new connection sees them,
  * so that nobody is refused who comes after.
  */
-async function setPasswordAndDescribe(engine: Engine, info: ServerInfo, sealed?: Sealed): Promise<DescribeReport> {
+async function setPasswordAndDescribe(engine: Engine, info: ServerInfo, open?: OpenLogins): Promise<DescribeReport> {
   const { connector, inspector } = await engine.load();
   return withClient(connector, info, async (admin) => {
     if (info.socket) await admin.query(`ALTER ROLE postgres PASSWORD ${lit(scramSecret(info.password))}`);
-    if (!sealed) return inspector.describe(admin, info);
+    if (!open) return inspector.describe(admin, info);
     await admin.query(FORGET_PASSWORDS);
     const { loaded } = (await admin.query<{ loaded: string }>('SELECT pg_conf_load_time()::text AS loaded'))[0]!;
-    sealed.open();
+    open();
     await admin.query('SELECT pg_reload_conf()');
     await waitForReload(connector, info, loaded);
     return inspector.describe(admin, info);
@@ -269,7 +267,7 @@ function startFailure(logText: string, watch: ReadyWatch): FastTestDbError {
   );
 }
 
-async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWatch, sealed?: Sealed): Promise<ServerInfo> {
+async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWatch, open?: OpenLogins): Promise<ServerInfo> {
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -277,7 +275,7 @@ async function waitForPostgres(engine: Engine, info: ServerInfo, watch: ReadyWat
     // No socket to wait for on Windows: try TCP straight away.
     if (!info.socket || existsSync(join(info.socket, `.s.PGSQL.${info.port}`))) {
       try {
-        const report = await setPasswordAndDescribe(engine, info, sealed);
+        const report = await setPasswordAndDescribe(engine, info, open);
         return { ...info, version: report.version, tuned: report.tuned };
       } catch (e) {
         last = e; // "the database system is starting up": try again
