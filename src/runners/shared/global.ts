@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pairableCpus } from './cpu-pairing.js';
 import { loadConfig, mergeConfig, resolveAdapter } from '../../options/config.js';
 import { buildContext, withOptions, type Context, type EntryOptions } from '../../options/context.js';
-import type { Engine, ServerRoles } from '../../engines/engine.js';
+import type { Engine, ServerRoles, SqlClient } from '../../engines/engine.js';
 import { engineFor } from '../../engines/index.js';
 import { explainEngineMismatch } from '../../core/engine-mismatch.js';
 import { RUN_SCOPED_NOTE } from '../../core/fingerprint.js';
@@ -33,6 +33,7 @@ import { stopRun } from './stop-run.js';
 import { handedLogin, makeRunLogin } from './login.js';
 import { checkLift, workersPhrase } from './serial.js';
 import { cloneAhead, giveUpAhead, planAhead } from './clone-ahead.js';
+import { standby, type Standby } from './standby.js';
 
 const log = logger('runner');
 
@@ -197,7 +198,13 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   checkLift(merged, entry.env);
   // Fixed for the life of this process, so that watch-mode re-runs keep their names. The workers
   // learn it from the handoff (detectRun reads it there), not from an env var of its own.
-  const run = runOfOurOwn(entry.names.run ?? newRunId(), entry);
+  const given = entry.names.run;
+  const run = runOfOurOwn(given ?? newRunId(), entry);
+  // Only a run id given to this process (a CI job's, a watch re-run's, one set by hand) can have
+  // databases on the server already: a new one has none to drop before its workers start.
+  const dropFirst = async (p: { roles: ServerRoles; handoff: Handoff; prefix: string }) => {
+    if (run === given) await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
+  };
   const ctx = withOptions(entry, { runId: run });
   const handed = Boolean(ctx.env[SERVER_ENV]);
 
@@ -232,6 +239,8 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   let handoff: Handoff;
   /** The workers' databases being cloned ahead; awaited before the run's databases are dropped. */
   let ahead: Promise<void> = Promise.resolve();
+  /** The connection the run's end drops its databases on, opened once the clones ahead are done. */
+  let held: Standby | undefined;
   /** The finished handoff, or the failure that the workers were told about. */
   let outcome: Promise<{ handoff: Handoff; roles: ServerRoles; prefix: string } | { error: unknown }>;
   if (expected) {
@@ -252,8 +261,9 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     const aheadNames = planAhead(handoff, how.workers);
     outcome = work
       .then(async (p) => {
-        await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
+        await dropFirst(p);
         ahead = cloneAhead(p.handoff, aheadNames);
+        held = standby(p.roles.connector, p.handoff.server, ahead);
         // Workers started from now on (a watch re-run's) need not wait for the ready file.
         handDown(p.handoff);
         writeReady(readyFile, { handoff: p.handoff });
@@ -288,9 +298,10 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
     });
     noteScoped(p);
     // A watch-mode re-run of a global setup finds the last run's databases: start from the template.
-    await dropRunDatabases(p.roles, p.handoff.server, p.prefix, run);
+    await dropFirst(p);
     handoff = p.handoff;
     ahead = cloneAhead(handoff, planAhead(handoff, how.workers));
+    held = standby(p.roles.connector, handoff.server, ahead);
     outcome = Promise.resolve(p);
     log(
       'run %s: template %s%s ready in %d ms; isolation %s',
@@ -312,7 +323,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
       const done = await outcome;
       if ('error' in done) return;
       await ahead;
-      await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
+      await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run, held);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       ahead = cloneAhead(done.handoff, planAhead(done.handoff, how.workers));
@@ -326,10 +337,11 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
       } else {
         try {
           await ahead;
-          await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run);
+          await dropRunDatabases(done.roles, done.handoff.server, done.prefix, run, held);
         } catch (e) {
           failure = e;
         }
+        await held?.close();
       }
       rmSync(dir, { recursive: true, force: true });
       rmSync(runOwnerFile(dir), { force: true });
@@ -358,16 +370,17 @@ function handDown(handoff: Handoff): void {
   process.env[SERVER_ENV] = JSON.stringify([handoff.server]);
 }
 
-/** Every database this run created (marker says so), whatever worker or file it belonged to. */
-export async function dropRunDatabases(
+/** Every database this run created (marker says so), whatever worker or file it belonged to; on `held`'s connection if given. */
+async function dropRunDatabases(
   roles: Pick<ServerRoles, 'connector' | 'markers' | 'templates'>,
   server: ServerInfo,
   prefix: string,
   run: string,
+  held?: Standby,
 ): Promise<string[]> {
-  const dropped = await withClient(roles.connector, server, (admin) =>
-    dropOurDatabases(roles, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined),
-  );
+  const drop = (admin: SqlClient) =>
+    dropOurDatabases(roles, admin, `${prefix}_`, (marker) => marker.run === run && liveOtherOwner(marker) === undefined);
+  const dropped = await (held ? held.run(drop) : withClient(roles.connector, server, drop));
   if (dropped.length) log('dropped %d database(s) of run %s', dropped.length, run);
   return dropped;
 }
