@@ -2,6 +2,7 @@
  * The run's end drops its databases on a connection the global setup opened ahead (standby.ts),
  * and a run drops databases left under its id before it starts only when the id was given to it.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +76,17 @@ test('the run drops its databases at its end even when the server closed the con
   await run.teardown();
   expect(await databasesOf(run.handoff.run)).toEqual([]);
   expect(await idleOthers()).toEqual([]);
+});
+
+test("the run's end finishes in a process that has nothing else to wait for", () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/runners/standby-exit.ts'), cwd], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 60_000,
+  });
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('ended\n');
+  expect(r.status).toBe(0);
 });
 
 test('a run id given to the run: what an earlier run left under it is dropped before the workers start', async () => {

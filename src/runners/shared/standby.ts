@@ -27,6 +27,9 @@ export function standby(connector: Connector, server: ServerInfo, after: Promise
   const drop = async () => {
     const c = await held;
     held = undefined;
+    // Held while it closes: an unreferenced socket is no reason to wait, and a runner's main
+    // process with nothing else to wait for would exit here, before its teardown ends.
+    c?.hold(true);
     await c?.close();
   };
   return {
