@@ -85,19 +85,22 @@ export function migrateCount(counterFile: string): number {
 }
 
 /** The server process pids recorded by keepers under a data root. */
-export function serverPids(dataRoot: string): number[] {
+export function serverPids(dataRoot: string, which: 'serverPid' | 'keeperPid' = 'serverPid'): number[] {
   const pids: number[] = [];
   for (const userDir of listDir(dataRoot).map((d) => join(dataRoot, d)))
     for (const server of listDir(userDir)) {
       try {
         const s = JSON.parse(readFileSync(join(userDir, server, 'status.json'), 'utf8'));
-        if (s.serverPid) pids.push(s.serverPid);
+        if (s[which]) pids.push(s[which]);
       } catch {
         // no status yet, gone, or being written: no pid to report
       }
     }
   return pids;
 }
+
+/** The keepers' pids: a keeper outlives its server while it puts the data directory aside. */
+export const keeperPids = (dataRoot: string): number[] => serverPids(dataRoot, 'keeperPid');
 
 export function alive(pid: number): boolean {
   try {
