@@ -84,8 +84,8 @@ export function migrateCount(counterFile: string): number {
   return existsSync(counterFile) ? readFileSync(counterFile, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-/** The server process pids recorded by keepers under a data root. */
-export function serverPids(dataRoot: string, which: 'serverPid' | 'keeperPid' = 'serverPid'): number[] {
+/** A pid the keepers under a data root record in their status: their server's, or their own. */
+function statusPids(dataRoot: string, which: 'serverPid' | 'keeperPid'): number[] {
   const pids: number[] = [];
   for (const userDir of listDir(dataRoot).map((d) => join(dataRoot, d)))
     for (const server of listDir(userDir)) {
@@ -99,8 +99,11 @@ export function serverPids(dataRoot: string, which: 'serverPid' | 'keeperPid' = 
   return pids;
 }
 
-/** The keepers' pids: a keeper outlives its server while it puts the data directory aside. */
-export const keeperPids = (dataRoot: string): number[] => serverPids(dataRoot, 'keeperPid');
+/** The server process pids recorded by keepers under a data root. */
+export const serverPids = (dataRoot: string): number[] => statusPids(dataRoot, 'serverPid');
+
+/** The keepers' own pids: a keeper outlives its server while it puts the data directory aside. */
+export const keeperPids = (dataRoot: string): number[] => statusPids(dataRoot, 'keeperPid');
 
 export function alive(pid: number): boolean {
   try {
@@ -111,10 +114,10 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+export async function waitFor(cond: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (cond()) return true;
+    if (await cond()) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
   return cond();

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startRun } from '../../src/runners/shared/global.js';
 import { workerTarget } from '../../src/runners/shared/handoff.js';
+import { waitFor } from '../core/helpers.js';
 import { startPlainPostgres, type PlainPostgres } from '../helpers/plain-postgres.js';
 
 let plain: PlainPostgres;
@@ -56,21 +57,14 @@ const idleOthers = () =>
 test('the run drops its databases at its end even when the server closed the connection held for it', async () => {
   const run = await startRun({ cacheKey: 'standby' }, { cwd, workers: 2 });
   const ahead = ['1', '2'].map((w) => workerTarget(run.handoff, w).name);
-  const settled = async () => {
-    for (let i = 0; i < 100; i++) {
-      const names = await databasesOf(run.handoff.run);
-      if (ahead.every((n) => names.includes(n))) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  await settled();
+  await waitFor(async () => {
+    const names = await databasesOf(run.handoff.run);
+    return ahead.every((n) => names.includes(n));
+  }, 10_000);
   expect(await databasesOf(run.handoff.run)).toEqual(expect.arrayContaining(ahead));
   // The clones' own connection closes as they end; the one left idle after that is the held one.
   let held: { pid: number }[] = [];
-  for (let i = 0; i < 100 && held.length === 0; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    held = await idleOthers();
-  }
+  await waitFor(async () => (held = await idleOthers()).length > 0, 10_000);
   expect(held).toHaveLength(1);
   await admin((c) => c.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [held.map((h) => h.pid)]));
   await run.teardown();
@@ -95,7 +89,7 @@ test('a run id given to the run: what an earlier run left under it is dropped be
     const first = await startRun({ cacheKey: 'standby' }, { cwd, workers: 1 });
     const left = workerTarget(first.handoff, '1').name;
     // Its clone ahead is done once its databases are listed; the run ends without its teardown, as a killed one would.
-    for (let i = 0; i < 100 && !(await databasesOf('rgiven')).includes(left); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await databasesOf('rgiven')).includes(left), 5_000);
     expect(await databasesOf('rgiven')).toContain(left);
     const again = await startRun({ cacheKey: 'standby' }, { cwd });
     expect(again.handoff.run).toBe('rgiven');
