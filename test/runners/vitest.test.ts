@@ -5,7 +5,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
-import { expectPaired, expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
+import { expectAppUrls, expectPaired, expectPassed, expectPerFile, expectPerTest, expectPerWorker } from './expect.js';
 import { processesUnder, sandbox, vitest, waitNoProcesses } from './harness.js';
 
 describe('vitest', () => {
@@ -81,6 +81,25 @@ describe('vitest', () => {
       const r = await vitest(sb, 'threads', { ...env, FIXTURE_ISOLATION: 'file' });
       expectPassed(r);
       expectPerFile(r.records);
+    });
+
+    test('one worker: the app finds its URL in every file without our setup file; two workers keep it, each on its own database', async () => {
+      const ours = /src\/runners\/vitest\/setup\.ts$/;
+      const oneWorker = { ...env, FIXTURE_WORKERS: '1', FIXTURE_SLEEP_MS: '0' };
+      // The server up first (run alone, this test starts it): a run that starts it keeps the setup file.
+      expectPassed(await vitest(sb, 'forks', oneWorker));
+      const lone = await vitest(sb, 'forks', oneWorker);
+      if (lone.code !== 0) throw new Error(`runner exited with ${lone.code}:\n${lone.output.slice(-6000)}`);
+      expect(lone.records).toHaveLength(8);
+      expectAppUrls(lone.records);
+      // One database, worker 1's, carried from file to file.
+      expect(new Set(lone.records.map((r) => r.database))).toEqual(new Set([expect.stringMatching(/_w1$/)]));
+      expect(lone.records.map((r) => r.before).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const r of lone.records) expect(r.setupFiles?.some((f) => ours.test(f))).toBe(false);
+      const two = await vitest(sb, 'forks', env);
+      expectPassed(two);
+      expectPerWorker(two.records);
+      for (const r of two.records) expect(r.setupFiles?.some((f) => ours.test(f))).toBe(true);
     });
 
     test('isolation per test (forks)', async () => {

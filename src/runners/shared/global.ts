@@ -65,6 +65,8 @@ export interface RunHandle {
   teardown(opts?: { keepServer?: boolean }): Promise<void>;
   /** Drops this run's worker databases so that a watch-mode re-run starts from the template. */
   resetRun(): Promise<void>;
+  /** Resolves once the workers' databases cloned ahead are made or given up (never rejects). */
+  clonedAhead(): Promise<void>;
 }
 
 export interface StartRunOptions {
@@ -319,6 +321,10 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
   const handle: RunHandle = {
     handoff,
+    clonedAhead: async () => {
+      await outcome;
+      await ahead;
+    },
     resetRun: async () => {
       const done = await outcome;
       if ('error' in done) return;

@@ -7,6 +7,8 @@ import { PROVIDE_KEY, type Handoff } from '../shared/handoff.js';
 import { startRun } from '../shared/global.js';
 import { noteUntested } from '../../util/tested.js';
 import { runnerDefaultWorkers } from '../shared/serial.js';
+import { vitestFiles } from './index.js';
+import { withoutSetupFile } from './lone-worker.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   noteUntested('vitest', project.vitest.version);
@@ -17,5 +19,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
   // A re-run starts from the template again; server and template stay.
   project.onTestsRerun(() => run.resetRun());
-  return () => run.teardown();
+  const restore = await withoutSetupFile(project, run, workers, vitestFiles().setupFile);
+  return () => {
+    restore?.();
+    return run.teardown();
+  };
 }
