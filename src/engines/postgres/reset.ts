@@ -196,12 +196,21 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     EXECUTE 'TRUNCATE ' || array_to_string(ARRAY(SELECT DISTINCT unnest(restore)), ', ') || ' CASCADE';
   END IF;`);
   }
-  // 2. Everything else: rows go. EXISTS first: most tables of a schema are empty at a given reset,
-  // and it stops at the first row where the count reads up to BIG_TABLE_ROWS + 1.
+  // 2. Everything else: rows go. Which tables hold a row is asked first, of all of them in one
+  // statement: most tables of a schema are empty at a given reset, and an EXISTS statement per
+  // table cost the executor's start and end each time (a reset with nothing to do on 30 tables,
+  // timed in a server-side loop of 2,000 calls: 185-192 us that way, 145-151 us this way). Rows
+  // deleted from children leave their parents as they were, and a count follows anyway (up to
+  // BIG_TABLE_ROWS + 1), so a table emptied since by a cascade is left be.
+  const candidates = [...ordered, ...truncated].map((o) => name.get(o)!).filter((t) => !keep.has(t));
+  if (candidates.length)
+    body.push(
+      `SELECT coalesce(array_agg(t), '{}') INTO nonempty FROM (${candidates.map((t) => `SELECT ${lit(t)}::text AS t WHERE EXISTS (SELECT 1 FROM ${t})`).join(' UNION ALL ')}) s;`,
+    );
   for (const oid of ordered) {
     const t = name.get(oid)!;
     if (keep.has(t)) continue;
-    body.push(`IF EXISTS (SELECT 1 FROM ${t}) THEN SELECT count(*) INTO n FROM (SELECT 1 FROM ${t} LIMIT ${BIG_TABLE_ROWS + 1}) s;
+    body.push(`IF ${lit(t)} = ANY(nonempty) THEN SELECT count(*) INTO n FROM (SELECT 1 FROM ${t} LIMIT ${BIG_TABLE_ROWS + 1}) s;
   IF n > ${BIG_TABLE_ROWS} THEN TRUNCATE ${t} CASCADE; dirty := dirty || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))};
   ELSIF n > 0 THEN DELETE FROM ${t}; dirty := dirty || ${lit(t)}::text; END IF; END IF;`);
   }
@@ -209,7 +218,8 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     const t = name.get(oid)!;
     if (!keep.has(t))
       body.push(
-        `IF EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))}; END IF;`,
+        // Asked again: a big table's TRUNCATE ... CASCADE above may have emptied it since.
+        `IF ${lit(t)} = ANY(nonempty) AND EXISTS (SELECT 1 FROM ${t}) THEN cyclic := cyclic || ${lit(t)}::text; restore := restore || ${arr(cascaded(t))}; END IF;`,
       );
   }
   if (truncated.length)
@@ -253,7 +263,9 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     body.push(`IF EXISTS (SELECT 1 FROM pg_largeobject_metadata WHERE oid <> ALL(${los})) THEN
     PERFORM lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid <> ALL(${los}); dirty := dirty || 'pg_largeobject'::text; END IF;`);
   // pg_sequence_last_value (NULL until the first nextval) is a function call, ~40 us less than a
-  // SELECT from each sequence.
+  // SELECT from each sequence. Unlike the tables' question, it stays one statement per sequence:
+  // PL/pgSQL evaluates each as a simple expression, without the executor (30 sequences: 24 us,
+  // against 44 us as one statement).
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
     const changed = last === undefined ? 'value IS NOT NULL' : `value IS DISTINCT FROM ${last}`;
@@ -263,7 +275,7 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   }
   return `CREATE OR REPLACE FUNCTION pg_temp.fast_test_db_reset() RETURNS json LANGUAGE plpgsql AS $ftdb$
 #variable_conflict use_column
-DECLARE n int; value bigint; changed boolean; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
+DECLARE n int; value bigint; changed boolean; nonempty text[] := '{}'; dirty text[] := '{}'; cyclic text[] := '{}'; restarted text[] := '{}';
   restore text[] := '{}'; restored text[] := '{}'; refreshed text[] := '{}';
   ftdb_watermark xid := coalesce(current_setting('fast_test_db.seed_xid', true), ${lit(template.seedXid ?? '0')})::xid;
 BEGIN
