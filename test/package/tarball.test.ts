@@ -53,6 +53,8 @@ interface Probe {
   /** With PROBE_PAIRING: the CPUs the test's thread, and its database session, may run on. */
   threadCpus?: string;
   sessionCpus?: string;
+  /** Under Vitest, the setup files its worker was given. */
+  setupFiles?: string[];
 }
 
 let sb: Sandbox;
@@ -230,6 +232,24 @@ describe('the packed tarball, installed into a scratch project', () => {
     const { output, records } = await probeRun('vitest', ['run'], { POOL: pool });
     expectOwnDatabasePerWorker(records, output);
     expectReport(`vitest-${pool}-reporter.json`);
+  });
+
+  it('Vitest with one worker on a server already up: no setup file of ours in the worker, one database for both files', async () => {
+    const lone = { WORKERS: '1', PROBE_SLEEP_MS: '0', FAST_TEST_DB_REUSE: '1' };
+    try {
+      await probeRun('vitest', ['run'], lone); // starts the server, which stays
+      const { output, records } = await probeRun('vitest', ['run'], lone);
+      expect(records.map((r) => r.file).sort(), output).toEqual(['a', 'b']);
+      expect(new Set(records.map((r) => r.db)).size, output).toBe(1);
+      expect(records.map((r) => r.rows).sort()).toEqual([1, 2]);
+      for (const r of records) {
+        expect(decodeURIComponent(new URL(r.url).pathname.slice(1))).toBe(r.db);
+        expect(r.setupFiles, output).toEqual(expect.arrayContaining([expect.stringMatching(/reporters[/\\]vitest-setup/)]));
+        expect(r.setupFiles?.some((f) => /runners[/\\]vitest-setup\.js$/.test(f)), output).toBe(false);
+      }
+    } finally {
+      await sh('npx', ['fast-test-db', 'stop'], project);
+    }
   });
 
   it.each(['jest', 'vitest'] as const)(

@@ -24,7 +24,9 @@ exports.probe = async function probe(runner, file, worker) {
     const backend = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     // Busy long enough that the runner hands the other file to its other worker.
     await new Promise((r) => setTimeout(r, Number(process.env.PROBE_SLEEP_MS ?? 500)));
-    const record = { runner, file, worker: worker === undefined ? undefined : String(worker), pid: process.pid, db, url, rows };
+    // Under Vitest, the setup files its worker was given for this file.
+    const setupFiles = globalThis.__vitest_worker__?.config?.setupFiles;
+    const record = { runner, file, worker: worker === undefined ? undefined : String(worker), pid: process.pid, db, url, rows, setupFiles };
     if (process.env.PROBE_PAIRING) Object.assign(record, { threadCpus: cpusOf('thread-self'), sessionCpus: cpusOf(backend) });
     appendFileSync(process.env.PROBE_REPORT, JSON.stringify(record) + '\n');
     return record;

@@ -9,7 +9,7 @@ export default defineConfig(
     test: {
       include: ['vitest/*.test.mjs'],
       pool,
-      maxWorkers: 2,
+      maxWorkers: Number(process.env.WORKERS ?? 2),
       fileParallelism: true,
       reporters: ['default', new FastTestDbVitestReporter({ outputFile: `vitest-${pool}-reporter.json` })],
       setupFiles: ['fast-test-db/reporters/vitest-setup'],
