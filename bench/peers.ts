@@ -281,6 +281,8 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
       rawSocket: [] as number[],
       fastTcp: [] as number[],
       fastSocket: [] as number[],
+      poolSocket: [] as number[],
+      fastClientSocket: [] as number[],
       pglite: [] as number[],
     };
     const idb = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersinsert' });
@@ -314,10 +316,24 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
             (socket ? ins.fastSocket : ins.fastTcp).push(
               await perRowUs(opts.rows, (i) => fastInsert(d, users, { name: `user ${i}`, age: i }, { returning: false })),
             );
+            // The floor of any ORM on a pool: the same statement through pool.query, no ORM.
+            if (socket) ins.poolSocket.push(await perRowUs(opts.rows, (i) => pool.query({ ...q, values: [`user ${i}`, i] })));
           } finally {
             await pool.end();
           }
         }
+        // fastInsert on one connection (a Drizzle made on a pg.Client, as inside a transaction).
+        await withClient(
+          whereOf(ours),
+          idb.name,
+          async (c) => {
+            const one = drizzle(c);
+            ins.fastClientSocket.push(
+              await perRowUs(opts.rows, (i) => fastInsert(one, users, { name: `user ${i}`, age: i }, { returning: false })),
+            );
+          },
+          true,
+        );
         ins.pglite.push(await perRowUs(opts.rows, (i) => lite.query(q.text, [`user ${i}`, i])));
       }
     } finally {
@@ -325,7 +341,7 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
       await lite.close();
     }
     opts.log(
-      `  peers insert: pgbench ${fmt(ins.pgbenchOurs)} us, raw socket ${fmt(ins.rawSocket)} us, fastInsert tcp ${fmt(ins.fastTcp)} us, socket ${fmt(ins.fastSocket)} us`,
+      `  peers insert: pgbench ${fmt(ins.pgbenchOurs)} us, raw socket ${fmt(ins.rawSocket)} us (pool ${fmt(ins.poolSocket)} us), fastInsert tcp ${fmt(ins.fastTcp)} us, socket ${fmt(ins.fastSocket)} us (one client ${fmt(ins.fastClientSocket)} us)`,
     );
 
     const v = versions;
@@ -382,6 +398,8 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
             row('raw-tcp', 'pg driver, prepared, TCP 127.0.0.1', ins.rawTcp),
             row('fast-socket', 'Drizzle fastInsert, returning: false, unix socket', ins.fastSocket, { note: 'target <= 1.3x pgbench' }),
             row('fast-tcp', 'Drizzle fastInsert, returning: false, TCP 127.0.0.1', ins.fastTcp),
+            row('pool-socket', 'pg Pool (max 1) query(), prepared, unix socket: the floor on a pool', ins.poolSocket),
+            row('fast-client-socket', 'Drizzle fastInsert on one pg.Client, returning: false, unix socket', ins.fastClientSocket),
             row('pglite', `PGlite ${v.pglite} query(), in process`, ins.pglite),
           ],
           notes: [`${opts.rows} rows per sample after 200 warm-up rows; pgbench: -M prepared -c 1, 1e6 / tps.`],
