@@ -245,7 +245,10 @@ describe('the packed tarball, installed into a scratch project', () => {
       for (const r of records) {
         expect(decodeURIComponent(new URL(r.url).pathname.slice(1))).toBe(r.db);
         expect(r.setupFiles, output).toEqual(expect.arrayContaining([expect.stringMatching(/reporters[/\\]vitest-setup/)]));
-        expect(r.setupFiles?.some((f) => /runners[/\\]vitest-setup\.js$/.test(f)), output).toBe(false);
+        expect(
+          r.setupFiles?.some((f) => /runners[/\\]vitest-setup\.js$/.test(f)),
+          output,
+        ).toBe(false);
       }
     } finally {
       await sh('npx', ['fast-test-db', 'stop'], project);
