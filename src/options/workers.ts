@@ -36,6 +36,14 @@ export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string
 }
 
 /**
+ * The worker id a process will detect that starts from this one's env with `name` set to `value`
+ * (as a runner sets its own variable in its workers): another variable set here may outrank it.
+ */
+export function workerIdGiven(name: (typeof WORKER_ENV_VARS)[number], value: string, env: NodeJS.ProcessEnv = process.env): string {
+  return detectWorker({ ...env, [name]: value }).id;
+}
+
+/**
  * The run this process belongs to: in a runner's worker (or its main process, once the run
  * started) the runner's run, which the worker sees in the handoff; else FAST_TEST_DB_RUN_ID, else
  * a CI job's identity, so that many jobs sharing one external server never collide.

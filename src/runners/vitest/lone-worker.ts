@@ -16,7 +16,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { logger } from '../../util/log.js';
-import { detectWorker } from '../../options/workers.js';
+import { workerIdGiven } from '../../options/workers.js';
 import { exportUrl } from '../shared/export-url.js';
 import { workerTarget } from '../shared/handoff.js';
 import { alreadyCloned } from '../shared/notes.js';
@@ -41,23 +41,24 @@ export async function withoutSetupFile(
   const ours = config.setupFiles.findIndex((f) => slashed(f) === slashed(setupFile));
   if (workers !== 1 || ours < 0 || config.watch || project.vitest.projects.length !== 1) return undefined;
   if (h.pending || h.isolation !== 'worker' || h.cpus) return undefined;
-  if (detectWorker({ ...process.env, VITEST_POOL_ID: '1' }).id !== '1') return undefined;
+  if (workerIdGiven('VITEST_POOL_ID', '1') !== '1') return undefined;
   const target = workerTarget(h, '1');
   await run.clonedAhead();
   if (!alreadyCloned(h, target.name)) return undefined;
 
   const env = (config.env ??= {}) as Record<string, string | undefined>;
-  const before = new Map(Object.entries(env));
   const exported: NodeJS.ProcessEnv = {};
   exportUrl(h, target, exported);
+  // What the project's env held under those names, put back at the end (undefined: it had none).
+  const before = Object.keys(exported).map((k) => [k, env[k]] as const);
   Object.assign(env, exported);
   const [listed] = config.setupFiles.splice(ours, 1);
   log('one worker: its URL goes into the project env, and the setup file is not loaded (%s)', target.name);
   return () => {
     if (!config.setupFiles.includes(listed!)) config.setupFiles.splice(ours, 0, listed!);
-    for (const k of Object.keys(exported)) {
-      if (before.has(k)) env[k] = before.get(k);
-      else delete env[k];
+    for (const [k, v] of before) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
     }
   };
 }
