@@ -11,3 +11,4 @@ export { fastInsert } from './fast-insert.js';
 export type { FastInsertOptions, MySqlInsertedId } from './fast-insert.js';
 export type { Casing, DrizzleDriver } from './driver.js';
 export { schemaDdl } from './schema-ddl.js';
+export { withRollback, type DrizzleTransactionOf } from './with-rollback.js';

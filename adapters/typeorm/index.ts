@@ -7,3 +7,4 @@ export { typeormTemplate, type TypeormTemplateOptions } from './template.js';
 export type { TemplateSource } from '../../src/adapter-kit.js';
 export { fastInsert, type FastInsertOptions, type FastInsertTarget } from './fast-insert.js';
 export type { SchemaSource } from './fingerprint.js';
+export { withRollback } from './with-rollback.js';

@@ -8,7 +8,9 @@
  * all-in-one entry made; and fastInsert's contract (one object in, one record out; an array in, an
  * array out in input order; `returning: false`, nothing; single-row calls started together
  * coalesced where the engine allows it, each settling as if alone; a row the server refuses is
- * QUERY_FAILED and leaves none of its array behind).
+ * QUERY_FAILED and leaves none of its array behind); and withRollback's, where the adapter has it
+ * (what is written inside is seen there only and gone after, errors come out as they were, the
+ * ORM's own transactions inside are savepoints, connections go back to the pool).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFastTestDbError } from '../../src/errors.js';
@@ -31,6 +33,10 @@ export interface OrmSession {
   sends?: { target: object; method: string };
   /** Closes the ORM's connections; the database stays. */
   close(): Promise<void>;
+  /** The adapter's withRollback on this session, `fn` given a session on its transaction; absent where the adapter has none. */
+  withRollback?<T>(fn: (tx: OrmSession) => Promise<T>): Promise<T>;
+  /** The ORM's own transaction opened on this session, committed once `fn` resolves (inside withRollback: a savepoint). */
+  transaction?(fn: (tx: OrmSession) => Promise<void>): Promise<void>;
 }
 
 /** What the all-in-one entry (typeormTestDb, prismaTestDb, drizzleTestDb) gives. */
@@ -51,6 +57,8 @@ export interface AdapterFixture {
   attach(database: TestDatabase): Promise<OrmSession>;
   /** A row the server refuses once a row of `value` is in the same statement (NULL for a NOT NULL text, or the same unique text again). */
   refused(value: string): Row;
+  /** Whether the adapter has withRollback (its sessions then have withRollback and transaction). */
+  rollsBack: boolean;
 }
 
 /** The stored texts that start with `prefix`, in key order. */
@@ -125,6 +133,66 @@ export function adapterContract(fixture: AdapterFixture): void {
         await session.close();
       }
     });
+
+    // Only for the adapters that have it: Prisma's interactive transactions take no fastInsert (docs/isolation.md).
+    if (fixture.rollsBack)
+      describe('withRollback', () => {
+        const rollback = <T>(fn: (tx: OrmSession) => Promise<T>) => b.withRollback!(fn);
+
+        it('what is written through the transaction is seen there, by no other connection, and is gone after; the value comes back', async () => {
+          const out = await rollback(async (tx) => {
+            await tx.insert([{ [tx.text]: value('rb-1') }, { [tx.text]: value('rb-2') }], { returning: false });
+            // The handle's own pool, on another connection, does not see uncommitted rows.
+            expect(await texts(b, 'rb-')).toEqual([]);
+            return texts(tx, 'rb-');
+          });
+          expect(out).toEqual([value('rb-1'), value('rb-2')]);
+          expect(await texts(b, 'rb-')).toEqual([]);
+        });
+
+        it('an error thrown inside comes out as it was, and what was written is gone', async () => {
+          const boom = new Error('the test failed');
+          await expect(
+            rollback(async (tx) => {
+              await tx.insert({ [tx.text]: value('rbe-1') });
+              throw boom;
+            }),
+          ).rejects.toBe(boom);
+          expect(await texts(b, 'rbe-')).toEqual([]);
+        });
+
+        it("a transaction the code opens inside commits into the test's transaction only", async () => {
+          await rollback(async (tx) => {
+            await tx.transaction!(async (inner) => void (await inner.insert({ [inner.text]: value('rbn-1') })));
+            expect(await texts(tx, 'rbn-')).toEqual([value('rbn-1')]);
+          });
+          expect(await texts(b, 'rbn-')).toEqual([]);
+        });
+
+        it('a statement the server refuses inside a nested transaction undoes that one alone: the test goes on', async () => {
+          const out = await rollback(async (tx) => {
+            await tx.insert({ [tx.text]: value('rbf-1') });
+            const failed = await tx.transaction!(async (inner) => {
+              await inner.insert({ [inner.text]: value('rbf-2') });
+              await inner.insert(fixture.refused(value('rbf-1')));
+            }).then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expect(failed).toMatchObject({ code: 'QUERY_FAILED' });
+            await tx.insert({ [tx.text]: value('rbf-3') });
+            return texts(tx, 'rbf-');
+          });
+          expect(out).toEqual([value('rbf-1'), value('rbf-3')]);
+          expect(await texts(b, 'rbf-')).toEqual([]);
+        });
+
+        it('gives its connection back: more calls than the pool has connections, then the pool still answers', async () => {
+          for (let i = 0; i < 12; i++) await rollback((tx) => tx.insert({ [tx.text]: value(`rbp-${i}`) }));
+          await expect(rollback(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+          expect(await texts(b, 'rbp-')).toEqual([]);
+        });
+      });
 
     describe('fastInsert', () => {
       let s: OrmSession;

@@ -341,10 +341,16 @@ describe('the packed tarball, installed into a scratch project', () => {
     expect(timed).not.toMatch(/not counted/);
   });
 
-  it('the TypeORM, Drizzle and Prisma entry points', async () => {
+  it('the TypeORM, Drizzle and Prisma entry points, withRollback included', async () => {
     const out = await sh(process.execPath, ['adapters.mjs'], project);
     const rows = JSON.parse(out.trim().split('\n').at(-1)!);
-    expect(rows).toEqual({ drizzle: { id: 1, name: 'drizzle' }, typeorm: { id: 1, name: 'typeorm' }, prisma: { id: 1, name: 'prisma' } });
+    expect(rows).toEqual({
+      drizzle: { id: 1, name: 'drizzle' },
+      typeorm: { id: 1, name: 'typeorm' },
+      prisma: { id: 1, name: 'prisma' },
+      // withRollback: two rows inside, the one committed before it after.
+      rolledBack: { drizzle: 2, drizzleAfter: 1, typeorm: 2, typeormAfter: 1 },
+    });
   });
 
   it("stop and start --port through npx, and docs/ci.md's start and stop steps as a shell runs them", async () => {

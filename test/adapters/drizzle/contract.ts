@@ -6,7 +6,7 @@
  */
 import { asc } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
-import { fastInsert, drizzleTestDb, type DrizzleDriver } from '../../../adapters/drizzle/index.js';
+import { fastInsert, drizzleTestDb, withRollback, type DrizzleDriver } from '../../../adapters/drizzle/index.js';
 import type { EngineName } from '../../../src/types.js';
 import * as myZoo from './zoo-mysql.js';
 import * as pgZoo from './zoo-pg.js';
@@ -30,6 +30,8 @@ export function drizzleFixture(
   const zoo = engine === 'postgres' ? pgZoo : myZoo;
   const people = zoo.people as any;
   const session = (db: any, close: () => Promise<void>): OrmSession => ({
+    withRollback: (fn) => withRollback(db, (tx) => fn(session(tx, async () => undefined))),
+    transaction: (fn) => db.transaction((tx: any) => fn(session(tx, async () => undefined))),
     text: 'fullName',
     key: 'id',
     insert: (rows, o) => fastInsert(db, people, rows as never, o as never),
@@ -69,5 +71,6 @@ export function drizzleFixture(
       return session(db, () => db.$client.end());
     },
     refused: () => ({ fullName: null }),
+    rollsBack: true,
   };
 }

@@ -57,5 +57,6 @@ export function prismaFixture(engine: EngineName, version: string, under: Prisma
     },
     // The same email again: the unique index refuses it.
     refused: (value) => ({ email: value }),
+    rollsBack: false,
   };
 }
