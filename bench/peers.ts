@@ -13,9 +13,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { sql, TransactionRollbackError } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { integer, pgTable, serial, text } from 'drizzle-orm/pg-core';
-import { fastInsert } from '../adapters/drizzle/index.js';
+import { fastInsert, withRollback } from '../adapters/drizzle/index.js';
 import { createTestDatabase } from '../src/index.js';
 import { resolveServer } from '../src/server/providers/index.js';
 import { stopOwnedServer } from '../src/server/registry.js';
@@ -23,6 +24,7 @@ import type { ServerInfo } from '../src/types.js';
 import { benchDirs } from './lib/dirs.js';
 import { startBenchPostgres } from './lib/postgres.js';
 import { thirtyTableSchema } from './lib/schema30.js';
+import { wireClient } from './lib/wire-floor.js';
 import { row, withSpeedups, type Section } from './lib/stats.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -93,24 +95,38 @@ async function makeTemplate(w: Where, name: string): Promise<void> {
 
 const DIRTY = `INSERT INTO t01 (name) VALUES ('a'); INSERT INTO t02 (parent_id, name) SELECT id, 'b' FROM t01 LIMIT 1; INSERT INTO t10 (name) VALUES ('c')`;
 
+/** One way back to a clean database: runs `inside` (the test's writes) and undoes them, each leg its own way. */
+type CleanLeg = (inside: (query: (sql: string) => Promise<unknown>) => Promise<void>) => Promise<unknown>;
+
+/** BEGIN and ROLLBACK on a connection, as a test's own hooks would send them. */
+const sqlLeg =
+  (query: (sql: string) => Promise<unknown>): CleanLeg =>
+  async (inside) => {
+    await query('BEGIN');
+    await inside(query);
+    await query('ROLLBACK');
+  };
+
 /**
- * BEGIN, the three dirty tables' inserts, ROLLBACK on each leg in turn, sample by sample: the
- * time of BEGIN plus ROLLBACK. Interleaved, so that the load of a shared machine falls on every
+ * The three dirty tables' inserts and each leg's way back from them, on each leg in turn, sample
+ * by sample: the leg's time less the inserts', so a reset, or BEGIN plus ROLLBACK (and what a leg
+ * does around them: a pool's checkout). Interleaved, so that the load of a shared machine falls on every
  * leg alike (legs timed one after the other differed 3x on a loaded run, 0.17 against 0.045 ms,
- * where interleaved they read the same).
+ * where interleaved they read the same). Each leg has a connection of its own, so each wakes its
+ * connection from the same idle: a leg that followed another on the same connection read faster.
  */
-async function rollbackMs(legs: Record<string, (sql: string) => Promise<unknown>>, n: number): Promise<Record<string, number[]>> {
+async function cleanLegsMs(legs: Record<string, CleanLeg>, n: number): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = Object.fromEntries(Object.keys(legs).map((k) => [k, []]));
   for (let i = 0; i < n + 5; i++)
-    for (const [leg, query] of Object.entries(legs)) {
-      let t = performance.now();
-      await query('BEGIN');
-      let ms = performance.now() - t;
-      for (const s of DIRTY.split('; ')) await query(s);
-      t = performance.now();
-      await query('ROLLBACK');
-      ms += performance.now() - t;
-      if (i >= 5) out[leg]!.push(ms);
+    for (const [name, leg] of Object.entries(legs)) {
+      let inserts = 0;
+      const t = performance.now();
+      await leg(async (query) => {
+        const s = performance.now();
+        for (const statement of DIRTY.split('; ')) await query(statement);
+        inserts = performance.now() - s;
+      });
+      if (i >= 5) out[name]!.push(performance.now() - t - inserts);
     }
   return out;
 }
@@ -228,49 +244,74 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
 
     // 2. Back to clean between tests: reset() with 3 of 30 tables dirty against BEGIN/ROLLBACK.
     const db = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersreset' });
-    const reset = { dirty: [] as number[], clean: [] as number[] };
-    let rollback: Record<string, number[]> = {};
+    // The rollback legs on a database of their own: each rolled-back insert leaves a dead row, which
+    // the reset's checks and deletes would otherwise read through (no autovacuum on our server).
+    const rdb = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersrollback' });
+    let legs: Record<string, number[]> = {};
     const { PGlite } = await import('@electric-sql/pglite');
     const lite = new PGlite();
     await lite.exec(thirtyTableSchema());
     const opened: pg.Client[] = [];
+    const pools: pg.Pool[] = [];
     try {
-      await withClient(whereOf(ours), db.name, async (c) => {
-        await db.reset();
-        for (let i = 0; i < opts.resets + 5; i++) {
-          await c.query(DIRTY);
-          let t = performance.now();
-          const report = await db.reset();
-          if (i >= 5) reset.dirty.push(performance.now() - t);
-          if (report.emptied.length !== 3) throw new Error(`reset emptied ${report.emptied.length} tables, expected 3`);
-          t = performance.now();
-          const clean = await db.reset();
-          if (i >= 5) reset.clean.push(performance.now() - t);
-          if (clean.emptied.length !== 0) throw new Error(`a clean reset emptied ${clean.emptied.join(', ')}`);
-        }
-      });
-      const leg = async (w: Where, database: string, socket: boolean) => {
+      const client = async (w: Where, database: string, socket: boolean) => {
         const c = await openClient(w, database, socket);
         opened.push(c);
         return (sql: string) => c.query(sql);
       };
-      rollback = await rollbackMs(
+      const leg = async (w: Where, database: string, socket: boolean) => sqlLeg(await client(w, database, socket));
+      // reset() after the same inserts, written by another connection (as an app's pool would).
+      const writer = await client(whereOf(ours), db.name, true);
+      await db.reset();
+      const resetLeg =
+        (dirty: number): CleanLeg =>
+        async (inside) => {
+          if (dirty) await inside(writer);
+          const report = await db.reset();
+          if (report.emptied.length !== dirty)
+            throw new Error(`reset emptied ${report.emptied.join(', ') || 'nothing'}, expected ${dirty} tables`);
+        };
+      // Drizzle on a pool over the socket, as drizzleTestDb makes it.
+      const drizzlePool = () => {
+        const w = whereOf(ours);
+        const pool = new pg.Pool({ host: w.socket, port: w.port, user: w.user, password: w.password, database: rdb.name, max: 1 });
+        pools.push(pool);
+        return drizzle(pool);
+      };
+      const d = drizzlePool();
+      const byHand = drizzlePool();
+      legs = await cleanLegsMs(
         {
-          ours: await leg(whereOf(ours), db.name, false),
-          oursSocket: await leg(whereOf(ours), db.name, true),
+          reset: resetLeg(3),
+          resetClean: resetLeg(0),
+          withRollback: (inside) => withRollback(d, (tx) => inside((s) => tx.execute(sql.raw(s)))),
+          // What a Drizzle user writes by hand for the same: the peer withRollback is read against.
+          drizzleRollback: (inside) =>
+            byHand
+              .transaction(async (tx) => {
+                await inside((s) => tx.execute(sql.raw(s)));
+                tx.rollback();
+              })
+              .catch((e: unknown) => {
+                if (!(e instanceof TransactionRollbackError)) throw e;
+              }),
+          ours: await leg(whereOf(ours), rdb.name, false),
+          oursSocket: await leg(whereOf(ours), rdb.name, true),
           hand: await leg(handW, template, false),
           handSocket: await leg(handW, template, true),
           ...(durableUp ? { durable: await leg(DURABLE, template, false) } : {}),
-          pglite: (s) => lite.query(s),
+          pglite: sqlLeg((s) => lite.query(s)),
         },
         opts.resets,
       );
     } finally {
       for (const c of opened) await c.end();
+      for (const p of pools) await p.end();
       await db.destroy({ force: true });
+      await rdb.destroy({ force: true });
     }
     opts.log(
-      `  peers reset: ours ${fmt(reset.dirty)} ms (clean ${fmt(reset.clean)} ms), rollback on ours ${fmt(rollback.ours!)} ms (socket ${fmt(rollback.oursSocket!)}), hand ${fmt(rollback.hand!)} ms (socket ${fmt(rollback.handSocket!)}), pglite ${fmt(rollback.pglite!)} ms`,
+      `  peers reset: ours ${fmt(legs.reset!)} ms (clean ${fmt(legs.resetClean!)} ms), rollback on ours ${fmt(legs.ours!)} ms (socket ${fmt(legs.oursSocket!)}), hand ${fmt(legs.hand!)} ms (socket ${fmt(legs.handSocket!)}), pglite ${fmt(legs.pglite!)} ms, withRollback ${fmt(legs.withRollback!)} ms (Drizzle by hand ${fmt(legs.drizzleRollback!)} ms)`,
     );
 
     // 3. Single-row INSERT, prepared, one at a time.
@@ -284,6 +325,7 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
       poolSocket: [] as number[],
       fastClientSocket: [] as number[],
       pglite: [] as number[],
+      wire: [] as number[],
     };
     const idb = await createTestDatabase({ cacheKey: key, migrate, worker: 'peersinsert' });
     try {
@@ -335,13 +377,23 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
           true,
         );
         ins.pglite.push(await perRowUs(opts.rows, (i) => lite.query(q.text, [`user ${i}`, i])));
+        const w = whereOf(ours);
+        const wire = await wireClient(
+          { socketDir: w.socket!, port: w.port, user: w.user, password: w.password, database: idb.name },
+          q.text,
+        );
+        try {
+          ins.wire.push(await perRowUs(opts.rows, (i) => wire.run([`user ${i}`, String(i)])));
+        } finally {
+          wire.end();
+        }
       }
     } finally {
       await idb.destroy({ force: true });
       await lite.close();
     }
     opts.log(
-      `  peers insert: pgbench ${fmt(ins.pgbenchOurs)} us, raw socket ${fmt(ins.rawSocket)} us (pool ${fmt(ins.poolSocket)} us), fastInsert tcp ${fmt(ins.fastTcp)} us, socket ${fmt(ins.fastSocket)} us (one client ${fmt(ins.fastClientSocket)} us)`,
+      `  peers insert: pgbench ${fmt(ins.pgbenchOurs)} us, raw socket ${fmt(ins.rawSocket)} us (pool ${fmt(ins.poolSocket)} us), fastInsert tcp ${fmt(ins.fastTcp)} us, socket ${fmt(ins.fastSocket)} us (one client ${fmt(ins.fastClientSocket)} us), Node wire floor ${fmt(ins.wire)} us`,
     );
 
     const v = versions;
@@ -370,20 +422,29 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
           unit: 'us',
           baseline: 'rollback-hand',
           rows: [
-            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server, TCP', us(rollback.hand!)),
-            row('reset', 'fast-test-db reset(), 3 tables dirty', us(reset.dirty), {
+            row('rollback-hand', 'BEGIN + ROLLBACK, hand-tuned server, TCP', us(legs.hand!)),
+            row('reset', 'fast-test-db reset(), 3 tables dirty', us(legs.reset!), {
               note: 'keeps commits, several connections, sequences',
             }),
-            row('reset-clean', 'fast-test-db reset(), nothing to do', us(reset.clean)),
-            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server, TCP", us(rollback.ours!)),
-            row('rollback-hand-socket', 'BEGIN + ROLLBACK, hand-tuned server, unix socket', us(rollback.handSocket!)),
-            row('rollback-ours-socket', "BEGIN + ROLLBACK, fast-test-db's server, unix socket", us(rollback.oursSocket!)),
-            row('rollback-durable', 'BEGIN + ROLLBACK, durable service, TCP', us(rollback.durable ?? [])),
-            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(rollback.pglite!)),
+            row('reset-clean', 'fast-test-db reset(), nothing to do', us(legs.resetClean!)),
+            row('rollback-ours', "BEGIN + ROLLBACK, fast-test-db's server, TCP", us(legs.ours!)),
+            row('rollback-hand-socket', 'BEGIN + ROLLBACK, hand-tuned server, unix socket', us(legs.handSocket!)),
+            row('rollback-ours-socket', "BEGIN + ROLLBACK, fast-test-db's server, unix socket", us(legs.oursSocket!)),
+            row(
+              'with-rollback',
+              "fast-test-db withRollback() on a Drizzle pool, fast-test-db's server, unix socket",
+              us(legs.withRollback!),
+              {
+                note: 'the test writes through tx: limits in docs/isolation.md',
+              },
+            ),
+            row('drizzle-rollback', "Drizzle's db.transaction() ended by tx.rollback(), by hand, a pool alike", us(legs.drizzleRollback!)),
+            row('rollback-durable', 'BEGIN + ROLLBACK, durable service, TCP', us(legs.durable ?? [])),
+            row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(legs.pglite!)),
           ],
           notes: [
-            'Rollback figures are the BEGIN and ROLLBACK round trips only; the inserts between them are not counted.',
-            'The rollback legs run interleaved, one sample of each in turn; reset() runs over the unix socket, as its own connection does.',
+            'Each figure is a leg less its inserts: the reset, BEGIN and ROLLBACK, and for withRollback the pool checkout and release around them.',
+            'Every leg runs interleaved, one sample of each in turn; reset() runs over the unix socket, as its own connection does, after inserts by another connection on the socket.',
           ],
         }),
         withSpeedups({
@@ -401,6 +462,9 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
             row('pool-socket', 'pg Pool (max 1) query(), prepared, unix socket: the floor on a pool', ins.poolSocket),
             row('fast-client-socket', 'Drizzle fastInsert on one pg.Client, returning: false, unix socket', ins.fastClientSocket),
             row('pglite', `PGlite ${v.pglite} query(), in process`, ins.pglite),
+            row('node-wire', 'Node, no driver: Bind + Execute + Sync on a unix socket, wait for ReadyForQuery', ins.wire, {
+              note: "the floor of any Node client: Node's own round trip",
+            }),
           ],
           notes: [`${opts.rows} rows per sample after 200 warm-up rows; pgbench: -M prepared -c 1, 1e6 / tps.`],
         }),
