@@ -36,10 +36,10 @@ export function detectWorker(env: NodeJS.ProcessEnv = process.env): { id: string
 }
 
 /**
- * The worker id a process will detect that starts from this one's env with `name` set to `value`
- * (as a runner sets its own variable in its workers): another variable set here may outrank it.
+ * The worker id a process will detect that starts from `env` (an entry's copy, ctx.env) with `name`
+ * set to `value`, as a runner sets its own variable in its workers: another variable in `env` may outrank it.
  */
-export function workerIdGiven(name: (typeof WORKER_ENV_VARS)[number], value: string, env: NodeJS.ProcessEnv = process.env): string {
+export function workerIdGiven(name: (typeof WORKER_ENV_VARS)[number], value: string, env: Readonly<NodeJS.ProcessEnv>): string {
   return detectWorker({ ...env, [name]: value }).id;
 }
 

@@ -199,7 +199,8 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
   // 2. Everything else: rows go. Which tables hold a row is asked first, of all of them in one
   // statement: most tables of a schema are empty at a given reset, and an EXISTS statement per
   // table cost the executor's start and end each time (a reset with nothing to do on 30 tables,
-  // timed in a server-side loop of 2,000 calls: 185-192 us that way, 145-151 us this way). Rows
+  // timed by hand in a server-side loop of 2,000 calls, not a bench section: 185-192 us that way,
+  // 145-151 us this way). Rows
   // deleted from children leave their parents as they were, and a count follows anyway (up to
   // BIG_TABLE_ROWS + 1), so a table emptied since by a cascade is left be.
   const candidates = [...ordered, ...truncated].map((o) => name.get(o)!).filter((t) => !keep.has(t));
@@ -264,8 +265,8 @@ function compile(catalog: Catalog, template: ResetBaseline): string {
     PERFORM lo_unlink(oid) FROM pg_largeobject_metadata WHERE oid <> ALL(${los}); dirty := dirty || 'pg_largeobject'::text; END IF;`);
   // pg_sequence_last_value (NULL until the first nextval) is a function call, ~40 us less than a
   // SELECT from each sequence. Unlike the tables' question, it stays one statement per sequence:
-  // PL/pgSQL evaluates each as a simple expression, without the executor (30 sequences: 24 us,
-  // against 44 us as one statement).
+  // PL/pgSQL evaluates each as a simple expression, without the executor (30 sequences, timed by
+  // hand in the server: 24 us, against 44 us as one statement).
   for (const s of catalog.sequences) {
     const last = template.sequences[s.name];
     const changed = last === undefined ? 'value IS NOT NULL' : `value IS DISTINCT FROM ${last}`;

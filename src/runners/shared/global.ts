@@ -61,6 +61,8 @@ export function currentRun(): RunHandle | undefined {
 
 export interface RunHandle {
   readonly handoff: Handoff;
+  /** The env the run's entry read (its context's copy), which the runner's workers start from. */
+  readonly env: Readonly<NodeJS.ProcessEnv>;
   /** Drops this run's databases and, unless kept, stops the server this run started. */
   teardown(opts?: { keepServer?: boolean }): Promise<void>;
   /** Drops this run's worker databases so that a watch-mode re-run starts from the template. */
@@ -321,6 +323,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   const stoppable = !handed && server.owned && server.stateDir !== undefined;
   const handle: RunHandle = {
     handoff,
+    env: ctx.env,
     clonedAhead: async () => {
       await outcome;
       await ahead;

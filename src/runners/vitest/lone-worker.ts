@@ -1,7 +1,8 @@
 /**
  * A Vitest run with one worker needs no setup file. Vitest loads a setup file through its module
  * runner in every test file, and even an empty one cost about 13 ms a file here (Vitest's "setup"
- * figure, 5 files, forks, 2 cores): 1.3 s of a 100-file suite, where our setup file only exports
+ * figure, 5 files, forks, 2 cores, timed by hand; the bench's import-heavy shape read 1.4 s of
+ * "setup" before this and 0 ms after, docs/benchmarks.md): 1.3 s of a 100-file suite, where our setup file only exports
  * the URL its later-file note holds (notes.ts). With one worker that URL is the same for every
  * file and known in the main process once the clone ahead ends; it goes into the project's `env`,
  * which Vitest gives every worker it starts (and sets in it again before each file), and our setup
@@ -41,7 +42,7 @@ export async function withoutSetupFile(
   const ours = config.setupFiles.findIndex((f) => slashed(f) === slashed(setupFile));
   if (workers !== 1 || ours < 0 || config.watch || project.vitest.projects.length !== 1) return undefined;
   if (h.pending || h.isolation !== 'worker' || h.cpus) return undefined;
-  if (workerIdGiven('VITEST_POOL_ID', '1') !== '1') return undefined;
+  if (workerIdGiven('VITEST_POOL_ID', '1', run.env) !== '1') return undefined;
   const target = workerTarget(h, '1');
   await run.clonedAhead();
   if (!alreadyCloned(h, target.name)) return undefined;
