@@ -28,8 +28,7 @@ const log = logger('database');
 export async function startServer(options: TestDatabaseOptions | Context = {}): Promise<ServerInfo> {
   const ctx = contextOf(options, ENTRY);
   const { engine } = resolveNames(ctx);
-  await rolesOf(ctx, engine); // a missing driver is PEER_MISSING before a server starts
-  return resolveServer(ctx, engine);
+  return resolveServer(ctx, engine, rolesOf(ctx, engine));
 }
 
 /**
@@ -73,9 +72,9 @@ export async function openDatabase(options: TestDatabaseOptions | Context = {}):
 /** The names, the engine's roles and the server of an entry (started or joined). */
 async function placeOf(ctx: Context): Promise<TemplatePlace> {
   const names = resolveNames(ctx);
-  const roles = await rolesOf(ctx, names.engine);
-  const server = await resolveServer(ctx, names.engine);
-  return { roles, server, names };
+  const roles = rolesOf(ctx, names.engine);
+  const server = await resolveServer(ctx, names.engine, roles);
+  return { roles: await roles, server, names };
 }
 
 const rolesOf = (ctx: Context, engine: EngineName): Promise<ServerRoles> =>

@@ -32,6 +32,11 @@ export type ProviderFactory = (request: ServerRequest) => ServerProvider;
 
 export interface ServerProvider {
   readonly kind: ProviderKind;
+  /**
+   * Loads the code start() runs, and starts nothing: a caller that has other modules to load first
+   * (the driver) loads both at once instead of one after the other.
+   */
+  prepare?(): Promise<void>;
   /** Starts the server, or joins or reaches one that runs; rejects with a FastTestDbError. */
   start(): Promise<StartedServer>;
 }

@@ -29,3 +29,15 @@ export async function loadPeer<T = any>(name: string, why: string): Promise<T> {
     throw e;
   }
 }
+
+/**
+ * A module that needs a peer, loaded at the same time as the peer: one after the other, the two
+ * chains of imports cost twice the round trips of a module loader (tsx's, a runner's). The peer's
+ * clear error wins over the module's own, which fails too when the module imports the peer.
+ */
+export async function withPeer<T>(peer: Promise<unknown>, module: Promise<T>): Promise<T> {
+  const [loaded, mod] = await Promise.allSettled([peer, module]);
+  if (loaded.status === 'rejected') throw loaded.reason;
+  if (mod.status === 'rejected') throw mod.reason;
+  return mod.value;
+}

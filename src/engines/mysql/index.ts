@@ -1,6 +1,6 @@
 /** MySQL and MariaDB: the facts that need no driver here; the roles that speak to a server load with mysql2. */
 import { engineRoles } from '../../state.js';
-import { loadPeer } from '../../util/peer.js';
+import { loadPeer, withPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
 import { flavorOfVersion } from './flavor.js';
@@ -39,7 +39,7 @@ export const mysql: Engine = {
     // One set of roles per process: they cache template captures, and take no option.
     let roles = engineRoles.get('mysql') as Promise<ServerRoles> | undefined;
     if (!roles) {
-      roles = loadPeer('mysql2/promise', 'MySQL/MariaDB support').then(async () => (await import('./roles.js')).mysqlRoles());
+      roles = withPeer(loadPeer('mysql2/promise', 'MySQL/MariaDB support'), import('./roles.js')).then((m) => m.mysqlRoles());
       engineRoles.set('mysql', roles);
     }
     return roles;

@@ -1,6 +1,6 @@
 /** PostgreSQL: the facts that need no driver here; the roles that speak to a server load with pg. */
 import { engineRoles } from '../../state.js';
-import { loadPeer } from '../../util/peer.js';
+import { loadPeer, withPeer } from '../../util/peer.js';
 import type { Engine, ServerRoles } from '../engine.js';
 import { errors } from './errors.js';
 import { inserts } from './inserts.js';
@@ -38,7 +38,7 @@ export const postgres: Engine = {
     const key = `postgres:${options.cloneStrategy ?? 'file_copy'}`;
     let roles = engineRoles.get(key) as Promise<ServerRoles> | undefined;
     if (!roles) {
-      roles = loadPeer('pg', 'PostgreSQL support').then(async () => (await import('./roles.js')).postgresRoles(options));
+      roles = withPeer(loadPeer('pg', 'PostgreSQL support'), import('./roles.js')).then((m) => m.postgresRoles(options));
       engineRoles.set(key, roles);
     }
     return roles;

@@ -236,6 +236,7 @@ async function definitionFor(engine: EngineName, context: ServerContext): Promis
 
 export const containerProvider: ProviderFactory = ({ engine, context }) => ({
   kind: 'container',
+  prepare: async () => void (await engineFor(engine).provisioning.container()),
   start: async () => startDefinedContainer(await definitionFor(engine, context), testcontainersRunner, context.cwd),
 });
 

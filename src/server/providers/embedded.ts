@@ -44,6 +44,7 @@ export function embeddedSettings(context: ServerContext): EmbeddedSettings {
 
 export const embeddedProvider: ProviderFactory = ({ engine, context }) => ({
   kind: 'embedded',
+  prepare: async () => void (await engineFor(engine).provisioning.embedded()),
   async start() {
     const { request } = await embeddedRequest(engine, context);
     const info = await acquireOwnedServer(request);

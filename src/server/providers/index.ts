@@ -33,7 +33,17 @@ export function serverProvider(request: ServerRequest): ServerProvider {
   return PROVIDERS[kind](request);
 }
 
-/** Starts (or joins, or reaches) the server that `options` (or an entry's context) describe for `engine`. */
-export async function resolveServer(options: TestDatabaseOptions | Context, engine: EngineName): Promise<ServerInfo> {
-  return (await serverProvider({ engine, context: contextOf(options) }).start()).info;
+/**
+ * Starts (or joins, or reaches) the server that `options` (or an entry's context) describe for
+ * `engine`. `first`, when given, must succeed before anything starts (the driver's roles, whose
+ * PEER_MISSING comes before a server does); the provider's code loads while it runs.
+ */
+export async function resolveServer(
+  options: TestDatabaseOptions | Context,
+  engine: EngineName,
+  first?: Promise<unknown>,
+): Promise<ServerInfo> {
+  const provider = serverProvider({ engine, context: contextOf(options) });
+  await Promise.all([first, provider.prepare?.()]);
+  return (await provider.start()).info;
 }
