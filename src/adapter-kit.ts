@@ -3,7 +3,7 @@
  * module, so that the core can move its files without touching them, and a reader sees in one
  * place what an adapter depends on.
  */
-import { buildContext } from './options/context.js';
+import { buildContext, type Context } from './options/context.js';
 import { readHandoff } from './options/handoff.js';
 import { logger } from './util/log.js';
 import { messageOf } from './errors.js';
@@ -18,7 +18,8 @@ export { logger } from './util/log.js';
 export { loadPeer } from './util/peer.js';
 export { noteInstalled, noteUntested } from './util/tested.js';
 export { quoteIdent, quoteQualified, type SqlFamily } from './engines/quote.js';
-export { createTestDatabase } from './runners/shared/create-test-database.js';
+export { createTestDatabase, openEntry } from './runners/shared/create-test-database.js';
+export { withOptions } from './options/context.js';
 export type { PoolEvents } from './runners/shared/cpu-pairing.js';
 export type {
   ConnectionOptions,
@@ -35,12 +36,13 @@ export type {
 
 /**
  * An adapter's own entry (typeormTestDb, prismaTestDb, drizzleTestDb) resolves its options before it
- * loads the ORM, as createTestDatabase() does again after: a bad option fails before the ORM's work,
- * and the ORM's untested-version line (util/tested.ts), which waits for the entry's quiet, comes out
- * also when that work fails, the failure the line is for.
+ * loads the ORM: a bad option fails before the ORM's work, and the ORM's untested-version line
+ * (util/tested.ts), which waits for the entry's quiet, comes out also when that work fails, the
+ * failure the line is for. The context it returns is the entry's only one: the adapter opens its
+ * database with it (openEntry, with the options the ORM adds through withOptions) and pairs with it.
  */
-export function beginEntry(options: TestDatabaseOptions): void {
-  buildContext(options);
+export function beginEntry(options: TestDatabaseOptions): Context {
+  return buildContext(options);
 }
 
 /** The server a runner integration of this run started or joined, if a runner wired this process. */
@@ -58,7 +60,8 @@ export interface OrmHandle<T> {
 
 /** What ormHandle needs to pair the worker with its sessions (src/cpu-pairing.ts). */
 export interface Pairing<T> {
-  options: TestDatabaseOptions;
+  /** The entry's context (beginEntry). */
+  entry: Context;
   /** The ORM's pool, whose new connections are paired as they open. */
   pool?: (orm: T) => PoolEvents | undefined;
 }
@@ -104,7 +107,7 @@ export async function ormHandle<T>(
 async function pairOrm<T>(database: TestDatabase, orm: T, pairing: Pairing<T>): Promise<CpuPairing | undefined> {
   if (typeof (database as Partial<SessionSource>).sessionTasks !== 'function') return undefined;
   try {
-    const paired = await pairCpu(database.server, database as TestDatabase & SessionSource, pairing.options);
+    const paired = await pairCpu(database.server, database as TestDatabase & SessionSource, pairing.entry);
     paired?.follow(pairing.pool?.(orm));
     await paired?.refresh();
     return paired;

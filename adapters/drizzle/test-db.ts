@@ -7,7 +7,8 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import {
   beginEntry,
-  createTestDatabase,
+  openEntry,
+  withOptions,
   type PoolEvents,
   ormHandle,
   type MigrateFn,
@@ -61,20 +62,21 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     migrate: seed,
     ...core
   } = options;
-  beginEntry(core);
+  const entry = beginEntry(core);
   const { engine, driver } = resolveEngine({ schema, driver: chosen, engine: core.engine });
   const template = await drizzleTemplate({ schema, migrationsFolder, migrationsTable, migrationsSchema, driver, casing, engine });
   const migrate: MigrateFn = async (url, ctx) => {
     await template.migrate(url, ctx);
     if (seed) await seed(url, ctx);
   };
-  const database = await createTestDatabase({
-    ...core,
-    engine,
-    migrate,
-    // The seed function is code we cannot hash: a cacheKey the caller gives covers it.
-    cacheKey: [core.cacheKey, template.cacheKey].filter(Boolean).join('|'),
-  });
+  const database = await openEntry(
+    withOptions(entry, {
+      engine,
+      migrate,
+      // The seed function is code we cannot hash: a cacheKey the caller gives covers it.
+      cacheKey: [core.cacheKey, template.cacheKey].filter(Boolean).join('|'),
+    }),
+  );
   const {
     orm: pool,
     close,
@@ -83,7 +85,7 @@ export async function drizzleTestDb<TSchema extends Record<string, unknown>, TDr
     database,
     () => openDrizzle(driver, driverConnection(database), { schema, casing, logger: drizzleLogger, max: poolSize }),
     (p) => p.close(),
-    { options: core, pool: (p) => p.client as PoolEvents },
+    { entry, pool: (p) => p.client as PoolEvents },
   );
   return { db: pool.db, database, close, [Symbol.asyncDispose]: dispose };
 }

@@ -9,7 +9,8 @@
 import { resolve } from 'node:path';
 import {
   beginEntry,
-  createTestDatabase,
+  openEntry,
+  withOptions,
   type PoolEvents,
   ormHandle,
   FastTestDbError,
@@ -188,7 +189,7 @@ async function openClient<C extends object>(
 
 export async function prismaTestDb<C extends object>(options: PrismaTestDbOptions<C>): Promise<PrismaTestDb<C>> {
   const { client, factory, schema: schemaOpt, migrations, migrateWith, poolSize, ...core } = options;
-  beginEntry(core);
+  const entry = beginEntry(core);
   if (!client === !factory)
     throw new FastTestDbError(
       'BAD_OPTION',
@@ -206,7 +207,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     );
   }
   const template = await prismaTemplate({ schema: schemaPath, migrations, migrateWith, cacheKey: core.cacheKey });
-  const database = await createTestDatabase({ ...core, engine, cacheKey: template.cacheKey, migrate: template.migrate });
+  const database = await openEntry(withOptions(entry, { engine, cacheKey: template.cacheKey, migrate: template.migrate }));
 
   const {
     orm: opened,
@@ -216,7 +217,7 @@ export async function prismaTestDb<C extends object>(options: PrismaTestDbOption
     database,
     () => openClient(driverConnection(database), database.server.flavor, { client, factory, poolSize }, parsed),
     (o) => o.close(),
-    { options: core, pool: (o) => pools.get(o.prisma) as PoolEvents | undefined },
+    { entry, pool: (o) => pools.get(o.prisma) as PoolEvents | undefined },
   );
   return { prisma: opened.prisma, database, close, [Symbol.asyncDispose]: dispose };
 }

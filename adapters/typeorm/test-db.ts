@@ -5,7 +5,8 @@
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import {
   beginEntry,
-  createTestDatabase,
+  openEntry,
+  withOptions,
   type PoolEvents,
   ormHandle,
   FastTestDbError,
@@ -81,14 +82,11 @@ export async function typeormDataSource(
  */
 export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: TypeormTestDbOptions = {}): Promise<TypeormTestDb> {
   const { schema, overrides, ...core } = ourOptions;
-  beginEntry(core);
+  const entry = beginEntry(core);
   const s = await typeormTemplate(ormOptions, { schema });
-  const database = await createTestDatabase({
-    ...core,
-    engine: s.engine,
-    cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'),
-    migrate: s.migrate,
-  });
+  const database = await openEntry(
+    withOptions(entry, { engine: s.engine, cacheKey: [core.cacheKey, s.cacheKey].filter(Boolean).join('|'), migrate: s.migrate }),
+  );
   const {
     orm: dataSource,
     close,
@@ -101,7 +99,7 @@ export async function typeormTestDb(ormOptions: DataSourceOptions, ourOptions: T
       const open = ds as DataSource & { isConnected?: boolean };
       if (open.isInitialized ?? open.isConnected) await closeDataSource(ds);
     },
-    { options: core, pool: (ds) => poolOf(ds) as PoolEvents | undefined },
+    { entry, pool: (ds) => poolOf(ds) as PoolEvents | undefined },
   );
   return { dataSource, database, close, [Symbol.asyncDispose]: dispose };
 }

@@ -6,11 +6,15 @@
  * cheap (it added ~20 ms to every import).
  */
 import { openDatabase } from '../../core/database.js';
-import { buildContext } from '../../options/context.js';
+import { buildContext, type Context } from '../../options/context.js';
 import type { TestDatabase, TestDatabaseOptions } from '../../types.js';
 
-export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const ctx = buildContext(options);
+export function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  return openEntry(buildContext(options));
+}
+
+/** The database of an entry whose context is built: createTestDatabase()'s, and an ORM adapter's. */
+export async function openEntry(ctx: Context): Promise<TestDatabase> {
   const pending = ctx.handoff;
   if (!pending) return openDatabase(ctx);
   const { composeWithRunner } = await import('./compose.js');
