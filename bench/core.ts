@@ -3,9 +3,8 @@
  * 30-table schema by strategy, reset time with 3 of 30 tables dirty, and per-row insert cost on a
  * durable server against the tuned one. Every server here is the bench's own.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { engineFor } from '../src/engines/index.js';
 import { newMarker } from '../src/engines/marker.js';
@@ -20,9 +19,8 @@ import { benchDirs } from './lib/dirs.js';
 import { startBenchPostgres } from './lib/postgres.js';
 import { thirtyTableSchema } from './lib/schema30.js';
 import { waitNoProcesses } from '../test/runners/harness.js';
+import { type ProbeResult, runProbe } from './lib/probe.js';
 import { row, withSpeedups, type Row, type Section } from './lib/stats.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
 
 export interface CoreOptions {
   repeats: number;
@@ -33,31 +31,7 @@ export interface CoreOptions {
   log: (line: string) => void;
 }
 
-interface Probe {
-  importMs: number;
-  firstQueryMs: number;
-  built: boolean;
-  stateDir?: string;
-}
-
-function probe(env: Record<string, string>): Promise<Probe> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/lib/start-probe.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) =>
-      code === 0
-        ? res(JSON.parse(out.trim().split('\n').pop()!) as Probe)
-        : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`)),
-    );
-  });
-}
+const probe = (env: Record<string, string>) => runProbe('start-probe.mjs', env);
 
 const migrate30 = async (url: string) => {
   const c = new pg.Client({ connectionString: url });
@@ -138,7 +112,7 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
   // "cold" asks for a template that copy lacks (the migrations changed); "restart" for the one it
   // holds (nothing changed: migrate runs 0 times).
   const cacheDir = mkdtempSync(join(dirs.disk, 'cache-'));
-  const coldRun = async (root: string, probeKey: string): Promise<Probe> => {
+  const coldRun = async (root: string, probeKey: string): Promise<ProbeResult> => {
     const p = await probe({ FAST_TEST_DB_DATA_ROOT: root, FAST_TEST_DB_CACHE_DIR: cacheDir, BENCH_PROBE_KEY: probeKey });
     if (p.stateDir) await stopOwnedServer(p.stateDir);
     // The warm copy is written by a process of its own after the stop; the next start must see it.
@@ -179,7 +153,7 @@ export async function runCore(opts: CoreOptions): Promise<{ sections: Section[];
     for (let i = 0; i < Math.max(opts.repeats, 3); i++)
       warm.push((await probe({ FAST_TEST_DB_DATA_ROOT: warmRoot, BENCH_PROBE_KEY: `${key}-warm` })).firstQueryMs);
     rows.push(row('warm', 'warm start to first query (server up, template cached)', warm, { note: 'target <= 150 ms' }));
-    rows.push(row('import', 'importing the library (part of neither figure)', imports));
+    rows.push(row('import', 'importing the library and pg (part of neither figure)', imports));
     opts.log(
       `  core: cold ${cold.map((x) => x.toFixed(0)).join('/')} ms, restart ${restart.map((x) => x.toFixed(0)).join('/')} ms, warm ${warm.map((x) => x.toFixed(0)).join('/')} ms`,
     );

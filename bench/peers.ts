@@ -9,7 +9,7 @@
  *   and over the unix socket;
  * - a single-row INSERT: fastInsert against the pgbench floor over the unix socket.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -23,6 +23,7 @@ import { stopOwnedServer } from '../src/server/registry.js';
 import type { ServerInfo } from '../src/types.js';
 import { benchDirs } from './lib/dirs.js';
 import { startBenchPostgres } from './lib/postgres.js';
+import { type ProbeResult, runProbe } from './lib/probe.js';
 import { thirtyTableSchema } from './lib/schema30.js';
 import { wireClient } from './lib/wire-floor.js';
 import { row, withSpeedups, type Section } from './lib/stats.js';
@@ -50,23 +51,6 @@ interface Where {
 
 const whereOf = (s: ServerInfo): Where => ({ host: s.host, port: s.port, user: s.user, password: s.password, socket: s.socket });
 const DURABLE: Where = { host: '127.0.0.1', port: 5432, user: 'postgres' };
-
-function spawnJson(script: string, env: Record<string, string>): Promise<{ firstQueryMs: number }> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) =>
-      code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(err.trim().slice(0, 400) || `probe exited ${code}`)),
-    );
-  });
-}
 
 const handEnv = (w: Where, template: string) => ({
   BENCH_PEER: 'hand',
@@ -218,28 +202,32 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
     await makeTemplate(handW, template);
     if (durableUp) await makeTemplate(DURABLE, template);
 
-    // 1. Start to the first query, a fresh process each, legs alternated.
-    const probeOurs = () =>
-      spawnJson('bench/lib/start-probe.ts', { FAST_TEST_DB_DATA_ROOT: root, BENCH_PROBE_KEY: key }).then((p) => p.firstQueryMs);
-    await probeOurs(); // builds the template: not measured
-    const start = {
-      ours: [] as number[],
-      hand: [] as number[],
-      durable: [] as number[],
-      pglite: [] as number[],
-      pgliteSchema: [] as number[],
+    // 1. Start to the first query, a fresh process each, legs alternated. With no module loader
+    // (as a Vitest worker loads the package), then ours and the hand path again under tsx's.
+    const oursEnv = { FAST_TEST_DB_DATA_ROOT: root, BENCH_PROBE_KEY: key };
+    await runProbe('start-probe.mjs', oursEnv); // builds the template: not measured
+    const start: Record<'ours' | 'hand' | 'durable' | 'pglite' | 'pgliteSchema' | 'oursLoader' | 'handLoader', ProbeResult[]> = {
+      ours: [],
+      hand: [],
+      durable: [],
+      pglite: [],
+      pgliteSchema: [],
+      oursLoader: [],
+      handLoader: [],
     };
     for (let i = 0; i < opts.starts; i++) {
-      start.ours.push(await probeOurs());
-      start.hand.push((await spawnJson('bench/lib/peer-probe.ts', handEnv(handW, template))).firstQueryMs);
-      if (durableUp) start.durable.push((await spawnJson('bench/lib/peer-probe.ts', handEnv(DURABLE, template))).firstQueryMs);
-      start.pglite.push((await spawnJson('bench/lib/peer-probe.ts', { BENCH_PEER: 'pglite' })).firstQueryMs);
-      start.pgliteSchema.push(
-        (await spawnJson('bench/lib/peer-probe.ts', { BENCH_PEER: 'pglite', BENCH_PGLITE_SCHEMA: '1' })).firstQueryMs,
-      );
+      start.ours.push(await runProbe('start-probe.mjs', oursEnv));
+      start.hand.push(await runProbe('peer-probe.mjs', handEnv(handW, template)));
+      if (durableUp) start.durable.push(await runProbe('peer-probe.mjs', handEnv(DURABLE, template)));
+      start.pglite.push(await runProbe('peer-probe.mjs', { BENCH_PEER: 'pglite' }));
+      start.pgliteSchema.push(await runProbe('peer-probe.mjs', { BENCH_PEER: 'pglite', BENCH_PGLITE_SCHEMA: '1' }));
+      start.oursLoader.push(await runProbe('start-probe.mjs', oursEnv, true));
+      start.handLoader.push(await runProbe('peer-probe.mjs', handEnv(handW, template), true));
     }
+    const firstQuery = (leg: keyof typeof start) => start[leg].map((p) => p.firstQueryMs);
+    const withImports = (leg: keyof typeof start) => start[leg].map((p) => p.importMs + p.firstQueryMs);
     opts.log(
-      `  peers start: ours ${fmt(start.ours)} ms, hand ${fmt(start.hand)} ms, durable ${fmt(start.durable)} ms, pglite ${fmt(start.pglite)} ms`,
+      `  peers start: ours ${fmt(firstQuery('ours'))} ms, hand ${fmt(firstQuery('hand'))} ms, under tsx ours ${fmt(firstQuery('oursLoader'))} ms, hand ${fmt(firstQuery('handLoader'))} ms, durable ${fmt(firstQuery('durable'))} ms, pglite ${fmt(firstQuery('pglite'))} ms`,
     );
 
     // 2. Back to clean between tests: reset() with 3 of 30 tables dirty against BEGIN/ROLLBACK.
@@ -406,15 +394,45 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
           unit: 'ms',
           baseline: 'hand-template',
           rows: [
-            row('hand-template', `hand-tuned PostgreSQL ${v.hand} on tmpfs: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`, start.hand),
-            row('ours', `fast-test-db ${v.ours}: createTestDatabase(), connect, SELECT 1`, start.ours, {
+            row(
+              'hand-template',
+              `hand-tuned PostgreSQL ${v.hand} on tmpfs: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`,
+              firstQuery('hand'),
+            ),
+            row('ours', `fast-test-db ${v.ours}: createTestDatabase(), connect, SELECT 1`, firstQuery('ours'), {
               note: 'target <= 1.0x hand-template',
             }),
-            row('durable-template', `durable service ${v.durable}: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`, start.durable),
-            row('pglite', `PGlite ${v.pglite}: new PGlite(), SELECT 1`, start.pglite),
-            row('pglite-schema', `PGlite ${v.pglite}: new PGlite(), the 30-table schema, SELECT 1`, start.pgliteSchema),
+            row('durable-template', `durable service ${v.durable}: CREATE DATABASE ... TEMPLATE, connect, SELECT 1`, firstQuery('durable')),
+            row('pglite', `PGlite ${v.pglite}: new PGlite(), SELECT 1`, firstQuery('pglite')),
+            row('pglite-schema', `PGlite ${v.pglite}: new PGlite(), the 30-table schema, SELECT 1`, firstQuery('pgliteSchema')),
           ],
-          notes: ['Each sample is a fresh process, timed after importing the driver or library; the templates hold the same 30 tables.'],
+          notes: [
+            'Each sample is a fresh process with no module loader, timed after importing the driver or library; the templates hold the same 30 tables.',
+          ],
+        }),
+        withSpeedups({
+          id: 'peers-start-imports',
+          title: 'The same, imports included (milliseconds)',
+          unit: 'ms',
+          baseline: 'hand-template',
+          rows: [
+            row('hand-template', 'hand: importing pg, then as above', withImports('hand')),
+            row('ours', 'fast-test-db: importing it and pg, then as above', withImports('ours')),
+          ],
+          notes: ['The same samples as the section above, with the time their imports took before the clock started.'],
+        }),
+        withSpeedups({
+          id: 'peers-start-loader',
+          title: "Start to the first query, server up, under tsx's module loader (milliseconds)",
+          unit: 'ms',
+          baseline: 'hand-template',
+          rows: [
+            row('hand-template', 'hand: as above, in a process run with --import tsx', firstQuery('handLoader')),
+            row('ours', 'fast-test-db: as above, in a process run with --import tsx', firstQuery('oursLoader')),
+          ],
+          notes: [
+            'Timed after the imports, as above: the hand path loads no module after its clock starts, and ours loads its engine and server code on the first call, through the loader.',
+          ],
         }),
         withSpeedups({
           id: 'peers-reset',

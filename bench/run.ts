@@ -211,6 +211,13 @@ How each figure is taken:
   worker processes on fast-test-db's server, with the CPU seconds of the runner, the workers and the
   server from /proc; the 2-worker wall time is set against total CPU seconds / cores, the fastest
   those cores allow.
+- **Peers** (\`peers\`): fast-test-db beside what a user would pick instead, legs alternated in one
+  run: a PostgreSQL tuned by hand on tmpfs, the machine's durable service and PGlite. Start to the
+  first query with the server up, each sample a fresh process (bench/lib/start-probe.mjs and
+  peer-probe.mjs, plain JavaScript): with no module loader, as a Vitest worker loads a package from
+  node_modules; the same with the imports counted; and under tsx's loader. Back to a clean database
+  (reset(), withRollback, BEGIN/ROLLBACK by hand, interleaved sample by sample), and the single-row
+  INSERT against pgbench and a bare wire-protocol client (the floor of any Node client).
 - **Real-suite shapes** (\`real-suites\`, run only when named; \`--shapes\` picks some, \`--legs\` some legs):
   suites generated into bench/real-suites/.generated (no app copied): an import-heavy Vitest suite
   (100 files, each loading a 340 KB module graph, 2 queries through pg), Drizzle + postgres.js in
