@@ -7,6 +7,9 @@ import { defineConfig } from 'vitest/config';
 // earlier run would hold templates that tests expect to build. Tests that study the cache set their own.
 process.env.FAST_TEST_DB_CACHE_DIR = mkdtempSync(join(tmpdir(), 'ftdb-suite-cache-'));
 
+// The private data roots tests make (test/core/helpers.ts), by name: the suite's end removes the empty ones.
+process.env.TEST_SUITE_PRIVATE_ROOTS = mkdtempSync(join(tmpdir(), 'ftdb-suite-roots-'));
+
 // A server a test run starts is kept for the next run by default (reuse, off on CI): the suite's
 // spawned runs, CLIs and workers must not leave servers behind. Tests of that default set it themselves.
 process.env.FAST_TEST_DB_REUSE ??= '0';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { listDir } from '../../src/server/os/shared-files.js';
 import { argsOf, otherPids } from '../../src/server/os/processes.js';
@@ -8,10 +8,16 @@ import { stopOwnedServer } from '../../src/server/registry.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** A private data root, so that a test gets its own server instead of the suite's shared one. */
+/**
+ * A private data root, so that a test gets its own server instead of the suite's shared one. Most
+ * files make theirs as they load, so a run filtered with -t makes roots that no test uses: each is
+ * noted in the suite run's list (vitest.config.ts), and the suite's end removes those still empty.
+ */
 export function privateDataRoot(tag: string): string {
   const dir = mkdtempSync(join('/dev/shm', `ftdb-test-${tag}-`));
   chmodSync(dir, 0o755); // the server runs as an unprivileged user when we are root: it must reach its data
+  const list = process.env.TEST_SUITE_PRIVATE_ROOTS;
+  if (list) writeFileSync(join(list, basename(dir)), '');
   return dir;
 }
 
