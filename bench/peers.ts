@@ -17,6 +17,8 @@ import { sql, TransactionRollbackError } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { integer, pgTable, serial, text } from 'drizzle-orm/pg-core';
 import { fastInsert, withRollback } from '../adapters/drizzle/index.js';
+import { withRollback as typeormWithRollback } from '../adapters/typeorm/index.js';
+import { DataSource } from 'typeorm';
 import { createTestDatabase } from '../src/index.js';
 import { resolveServer } from '../src/server/providers/index.js';
 import { stopOwnedServer } from '../src/server/registry.js';
@@ -180,7 +182,8 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
   const root = join(dirs.shm, 'peers');
   const ours = await resolveServer({ dataRoot: root, server: 'embedded' }, 'postgres');
   const hand = await startBenchPostgres('tmpfs-nodurable');
-  const versions: Record<string, string> = { pglite: pgliteVersion, pgbench: pgbenchVersion() };
+  const typeormVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/typeorm/package.json'), 'utf8')).version as string;
+  const versions: Record<string, string> = { pglite: pgliteVersion, pgbench: pgbenchVersion(), typeorm: typeormVersion };
   const migrate = async (url: string) => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -241,6 +244,7 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
     await lite.exec(thirtyTableSchema());
     const opened: pg.Client[] = [];
     const pools: pg.Pool[] = [];
+    const sources: DataSource[] = [];
     try {
       const client = async (w: Where, database: string, socket: boolean) => {
         const c = await openClient(w, database, socket);
@@ -268,6 +272,23 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
       };
       const d = drizzlePool();
       const byHand = drizzlePool();
+      // TypeORM's DataSource on the socket, a pool of one, as a test's would be.
+      const typeormSource = async () => {
+        const w = whereOf(ours);
+        const ds = new DataSource({
+          type: 'postgres',
+          host: w.socket,
+          port: w.port,
+          username: w.user,
+          password: w.password,
+          database: rdb.name,
+          extra: { max: 1 },
+        });
+        sources.push(ds);
+        return ds.initialize();
+      };
+      const ds = await typeormSource();
+      const dsByHand = await typeormSource();
       legs = await cleanLegsMs(
         {
           reset: resetLeg(3),
@@ -283,6 +304,19 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
               .catch((e: unknown) => {
                 if (!(e instanceof TransactionRollbackError)) throw e;
               }),
+          typeormWithRollback: (inside) => typeormWithRollback(ds, (manager) => inside((s) => manager.query(s))),
+          // What a TypeORM user writes by hand for the same: a QueryRunner's transaction, rolled back.
+          typeormRollback: async (inside) => {
+            const runner = dsByHand.createQueryRunner();
+            await runner.connect();
+            try {
+              await runner.startTransaction();
+              await inside((s) => runner.query(s));
+              await runner.rollbackTransaction();
+            } finally {
+              await runner.release();
+            }
+          },
           ours: await leg(whereOf(ours), rdb.name, false),
           oursSocket: await leg(whereOf(ours), rdb.name, true),
           hand: await leg(handW, template, false),
@@ -295,11 +329,12 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
     } finally {
       for (const c of opened) await c.end();
       for (const p of pools) await p.end();
+      for (const source of sources) await source.destroy();
       await db.destroy({ force: true });
       await rdb.destroy({ force: true });
     }
     opts.log(
-      `  peers reset: ours ${fmt(legs.reset!)} ms (clean ${fmt(legs.resetClean!)} ms), rollback on ours ${fmt(legs.ours!)} ms (socket ${fmt(legs.oursSocket!)}), hand ${fmt(legs.hand!)} ms (socket ${fmt(legs.handSocket!)}), pglite ${fmt(legs.pglite!)} ms, withRollback ${fmt(legs.withRollback!)} ms (Drizzle by hand ${fmt(legs.drizzleRollback!)} ms)`,
+      `  peers reset: ours ${fmt(legs.reset!)} ms (clean ${fmt(legs.resetClean!)} ms), rollback on ours ${fmt(legs.ours!)} ms (socket ${fmt(legs.oursSocket!)}), hand ${fmt(legs.hand!)} ms (socket ${fmt(legs.handSocket!)}), pglite ${fmt(legs.pglite!)} ms, withRollback ${fmt(legs.withRollback!)} ms (Drizzle by hand ${fmt(legs.drizzleRollback!)} ms), on TypeORM ${fmt(legs.typeormWithRollback!)} ms (by hand ${fmt(legs.typeormRollback!)} ms)`,
     );
 
     // 3. Single-row INSERT, prepared, one at a time.
@@ -457,6 +492,16 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
               },
             ),
             row('drizzle-rollback', "Drizzle's db.transaction() ended by tx.rollback(), by hand, a pool alike", us(legs.drizzleRollback!)),
+            row(
+              'typeorm-with-rollback',
+              `fast-test-db withRollback() on a TypeORM ${v.typeorm} DataSource (pool of one), unix socket`,
+              us(legs.typeormWithRollback!),
+            ),
+            row(
+              'typeorm-rollback',
+              'TypeORM QueryRunner: startTransaction(), rollbackTransaction(), release(), by hand, a DataSource alike',
+              us(legs.typeormRollback!),
+            ),
             row('rollback-durable', 'BEGIN + ROLLBACK, durable service, TCP', us(legs.durable ?? [])),
             row('rollback-pglite', 'BEGIN + ROLLBACK, PGlite', us(legs.pglite!)),
           ],
