@@ -57,6 +57,15 @@ describe('errors a user can provoke', () => {
     expect((e as FastTestDbError).fix).toMatch(/unset FAST_TEST_DB_SERVER/);
   });
 
+  it("the same with the driver's roles failing meanwhile: one error, and the roles' failure is not left unhandled", async () => {
+    process.env.FAST_TEST_DB_SERVER = 'not json';
+    const rolesFailed = Promise.reject(new Error('the roles failed to load'));
+    const e = await resolveServer({}, 'postgres', rolesFailed).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'BAD_OPTION', fix: expect.stringMatching(/unset FAST_TEST_DB_SERVER/) });
+    // An unhandled rejection would fail this file's run after the test; give it the turn to surface.
+    await new Promise((r) => setTimeout(r, 20));
+  });
+
   it('a size that is not one', () => {
     for (const opts of [{ redoLogSize: 'lots' }, { bufferPoolSize: '1T' }]) {
       let e: unknown;

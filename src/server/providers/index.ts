@@ -43,6 +43,8 @@ export async function resolveServer(
   engine: EngineName,
   first?: Promise<unknown>,
 ): Promise<ServerInfo> {
+  // Handled here too: when the provider cannot be made, that is the error, and `first` must not be left unhandled.
+  first?.catch(() => undefined);
   const provider = serverProvider({ engine, context: contextOf(options) });
   await Promise.all([first, provider.prepare?.()]);
   return (await provider.start()).info;
