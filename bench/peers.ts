@@ -174,6 +174,18 @@ function pgbenchVersion(): string {
   return spawnSync('pgbench', ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
+/** A start section of two rows, the hand path as the baseline. */
+function handAgainstOurs(id: string, title: string, hand: [string, number[]], ours: [string, number[]], note: string): Section {
+  return withSpeedups({
+    id,
+    title,
+    unit: 'ms',
+    baseline: 'hand-template',
+    rows: [row('hand-template', ...hand), row('ours', ...ours)],
+    notes: [note],
+  });
+}
+
 export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[]; versions: Record<string, string> }> {
   const dirs = benchDirs();
   const key = `bench-peers-${process.pid}`;
@@ -445,30 +457,20 @@ export async function runPeers(opts: PeersOptions): Promise<{ sections: Section[
             'Each sample is a fresh process with no module loader, timed after importing the driver or library; the templates hold the same 30 tables.',
           ],
         }),
-        withSpeedups({
-          id: 'peers-start-imports',
-          title: 'The same, imports included (milliseconds)',
-          unit: 'ms',
-          baseline: 'hand-template',
-          rows: [
-            row('hand-template', 'hand: importing pg, then as above', withImports('hand')),
-            row('ours', 'fast-test-db: importing it and pg, then as above', withImports('ours')),
-          ],
-          notes: ['The same samples as the section above, with the time their imports took before the clock started.'],
-        }),
-        withSpeedups({
-          id: 'peers-start-loader',
-          title: "Start to the first query, server up, under tsx's module loader (milliseconds)",
-          unit: 'ms',
-          baseline: 'hand-template',
-          rows: [
-            row('hand-template', 'hand: as above, in a process run with --import tsx', firstQuery('handLoader')),
-            row('ours', 'fast-test-db: as above, in a process run with --import tsx', firstQuery('oursLoader')),
-          ],
-          notes: [
-            'Timed after the imports, as above: the hand path loads no module after its clock starts, and ours loads its engine and server code on the first call, through the loader.',
-          ],
-        }),
+        handAgainstOurs(
+          'peers-start-imports',
+          'The same, imports included (milliseconds)',
+          ['hand: importing pg, then as above', withImports('hand')],
+          ['fast-test-db: importing it and pg, then as above', withImports('ours')],
+          'The same samples as the section above, with the time their imports took before the clock started.',
+        ),
+        handAgainstOurs(
+          'peers-start-loader',
+          "Start to the first query, server up, under tsx's module loader (milliseconds)",
+          ['hand: as above, in a process run with --import tsx', firstQuery('handLoader')],
+          ['fast-test-db: as above, in a process run with --import tsx', firstQuery('oursLoader')],
+          'Timed after the imports, as above: the hand path loads no module after its clock starts, and ours loads its engine and server code on the first call, through the loader.',
+        ),
         withSpeedups({
           id: 'peers-reset',
           title: 'Back to a clean database between tests, 3 of 30 tables written (microseconds)',

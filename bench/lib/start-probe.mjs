@@ -5,7 +5,7 @@
  *
  * Plain JavaScript, so that it runs with no module loader: a Vitest worker loads the package from
  * node_modules with Node's own import, and tsx's hooks would make every module the library loads
- * on its first call cost more (~25 ms here) while the hand probe loads none after its clock starts.
+ * on its first call cost more (the section's tsx row) while the hand probe loads none after its clock starts.
  * The bench runs it under tsx as well, as its own row (peers.ts).
  *
  * BENCH_PROBE_KEY is the schema's cache key, so that "warm" finds the template "cold" built, and

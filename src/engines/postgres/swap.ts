@@ -14,7 +14,7 @@ export const swap: Swap<PgClient> = {
     // A session that just disconnected (a test file's pool) takes a moment to exit, and the server
     // waits for it in steps of 100 ms; looking every 2 ms (for at most 200 ms) waits far less. The
     // count of sessions per database reads what pg_stat_activity does (the backends' status) at
-    // under half its cost on a new admin session (1.3-1.8 against 3.6 ms), the first query of a
+    // under half its cost on a new admin session (1.3-1.8 against 3.6 ms, psql by hand), the first query of a
     // worker's start. The admin session is never on a renamed database, so any count is another's.
     const from = renames.map(([f]) => f);
     for (let i = 0; i < 100; i++) {
