@@ -20,13 +20,23 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keeperFiles } from '../../src/server/keeper/files.js';
+import { keeperFiles, PLAN_WRITTEN } from '../../src/server/keeper/files.js';
 import { ensurePrivateDir } from '../../src/server/os/private-dir.js';
 import { serversRoot } from '../../src/server/keeper/dirs.js';
 import { contextOf } from '../../src/options/context.js';
 import { removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');
+
+/** A keeper for `dir`, told its plan is written (as the registry does), or told nothing when `said` is ''. */
+function startKeeper(dir: string, said = PLAN_WRITTEN) {
+  const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
+    cwd: ROOT,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  keeper.stdin!.end(said);
+  return keeper;
+}
 const isRoot = process.getuid?.() === 0;
 const NAME = `ftdbother${process.pid}`;
 
@@ -148,10 +158,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
     };
     writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
     chownSync(keeperFiles(dir).plan, other.uid, other.gid);
-    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const keeper = startKeeper(dir);
     let err = '';
     keeper.stderr!.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((r) => keeper.once('exit', r));
@@ -181,10 +188,7 @@ describe('state files', () => {
       project: ROOT,
     };
     writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
-    const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    });
+    const keeper = startKeeper(dir);
     const exited = new Promise((r) => keeper.once('exit', r));
     // The file each phase was read from: one written in place keeps its inode from phase to phase.
     const inodes: Record<string, number> = {};
@@ -205,6 +209,37 @@ describe('state files', () => {
     rmSync(shared, { recursive: true, force: true });
     expect(Object.keys(inodes).sort()).toEqual(['init', 'running']);
     expect(inodes.init).not.toBe(inodes.running);
+  });
+
+  it('a keeper whose input ends before it is told the plan is written runs nothing and writes nothing', async () => {
+    const shared = mkdtempSync(join('/dev/shm', 'ftdb-test-untold-'));
+    const dir = join(serversRoot(contextOf({ dataRoot: shared })), 'postgres-00cc11dd22');
+    ensurePrivateDir(dirname(dir));
+    ensurePrivateDir(dir);
+    const marker = join(shared, 'ran');
+    // A plan already there (a client that died as it wrote it, or half of one): still not run.
+    const plan = {
+      init: [{ command: '/usr/bin/touch', args: [marker], env: {} }],
+      server: { command: '/bin/sleep', args: ['30'], env: {} },
+      stopSignal: 'SIGTERM',
+      cleanup: [],
+      reuse: false,
+      idleTimeoutMs: 1000,
+      graceMs: 0,
+      project: ROOT,
+    };
+    writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
+    try {
+      for (const said of ['', 'plan wri']) {
+        const keeper = startKeeper(dir, said);
+        expect(await new Promise<number | null>((r) => keeper.once('exit', r))).toBe(1);
+        expect(existsSync(marker)).toBe(false);
+        expect(existsSync(keeperFiles(dir).status)).toBe(false);
+        expect(existsSync(keeperFiles(dir).log)).toBe(false);
+      }
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
   });
 });
 

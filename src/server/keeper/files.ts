@@ -11,6 +11,9 @@ export type KeeperPlan = Pick<LaunchPlan, 'init' | 'server' | 'stopSignal' | 'cl
   project: string;
 };
 
+/** What the registry writes to a keeper's input once plan.json is whole; anything else, or nothing, and the keeper exits. */
+export const PLAN_WRITTEN = 'plan written\n';
+
 export interface KeeperStatus {
   phase: 'init' | 'running' | 'failed' | 'stopping' | 'stopped';
   keeperPid: number;

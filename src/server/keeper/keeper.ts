@@ -25,7 +25,7 @@ import { basename, dirname, join } from 'node:path';
 import { pauseHere } from '../../util/debug-pause.js';
 import type { Command } from '../os/launch.js';
 import { partialPath, WARM_COPY_NAME, warmSaveDir } from '../os/copy-names.js';
-import { keeperFiles, type KeeperPlan, type KeeperStatus } from './files.js';
+import { keeperFiles, type KeeperPlan, type KeeperStatus, PLAN_WRITTEN } from './files.js';
 import { listDir, readJson, writeJson } from '../os/shared-files.js';
 import { releaseSegments, segmentsOf } from '../os/shared-memory.js';
 import { assertPrivate } from '../os/private-dir.js';
@@ -133,9 +133,21 @@ function readPlan(dir: string): KeeperPlan {
   return JSON.parse(readFileSync(files.plan, 'utf8')) as KeeperPlan;
 }
 
+/**
+ * The registry starts this process before it writes the plan, and says on this process's input when
+ * the plan is whole. Its input ending without that (the client failed to plan, or died): nothing to do.
+ */
+async function planWritten(): Promise<boolean> {
+  let said = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) said += chunk;
+  return said === PLAN_WRITTEN;
+}
+
 /** `env`: the keeper's own, read once at its entry, which the commands it runs inherit. */
 async function main(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
   const files = keeperFiles(dir);
+  if (!(await planWritten())) process.exit(1);
   let plan: KeeperPlan;
   try {
     plan = readPlan(dir);
