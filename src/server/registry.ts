@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { setImmediate } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { FastTestDbError } from '../errors.js';
 import { here } from '../here.js';
@@ -121,10 +122,12 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     rmSync(files.status, { force: true });
     rmSync(files.log, { force: true });
     const began = Date.now();
-    const announce = (expected: ServerInfo) => {
+    const announce = async (expected: ServerInfo) => {
       if (!onPlanned || announced) return;
       announced = true;
       onPlanned({ ...expected, stateDir: dir });
+      // The listener's own awaits (the runner's global setup returning) run before the plan goes on.
+      await setImmediate();
     };
     // Started before the plan is made, and told when it is written: Node's own start (100-200 ms on a
     // loaded 2-core machine) then runs beside the plan's work (a warm copy restored) instead of after it.
@@ -159,7 +162,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     takeLease(dir);
     keeper.stdin!.end(PLAN_WRITTEN);
     pauseHere('client-server-start');
-    if (plan.expected) announce(plan.expected);
+    if (plan.expected) await announce(plan.expected);
     const keeperAlive = () => {
       const st = readJson<KeeperStatus>(files.status);
       return pidAlive(keeper.pid) && st?.phase !== 'failed' && st?.phase !== 'stopped';

@@ -193,6 +193,24 @@ export async function planEmbeddedMysql(
     ...flags,
   ];
 
+  const v = parseMysqlVersion(bin.version);
+  const info: ServerInfo = {
+    engine: 'mysql',
+    flavor: bin.flavor,
+    version: bin.fullVersion,
+    major: v[0],
+    provider: 'embedded',
+    owned: true,
+    tuned: false,
+    host: '127.0.0.1',
+    port: ctx.port,
+    socket,
+    user: 'root',
+    password,
+    adminDatabase: 'mysql',
+  };
+  // Where it will listen is known now: a runner's workers can have their URLs, and start, during the copy below.
+  await ctx.announce?.(info);
   const stop = stopMethod(process.platform, engine.server.stopSignal);
   const copy =
     warm && settings.cacheRoot ? warmCopy({ resolved: settings.resolved, cacheRoot: settings.cacheRoot }, bin, flags, SERVER_TZ) : {};
@@ -220,22 +238,6 @@ export async function planEmbeddedMysql(
     for (const d of [home, tmpDir, ...(existsSync(dataDir) ? [dataDir] : []), ...(socketDir !== home ? [socketDir] : [])])
       chownSync(d, user.uid, user.gid);
   if (user) for (const f of secretFiles) chownSync(f, user.uid, user.gid);
-  const v = parseMysqlVersion(bin.version);
-  const info: ServerInfo = {
-    engine: 'mysql',
-    flavor: bin.flavor,
-    version: bin.fullVersion,
-    major: v[0],
-    provider: 'embedded',
-    owned: true,
-    tuned: false,
-    host: '127.0.0.1',
-    port: ctx.port,
-    socket,
-    user: 'root',
-    password,
-    adminDatabase: 'mysql',
-  };
   log(`plan: ${bin.flavor} ${bin.version} in ${home}, port ${ctx.port}`);
   return {
     init,

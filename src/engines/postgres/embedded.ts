@@ -79,8 +79,8 @@ export async function planEmbeddedPostgres(ctx: PlanContext, settings: EmbeddedS
     password,
     adminDatabase: 'postgres',
   };
-  // Where it will listen is known now: a runner's workers can have their URLs during the copy below.
-  ctx.announce?.(info);
+  // Where it will listen is known now: a runner's workers can have their URLs, and start, during the copy below.
+  await ctx.announce?.(info);
   // The fullest copy first: the last data directory with its templates, else a fresh initdb's.
   const restoredFrom =
     (caches.snapshot && restoreCopy(caches.snapshot, dataDir) ? caches.snapshot : undefined) ??

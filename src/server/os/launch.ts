@@ -62,8 +62,12 @@ export interface PlanContext {
   options: TestDatabaseOptions;
   /** The entry's environment, which the keeper runs the server's commands with (a library path to extend). */
   env: Readonly<NodeJS.ProcessEnv>;
-  /** Told where the server will listen as soon as the plan knows it, before any slow step. */
-  announce?(expected: ServerInfo): void;
+  /**
+   * Told where the server will listen as soon as the plan knows it, before any slow step. Awaited,
+   * it gives the caller a turn first: a runner's global setup returns, and its workers start while
+   * the plan goes on (a warm copy's restore holds this thread for 0.1-0.2 s).
+   */
+  announce?(expected: ServerInfo): Promise<void>;
 }
 
 /**
