@@ -136,11 +136,14 @@ function readPlan(dir: string): KeeperPlan {
 /**
  * The registry starts this process before it writes the plan, and says on this process's input when
  * the plan is whole. Its input ending without that (the client failed to plan, or died): nothing to do.
+ * The word is enough, without waiting for the end of the input: a client stopped right after it
+ * (a debugger, a crash test's pause) still gets its server.
  */
 async function planWritten(): Promise<boolean> {
   let said = '';
   process.stdin.setEncoding('utf8');
-  for await (const chunk of process.stdin) said += chunk;
+  // Leaving the loop closes the input.
+  for await (const chunk of process.stdin) if ((said += chunk).length >= PLAN_WRITTEN.length) break;
   return said === PLAN_WRITTEN;
 }
 
