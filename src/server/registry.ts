@@ -61,11 +61,15 @@ function keeperCommand(): string[] {
 
 /**
  * An option key (a symbol: it never reaches a config file or the keeper) for a callback told where
- * a server that this call starts will listen, as soon as its port is chosen and before it answers:
- * a runner's global setup hands that to its workers while the server is still starting.
+ * a server that this call starts will listen, as soon as its port is chosen and before it answers,
+ * or where the running server it joined listens: a runner's global setup hands that to its workers
+ * while the server starts and the template is checked.
  */
 export const ON_PLANNED = Symbol.for('fast-test-db.on-server-planned');
-export type PlannedListener = (expected: ServerInfo) => void;
+/** `joined`: the server was running already. */
+export type PlannedListener = (expected: ServerInfo, joined?: boolean) => void;
+
+const plannedListener = (req: OwnedServerRequest) => (req.context.options as { [ON_PLANNED]?: PlannedListener })[ON_PLANNED];
 
 export interface OwnedServerRequest {
   engine: string;
@@ -92,6 +96,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
       if (state && status?.phase === 'running' && isKeeperOf(status.keeperPid, dir)) {
         takeLease(dir);
         log('joined %s server in %s', state.engine, dir);
+        plannedListener(req)?.(state, true);
         return state;
       }
       if (status?.phase === 'stopping' && isKeeperOf(status.keeperPid, dir)) {
@@ -113,7 +118,7 @@ export async function acquireOwnedServer(req: OwnedServerRequest): Promise<Serve
 async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> {
   const files = keeperFiles(dir);
   const { options, resolved, env } = req.context;
-  const onPlanned = (options as { [ON_PLANNED]?: PlannedListener })[ON_PLANNED];
+  const onPlanned = plannedListener(req);
   // Once a listener was told the port, every attempt keeps it: workers already have it in their URL.
   let announced = false;
   let port = await freePort();

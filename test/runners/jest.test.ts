@@ -89,10 +89,12 @@ describe('jest', () => {
     test('a second run builds no template', async () => {
       expectPassed(await jest(sb, env));
       expect(sb.migrations()).toBe(1);
-      const second = await jest(sb, env);
+      const second = await jest(sb, { ...env, DEBUG: 'fast-test-db:runner' });
       expectPassed(second);
       expectPerWorker(second.records);
       expect(sb.migrations()).toBe(1);
+      // The running server's address went to the workers before its template was checked.
+      expect(second.output).toMatch(/template \S+ ready in \d+ ms \(handed out early\)/);
       expect(processesUnder(sb.dataRoot).length).toBeGreaterThan(0);
     });
 

@@ -88,15 +88,18 @@ describe('vitest', () => {
       const oneWorker = { ...env, FIXTURE_WORKERS: '1', FIXTURE_SLEEP_MS: '0' };
       // The path needs a server already up: run alone, this test starts it first.
       expectPassed(await vitest(sb, 'forks', oneWorker));
-      const lone = await vitest(sb, 'forks', oneWorker);
+      const lone = await vitest(sb, 'forks', { ...oneWorker, DEBUG: 'fast-test-db:runner' });
       expectPassed(lone);
       expectAppUrls(lone.records);
       // One database, worker 1's, carried from file to file.
       expect(new Set(lone.records.map((r) => r.database))).toEqual(new Set([expect.stringMatching(/_w1$/)]));
       expect(lone.records.map((r) => r.before).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
       for (const r of lone.records) expect(r.setupFiles?.some((f) => ours.test(f))).toBe(false);
-      const two = await vitest(sb, 'forks', env);
+      // The lone worker's run waited for the template check; with two workers it runs beside their start.
+      expect(lone.output).toMatch(/template \S+ ready in \d+ ms; isolation/);
+      const two = await vitest(sb, 'forks', { ...env, DEBUG: 'fast-test-db:runner' });
       expectPassed(two);
+      expect(two.output).toMatch(/template \S+ ready in \d+ ms \(handed out early\)/);
       expectPerWorker(two.records);
       for (const r of two.records) expect(r.setupFiles?.some((f) => ours.test(f))).toBe(true);
     });

@@ -38,5 +38,5 @@ export default async function globalSetup(
   const cwd = projectConfig.rootDir ?? globalConfig.rootDir;
   noteUntested('jest', jestVersion(cwd ?? process.cwd()));
   const workers = globalConfig.runInBand ? 1 : globalConfig.maxWorkers;
-  await startRun(options, { cwd, early: true, workers });
+  await startRun(options, { cwd, early: 'always', workers });
 }

@@ -77,8 +77,11 @@ export interface StartRunOptions {
   /**
    * Return as soon as the server's address is known, while it starts and the template is checked
    * (ready.ts): for runners whose workers wait for the outcome before their first clone.
+   * 'started': for a server this run starts; 'always': for a running server it joins too, whose
+   * template check then runs beside the workers' start. Not where the run wants its handoff whole
+   * before it returns (a lone Vitest worker without our setup file, lone-worker.ts).
    */
-  early?: boolean;
+  early?: 'started' | 'always';
   /**
    * How many workers the runner runs at most, numbered from 1: for the status line (serial.ts), and
    * the databases cloned ahead for them (clone-ahead.ts). Runners without a count leave it out.
@@ -235,7 +238,10 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   clearReady(readyFile);
 
   let announce: PlannedListener | undefined;
-  const planned = how.early && mayStartEarly(ctx, handed) ? new Promise<ServerInfo>((res) => (announce = res)) : undefined;
+  const planned =
+    how.early && mayStartEarly(ctx, handed)
+      ? new Promise<ServerInfo>((res) => (announce = (server, joined) => (!joined || how.early === 'always') && res(server)))
+      : undefined;
   const work = prepareHandoff(announce ? withOptions(ctx, { [ON_PLANNED]: announce } as EntryOptions) : ctx, run, dir);
   // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.
   const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
