@@ -106,7 +106,7 @@ async function takeStandby(admin: SqlClient, req: CloneRequest): Promise<boolean
   if (!swap || !server.owned) return false;
   const standby = standbyName(prefixOf(name), template);
   const marker = await markers.readMarker(admin, standby);
-  if (!marker || marker.kind !== 'database' || marker.template !== template) return false;
+  if (marker?.kind !== 'database' || marker.template !== template) return false;
   if (marker.pid !== process.pid && !ownerGone(marker, pidAlive)) return false;
   const built = await markers.readMarker(admin, template);
   if (!built || Date.parse(built.created) > Date.parse(marker.created)) return false;
