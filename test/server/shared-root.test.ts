@@ -28,6 +28,18 @@ import { removeDataRoot, ROOT, waitFor } from '../core/helpers.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/crash/server-worker.mts');
 
+/** A keeper plan whose init command leaves `marker`: that it exists says the keeper ran the plan. */
+const markerPlan = (marker: string) => ({
+  init: [{ command: '/usr/bin/touch', args: [marker], env: {} }],
+  server: { command: '/bin/sleep', args: ['30'], env: {} },
+  stopSignal: 'SIGTERM',
+  cleanup: [],
+  reuse: false,
+  idleTimeoutMs: 1000,
+  graceMs: 0,
+  project: ROOT,
+});
+
 /** A keeper for `dir`, told its plan is written (as the registry does), or told nothing when `said` is ''. */
 function startKeeper(dir: string, said = PLAN_WRITTEN) {
   const keeper = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/keeper/keeper.ts'), dir], {
@@ -145,17 +157,7 @@ describe.skipIf(!isRoot)('a second local user plants folders under a shared root
     const dir = join(ours, 'postgres-fedcba9876');
     ensurePrivateDir(dir);
     const marker = join(shared, `ran-${process.pid}`);
-    const cmd = { command: '/usr/bin/touch', args: [marker], env: {} };
-    const plan = {
-      init: [cmd],
-      server: { command: '/bin/sleep', args: ['30'], env: {} },
-      stopSignal: 'SIGTERM',
-      cleanup: [],
-      reuse: false,
-      idleTimeoutMs: 1000,
-      graceMs: 0,
-      project: ROOT,
-    };
+    const plan = markerPlan(marker);
     writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
     chownSync(keeperFiles(dir).plan, other.uid, other.gid);
     const keeper = startKeeper(dir);
@@ -218,17 +220,7 @@ describe('state files', () => {
     ensurePrivateDir(dir);
     const marker = join(shared, 'ran');
     // A plan already there (a client that died as it wrote it, or half of one): still not run.
-    const plan = {
-      init: [{ command: '/usr/bin/touch', args: [marker], env: {} }],
-      server: { command: '/bin/sleep', args: ['30'], env: {} },
-      stopSignal: 'SIGTERM',
-      cleanup: [],
-      reuse: false,
-      idleTimeoutMs: 1000,
-      graceMs: 0,
-      project: ROOT,
-    };
-    writeFileSync(keeperFiles(dir).plan, JSON.stringify(plan));
+    writeFileSync(keeperFiles(dir).plan, JSON.stringify(markerPlan(marker)));
     try {
       for (const said of ['', 'plan wri']) {
         const keeper = startKeeper(dir, said);
