@@ -31,7 +31,7 @@ const log = logger('server');
 
 /**
  * How often a keeper that is stopping is looked at: a run's end waits for it, and a signal to a
- * pid costs nothing next to the 50 ms a coarser step would add to every run that stops its server.
+ * pid costs nothing next to the up to 50 ms a coarser step added to every run that stops its server.
  */
 const EXIT_POLL_MS = 10;
 
@@ -134,21 +134,22 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
       // The listener's own awaits (the runner's global setup returning) run before the plan goes on.
       await setImmediate();
     };
-    // Started before the plan is made, and told when it is written: Node's own start (100-200 ms on a
-    // loaded 2-core machine) then runs beside the plan's work (a warm copy restored) instead of after it.
+    // Started before the plan is made, and told when it is written: Node's own start (0.1-0.2 s on a
+    // 2-core machine, timed by hand) then runs beside the plan's work (a warm copy restored), not after it.
     const keeper = spawn(process.execPath, [...keeperCommand(), dir], {
       detached: true,
       stdio: ['pipe', 'ignore', 'ignore'],
       env: { ...env, FAST_TEST_DB_KEEPER: '1' },
     });
     keeper.unref();
+    const told = keeper.stdin!;
     // A keeper that died before it was told (it could not start) is seen by keeperAlive below.
-    keeper.stdin!.on('error', () => undefined);
+    told.on('error', () => undefined);
     let plan: LaunchPlan;
     try {
       plan = await req.plan({ dir, port, options, env, announce });
     } catch (e) {
-      keeper.stdin!.destroy(); // end of input without the word: it exits, having touched nothing
+      told.destroy(); // end of input without the word: it exits, having touched nothing
       throw e;
     }
     const keeperPlan: KeeperPlan = {
@@ -165,7 +166,7 @@ async function start(req: OwnedServerRequest, dir: string): Promise<ServerInfo> 
     };
     writeJson(files.plan, keeperPlan);
     takeLease(dir);
-    keeper.stdin!.end(PLAN_WRITTEN);
+    told.end(PLAN_WRITTEN);
     pauseHere('client-server-start');
     if (plan.expected) await announce(plan.expected);
     const keeperAlive = () => {

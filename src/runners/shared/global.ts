@@ -240,7 +240,11 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
   let announce: PlannedListener | undefined;
   const planned =
     how.early && mayStartEarly(ctx, handed)
-      ? new Promise<ServerInfo>((res) => (announce = (server, joined) => (!joined || how.early === 'always') && res(server)))
+      ? new Promise<ServerInfo>((res) => {
+          announce = (server, joined) => {
+            if (!joined || how.early === 'always') res(server);
+          };
+        })
       : undefined;
   const work = prepareHandoff(announce ? withOptions(ctx, { [ON_PLANNED]: announce } as EntryOptions) : ctx, run, dir);
   // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.

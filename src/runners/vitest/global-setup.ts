@@ -15,7 +15,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // As Vitest counts them (resolveMaxWorkers): the project's, the run's, else its default.
   const { config } = project;
   const workers = config.maxWorkers || project.vitest.config.maxWorkers || runnerDefaultWorkers(config.watch);
-  // A lone worker may run without our setup file, which needs the handoff whole: a joined server's template checked first.
+  // A lone worker may run without our setup file, which needs the handoff whole: a joined server's
+  // template checked first. Any one worker waits, also where lone-worker.ts then keeps the setup file
+  // (its other conditions read the handoff, which does not exist yet): a check's 50-80 ms at most.
   const run = await startRun({}, { cwd: config.root, early: workers === 1 ? 'started' : 'always', workers });
   (project.provide as (key: string, value: Handoff) => void)(PROVIDE_KEY, run.handoff);
   // A re-run starts from the template again; server and template stay.

@@ -5,7 +5,8 @@
  * reused servers, for `idleTimeoutMs`. Clients are plain pids, so a client
  * killed with SIGKILL is noticed on the next poll and leaves no server behind.
  *
- * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan.
+ * Usage (by the registry only): node keeper.js <dir>   where <dir>/plan.json holds a KeeperPlan,
+ * read once the registry writes PLAN_WRITTEN to this process's input.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
