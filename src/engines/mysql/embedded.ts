@@ -65,37 +65,40 @@ function probe(path: string): MysqlBinary | undefined {
   }
 }
 
-/** binDir (the option, or FAST_TEST_DB_BIN_DIR), then the entry's PATH, then the usual system directories. */
-export function findMysqlBinary({ resolved, env }: BinarySettings): MysqlBinary {
-  const explicit = resolved.binDir;
-  if (explicit) {
-    const dir = resolve(explicit);
-    for (const n of SERVER_NAMES) {
-      const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
-      if (b) return b;
-    }
-    throw new FastTestDbError(
-      'BINARY_NOT_FOUND',
-      `no working mariadbd or mysqld in binDir ${dir}`,
-      'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld',
-    );
-  }
-  const found = foundBinaries.get('mysql') as MysqlBinary | undefined;
+/**
+ * The server binaries that exist, in the order they are tried: binDir's (the option, or
+ * FAST_TEST_DB_BIN_DIR), else the entry's PATH, then the usual system directories. None is run.
+ */
+function candidates({ resolved, env }: BinarySettings): string[] {
+  const dirs = resolved.binDir ? [resolve(resolved.binDir)] : [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  return dirs.flatMap((dir) => SERVER_NAMES.map((n) => join(dir, n))).filter((p) => existsSync(p));
+}
+
+function notFound({ resolved }: BinarySettings): FastTestDbError {
+  return resolved.binDir
+    ? new FastTestDbError(
+        'BINARY_NOT_FOUND',
+        `no working mariadbd or mysqld in binDir ${resolve(resolved.binDir)}`,
+        'point binDir (FAST_TEST_DB_BIN_DIR) at the directory holding mariadbd or mysqld',
+      )
+    : new FastTestDbError(
+        'BINARY_NOT_FOUND',
+        `no MySQL/MariaDB server binary found (looked for mariadbd and mysqld on PATH and in ${SYSTEM_DIRS.join(', ')})`,
+        "install one (Debian/Ubuntu: apt-get install mariadb-server; macOS: brew install mariadb), or pass binDir, or use url/FAST_TEST_DB_URL, or server: 'container'",
+      );
+}
+
+/** The first candidate that answers `--version`. What was searched for is remembered; an explicit binDir is checked each time. */
+export function findMysqlBinary(settings: BinarySettings): MysqlBinary {
+  const found = settings.resolved.binDir ? undefined : (foundBinaries.get('mysql') as MysqlBinary | undefined);
   if (found) return found;
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
-  for (const dir of dirs)
-    for (const n of SERVER_NAMES) {
-      const b = existsSync(join(dir, n)) ? probe(join(dir, n)) : undefined;
-      if (b) {
-        foundBinaries.set('mysql', b);
-        return b;
-      }
-    }
-  throw new FastTestDbError(
-    'BINARY_NOT_FOUND',
-    `no MySQL/MariaDB server binary found (looked for mariadbd and mysqld on PATH and in ${SYSTEM_DIRS.join(', ')})`,
-    "install one (Debian/Ubuntu: apt-get install mariadb-server; macOS: brew install mariadb), or pass binDir, or use url/FAST_TEST_DB_URL, or server: 'container'",
-  );
+  for (const path of candidates(settings)) {
+    const b = probe(path);
+    if (!b) continue;
+    if (!settings.resolved.binDir) foundBinaries.set('mysql', b);
+    return b;
+  }
+  throw notFound(settings);
 }
 
 /** The system-table scripts `mariadb-install-db` feeds to `mariadbd --bootstrap`, when they are where we expect. */
@@ -121,12 +124,17 @@ function installDbScript(bin: MysqlBinary): string | undefined {
   return undefined;
 }
 
-/** The embedded MySQL or MariaDB that `settings` describe: its binary found, nothing started yet. */
+/** The embedded MySQL or MariaDB that `settings` describe: its binary known to be there, nothing run yet. */
 export function embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer {
-  const bin = findMysqlBinary(settings);
+  // A missing binary fails here, before anything is planned; running one (`--version`, ~25 ms on a
+  // 2-core machine, timed by hand) is left to what prints the label and to the plan: a join does without.
+  if (candidates(settings).length === 0) throw notFound(settings);
   const { options } = settings;
   return {
-    label: `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`,
+    get label() {
+      const bin = findMysqlBinary(settings);
+      return `${bin.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${bin.version}`;
+    },
     identity: [settings.resolved.binDir, options.bufferPoolSize, options.redoLogSize, options.maxConnections],
     plan: (ctx) => planEmbeddedMysql(ctx, settings, engine, true),
   };

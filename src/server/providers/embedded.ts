@@ -24,7 +24,7 @@ export async function embeddedRequest(
   const of = engineFor(engine);
   const server = (await of.provisioning.embedded()).embeddedServer(embeddedSettings(context), of);
   return {
-    // A getter: the label may cost the engine an exec (PostgreSQL's version), which a join does without.
+    // A getter: the label costs the engine an exec (the server binary's `--version`), which a join does without.
     get label() {
       return server.label;
     },

@@ -1,10 +1,15 @@
-/** Tuning flags per flavor and version, the container definition, and the pure helpers of the MySQL engine. */
+/** Tuning flags per flavor and version, the container definition, the pure helpers of the MySQL engine, and how its binary is found. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cloneStatements, dependencyOrder, stripDefiner, type Capture } from '../../../src/engines/mysql/capture.js';
 import { containerDefinition as mysqlContainerDefinition, imageFlavor } from '../../../src/engines/mysql/container.js';
-import { parseVersionLine } from '../../../src/engines/mysql/embedded.js';
+import { embeddedServer, parseVersionLine } from '../../../src/engines/mysql/embedded.js';
+import { isFastTestDbError } from '../../../src/errors.js';
+import { engineFor } from '../../../src/engines/index.js';
+import type { EmbeddedSettings } from '../../../src/engines/engine.js';
 import { mysqlServerFlags, parseSize } from '../../../src/engines/mysql/tuning.js';
 
 const flagNames = (flags: string[]) => flags.map((f) => f.split('=')[0]);
@@ -152,5 +157,52 @@ describe('capture helpers', () => {
     expect(script).toContain('CREATE DATABASE `w``; DROP DATABASE mysql; --`');
     expect(script).not.toMatch(/[^`]`; DROP/);
     expect(script).toContain('INSERT INTO `k` (`id`) SELECT `id` FROM `tpl`.`k`');
+  });
+});
+
+describe('the embedded server binary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ftdb-mysqld-'));
+  const runs = join(dir, 'runs.log');
+  // A stand-in first on PATH that notes each time it is run, and answers --version as MariaDB does.
+  writeFileSync(
+    join(dir, 'mariadbd'),
+    `#!/bin/sh\necho run >> '${runs}'\necho 'mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64'\n`,
+  );
+  chmodSync(join(dir, 'mariadbd'), 0o755);
+  const settings = (binDir?: string) =>
+    ({
+      options: {},
+      resolved: { binDir, locale: undefined, runAs: 'nobody', initdbCache: true, cacheDataDir: 'built' },
+      env: { PATH: dir },
+      cacheRoot: join(dir, 'cache'),
+    }) satisfies EmbeddedSettings;
+  const timesRun = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
+
+  it('is not run to describe a server to join: only its label, or a plan, runs it', () => {
+    try {
+      const server = embeddedServer(settings(), engineFor('mysql'));
+      expect(server.identity).toBeDefined();
+      expect(timesRun()).toBe(0);
+      expect(server.label).toBe('MariaDB 10.11.19');
+      expect(timesRun()).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('missing from binDir fails at once, with the fix', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ftdb-no-mysqld-'));
+    try {
+      let err: unknown;
+      try {
+        embeddedServer(settings(empty), engineFor('mysql'));
+      } catch (e) {
+        err = e;
+      }
+      expect(isFastTestDbError(err, 'BINARY_NOT_FOUND'), String(err)).toBe(true);
+      expect(String((err as Error).message)).toContain(empty);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
