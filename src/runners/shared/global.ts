@@ -188,7 +188,10 @@ function handoffFor({ ctx, run, dir, engine, server, template, seeded }: Handoff
   };
 }
 
-/** Only a server this run may start itself can be announced before it answers; FAST_TEST_DB_EARLY=0 turns it off. */
+/**
+ * Only a server of the registry (one this run starts, or one of this project's it joins) can be
+ * announced before the run's handoff is whole; FAST_TEST_DB_EARLY=0 turns it off.
+ */
 function mayStartEarly(ctx: Context, handed: boolean): boolean {
   const { resolved } = ctx;
   if (handed || resolved.url || !resolved.early) return false;
@@ -247,7 +250,7 @@ export async function startRun(explicit: FastTestDbConfig = {}, how: StartRunOpt
         })
       : undefined;
   const work = prepareHandoff(announce ? withOptions(ctx, { [ON_PLANNED]: announce } as EntryOptions) : ctx, run, dir);
-  // Whichever comes first: the port of a server that is starting, or (joined a running one) all of it.
+  // Whichever comes first: the address the registry announced (how.early says for which servers), or all of it.
   const expected = planned ? await Promise.race([work.then(() => undefined), planned]) : undefined;
 
   let handoff: Handoff;

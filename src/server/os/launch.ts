@@ -65,7 +65,7 @@ export interface PlanContext {
   /**
    * Told where the server will listen as soon as the plan knows it, before any slow step. Awaited,
    * it gives the caller a turn first: a runner's global setup returns, and its workers start while
-   * the plan goes on (a warm copy's restore holds this thread for 0.1-0.2 s, timed by hand).
+   * the plan goes on (a warm copy's restore holds this thread for 0.08-0.2 s, timed by hand).
    */
   announce?(expected: ServerInfo): Promise<void>;
 }

@@ -178,7 +178,7 @@ describe('the embedded server binary', () => {
     }) satisfies EmbeddedSettings;
   const timesRun = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
 
-  it('is not run to describe a server to join: only its label, or a plan, runs it', () => {
+  it('is not run to describe a server to join; reading its label runs it once', () => {
     try {
       const server = embeddedServer(settings(), engineFor('mysql'));
       expect(server.identity).toBeDefined();
